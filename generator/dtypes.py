@@ -1,0 +1,267 @@
+"""The one registry of element types.
+
+Every fact about an element type (ONNX enum, numpy / ml_dtypes dtype, width, kind, range,
+NaN / Inf encodings, the first Cast opset that accepts it) lives here; every other module asks
+this one. Numeric facts of the float formats are derived from their bit layout (exponent bits,
+mantissa bits, bias, NaN style), which is what the ONNX technical notes on float8 / float4 /
+float8e8m0 define; tests cross-check them against ml_dtypes.finfo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import ml_dtypes
+import numpy as np
+from onnx import TensorProto
+
+# NaN styles of the float formats.
+IEEE = "ieee"  # all-ones exponent: Inf when the mantissa is 0, NaN otherwise
+FN = "fn"  # no Inf; only S.1111.111 (all ones) is NaN (float8e4m3fn)
+FNUZ = "fnuz"  # no Inf, no -0; the -0 encoding 1.000...0 is the only NaN
+E8M0 = "e8m0"  # unsigned, no zero, no Inf; 0xFF is NaN
+NONE = "none"  # no NaN, no Inf (float4e2m1)
+
+
+@dataclass(frozen=True)
+class DType:
+    """One element type. Float layout fields are None for non-float kinds."""
+
+    name: str  # ONNX name in lower case, as in "tensor(float8e4m3fn)"
+    onnx: int  # TensorProto.DataType value
+    np_dtype: np.dtype
+    bits: int
+    kind: str  # "bool" | "int" | "uint" | "float" | "string"
+    cast_since: int | None  # first Cast opset accepting the type; None if Cast does not
+    exponent_bits: int | None = None
+    mantissa_bits: int | None = None
+    bias: int | None = None
+    nan_style: str | None = None
+    signed_float: bool = True  # False only for float8e8m0 (no sign bit)
+
+    # ---- classification -------------------------------------------------------------
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_float8(self) -> bool:
+        """The four float8 types the `saturate` tables of Cast-19 cover."""
+        return self.name in FLOAT8_SATURATE_TYPES
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind != "string"
+
+    @property
+    def has_inf(self) -> bool:
+        return self.nan_style == IEEE
+
+    @property
+    def has_nan(self) -> bool:
+        return self.nan_style in (IEEE, FN, FNUZ, E8M0)
+
+    @property
+    def has_negative_zero(self) -> bool:
+        return self.is_float and self.signed_float and self.nan_style not in (FNUZ,)
+
+    # ---- integer range --------------------------------------------------------------
+    @property
+    def int_min(self) -> int:
+        if self.kind == "bool":
+            return 0
+        return -(1 << (self.bits - 1)) if self.kind == "int" else 0
+
+    @property
+    def int_max(self) -> int:
+        if self.kind == "bool":
+            return 1
+        return (1 << (self.bits - 1)) - 1 if self.kind == "int" else (1 << self.bits) - 1
+
+    # ---- float range (exact, from the layout) ----------------------------------------
+    @cached_property
+    def max_exponent_field(self) -> int:
+        """Largest exponent field that encodes finite values."""
+        top = (1 << self.exponent_bits) - 1
+        return top - 1 if self.nan_style == IEEE else top
+
+    @cached_property
+    def finite_max(self) -> float:
+        """Largest finite value (FLT_MAX of the Cast tables; E8M0_MAX)."""
+        m = self.mantissa_bits
+        top_mantissa = (1 << m) - 1
+        if self.nan_style == FN:  # S.1111.111 is NaN, so the top exponent stops one below
+            top_mantissa -= 1
+        if self.nan_style == E8M0:  # 0xFF is NaN
+            return float(2.0 ** ((1 << self.exponent_bits) - 2 - self.bias))
+        return float((1 + top_mantissa / (1 << m)) * 2.0 ** (self.max_exponent_field - self.bias))
+
+    @cached_property
+    def min_exponent(self) -> int:
+        """Unbiased exponent of the smallest normal value."""
+        if self.nan_style == E8M0:
+            return -self.bias  # exponent field 0 is 2^-127, a normal value
+        return 1 - self.bias
+
+    @cached_property
+    def smallest_normal(self) -> float:
+        return float(2.0**self.min_exponent)
+
+    @cached_property
+    def smallest_subnormal(self) -> float:
+        if self.nan_style == E8M0:
+            return self.smallest_normal  # no subnormals
+        return float(2.0 ** (self.min_exponent - self.mantissa_bits))
+
+    # ---- encodings ------------------------------------------------------------------
+    @cached_property
+    def bits_dtype(self) -> np.dtype:
+        """Unsigned integer dtype holding one element's bit pattern."""
+        return np.dtype({1: np.uint8, 2: np.uint8, 4: np.uint8, 8: np.uint8, 16: np.uint16,
+                         32: np.uint32, 64: np.uint64}[self.bits])
+
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.bits - 1)
+
+    @cached_property
+    def nan_bits(self) -> int | None:
+        """Canonical (positive, quiet) NaN encoding, or None."""
+        e, m = self.exponent_bits, self.mantissa_bits
+        if self.nan_style == IEEE:
+            return (((1 << e) - 1) << m) | (1 << (m - 1))
+        if self.nan_style == FN:
+            return (1 << (self.bits - 1)) - 1
+        if self.nan_style == FNUZ:
+            return 1 << (self.bits - 1)
+        if self.nan_style == E8M0:
+            return 0xFF
+        return None
+
+    @cached_property
+    def negative_nan_bits(self) -> int | None:
+        """NaN with the sign bit set, where the format has a sign distinct from NaN-ness."""
+        if self.nan_style in (IEEE, FN):
+            return self.nan_bits | self.sign_mask
+        return None
+
+    @cached_property
+    def inf_bits(self) -> int | None:
+        if self.nan_style != IEEE:
+            return None
+        return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+
+    def to_bits(self, a: np.ndarray) -> np.ndarray:
+        """The bit pattern of every element (sub-byte types live in the low bits)."""
+        a = np.asarray(a, dtype=self.np_dtype)
+        b = a.view(self.bits_dtype)
+        if self.bits < 8:
+            b = b & np.uint8((1 << self.bits) - 1)
+        return b
+
+    def from_bits(self, b: np.ndarray) -> np.ndarray:
+        """Elements from bit patterns."""
+        b = np.asarray(b).astype(self.bits_dtype)
+        if self.bits < 8 and self.kind == "int":
+            # ml_dtypes keeps signed sub-byte values sign-extended in their byte
+            b = np.where(b & self.sign_mask, b | np.uint8(0xFF ^ ((1 << self.bits) - 1)), b).astype(np.uint8)
+        return b.view(self.np_dtype)
+
+    def all_values(self) -> np.ndarray:
+        """Every bit pattern of the type, in order (only for types of <= 16 bits)."""
+        if self.bits > 16 or not self.is_numeric:
+            raise ValueError(f"{self.name}: too wide to enumerate")
+        return self.from_bits(np.arange(1 << self.bits, dtype=np.uint32))
+
+    def isnan(self, a: np.ndarray) -> np.ndarray:
+        if not self.has_nan:
+            return np.zeros(np.shape(a), dtype=bool)
+        return np.isnan(np.asarray(a, dtype=self.np_dtype).astype(np.float64))
+
+
+def _d(name, onnx_name, np_dtype, bits, kind, since, **layout) -> DType:
+    return DType(name, getattr(TensorProto, onnx_name), np.dtype(np_dtype), bits, kind, since, **layout)
+
+
+# The table. cast_since: first opset whose Cast schema lists the type (tests check it against
+# onnx.defs). Float layouts: ONNX technical notes float8.md, float4.md, and IEEE 754.
+_TABLE: tuple[DType, ...] = (
+    _d("bool", "BOOL", np.bool_, 8, "bool", 6),
+    _d("int2", "INT2", ml_dtypes.int2, 2, "int", 25),
+    _d("uint2", "UINT2", ml_dtypes.uint2, 2, "uint", 25),
+    _d("int4", "INT4", ml_dtypes.int4, 4, "int", 21),
+    _d("uint4", "UINT4", ml_dtypes.uint4, 4, "uint", 21),
+    _d("int8", "INT8", np.int8, 8, "int", 6),
+    _d("uint8", "UINT8", np.uint8, 8, "uint", 6),
+    _d("int16", "INT16", np.int16, 16, "int", 6),
+    _d("uint16", "UINT16", np.uint16, 16, "uint", 6),
+    _d("int32", "INT32", np.int32, 32, "int", 6),
+    _d("uint32", "UINT32", np.uint32, 32, "uint", 6),
+    _d("int64", "INT64", np.int64, 64, "int", 6),
+    _d("uint64", "UINT64", np.uint64, 64, "uint", 6),
+    _d("float16", "FLOAT16", np.float16, 16, "float", 6, exponent_bits=5, mantissa_bits=10, bias=15, nan_style=IEEE),
+    _d("bfloat16", "BFLOAT16", ml_dtypes.bfloat16, 16, "float", 13, exponent_bits=8, mantissa_bits=7, bias=127, nan_style=IEEE),
+    _d("float", "FLOAT", np.float32, 32, "float", 6, exponent_bits=8, mantissa_bits=23, bias=127, nan_style=IEEE),
+    _d("double", "DOUBLE", np.float64, 64, "float", 6, exponent_bits=11, mantissa_bits=52, bias=1023, nan_style=IEEE),
+    _d("float8e4m3fn", "FLOAT8E4M3FN", ml_dtypes.float8_e4m3fn, 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=7, nan_style=FN),
+    _d("float8e4m3fnuz", "FLOAT8E4M3FNUZ", ml_dtypes.float8_e4m3fnuz, 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=8, nan_style=FNUZ),
+    _d("float8e5m2", "FLOAT8E5M2", ml_dtypes.float8_e5m2, 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=15, nan_style=IEEE),
+    _d("float8e5m2fnuz", "FLOAT8E5M2FNUZ", ml_dtypes.float8_e5m2fnuz, 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=16, nan_style=FNUZ),
+    _d("float8e8m0", "FLOAT8E8M0", ml_dtypes.float8_e8m0fnu, 8, "float", 24, exponent_bits=8, mantissa_bits=0, bias=127, nan_style=E8M0, signed_float=False),
+    _d("float4e2m1", "FLOAT4E2M1", ml_dtypes.float4_e2m1fn, 4, "float", 23, exponent_bits=2, mantissa_bits=1, bias=1, nan_style=NONE),
+    _d("float6e2m3", "FLOAT6E2M3", ml_dtypes.float6_e2m3fn, 6, "float", None, exponent_bits=2, mantissa_bits=3, bias=1, nan_style=NONE),
+    _d("float6e3m2", "FLOAT6E3M2", ml_dtypes.float6_e3m2fn, 6, "float", None, exponent_bits=3, mantissa_bits=2, bias=3, nan_style=NONE),
+    _d("string", "STRING", object, 0, "string", 9),
+)
+
+FLOAT8_SATURATE_TYPES = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
+
+_BY_NAME = {d.name: d for d in _TABLE}
+_BY_ONNX = {d.onnx: d for d in _TABLE}
+# Common aliases people type on the command line or that numpy uses.
+_ALIASES = {"float32": "float", "float64": "double"}
+
+
+def all_dtypes() -> tuple[DType, ...]:
+    return _TABLE
+
+
+def get(name_or_enum: str | int | DType) -> DType:
+    """Look a type up by ONNX name ("float8e4m3fn"), alias ("float32") or TensorProto enum."""
+    if isinstance(name_or_enum, DType):
+        return name_or_enum
+    if isinstance(name_or_enum, (int, np.integer)):
+        try:
+            return _BY_ONNX[int(name_or_enum)]
+        except KeyError:
+            raise KeyError(f"unknown ONNX element type {name_or_enum}") from None
+    key = _ALIASES.get(name_or_enum.lower(), name_or_enum.lower())
+    try:
+        return _BY_NAME[key]
+    except KeyError:
+        raise KeyError(f"unknown element type {name_or_enum!r}") from None
+
+
+def cast_types(opset: int) -> tuple[DType, ...]:
+    """Types Cast accepts at this opset, in table order."""
+    return tuple(d for d in _TABLE if d.cast_since is not None and d.cast_since <= opset)
+
+
+def short(d: DType) -> str:
+    """Name used in case names: float32 / float64 rather than ONNX's float / double."""
+    return {"float": "float32", "double": "float64"}.get(d.name, d.name)
+
+
+def from_numpy(dt: np.dtype) -> DType:
+    dt = np.dtype(dt)
+    if dt.kind in ("U", "S", "O"):
+        return _BY_NAME["string"]
+    for d in _TABLE:
+        if d.np_dtype == dt:
+            return d
+    raise KeyError(f"no element type for numpy dtype {dt}")

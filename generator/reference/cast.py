@@ -1,0 +1,439 @@
+"""ONNX Cast, written from ../shared/spec/Cast.txt and the ONNX technical notes it refers to.
+
+Sources of each rule (cited in the docstrings below as [Cast] and [note]):
+  [Cast]     ../shared/spec/Cast.txt and onnx.defs Cast-19..25: the general rules ("Casting from
+             floating point to: ..."), the string rules, the two float8 tables (saturate = 1 / 0),
+             the float8e8m0 table and round_mode (Cast-24).
+  [Cast-24]  from Cast-24 on, saturate=1 maps +-Inf to +-FLT_MAX for the FNUZ types too
+             (Cast-19..23: NaN). See ../shared/spec/README.md.
+  [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6, NaN -> 6.
+  [int4]     ONNX docs/technical/int4.md / int2.md: casting to a 4 / 2 bit type rounds to nearest
+             even and truncates bits; this contradicts Cast's truncation of fractions, so
+             fractional inputs to sub-byte integers are reported undefined (probe).
+
+Every function returns the result together with `why`: an array of str, "" where the spec
+defines the element, otherwise the reason it does not (such elements go to probe cases).
+
+Vectorized path: every float value of every supported source is exact in float64, so a float
+source is widened to float64 and rounded once (round-to-nearest-even with an unbounded exponent,
+so "[x] > FLT_MAX" is decided on the rounded value as the tables say). Values that float64 cannot
+hold exactly (int64 / uint64 beyond 2**53, decimal strings) go through exact Fraction arithmetic
+and are mapped to a float64 "representative" that the vectorized path treats identically.
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+from fractions import Fraction
+
+import numpy as np
+
+from generator import dtypes
+from generator.dtypes import DType
+
+ROUND_MODES = ("up", "down", "nearest")
+
+# Reasons for undefined elements (they name the spec sentence that leaves the result open).
+UNDEF_FLOAT_TO_INT_OOR = "float -> integer out of range [Cast: fixed point: undefined if OOR]"
+UNDEF_NAN_TO_INT = "NaN / Inf -> integer [Cast: fixed point: undefined if OOR]"
+UNDEF_FRACTION_SUBBYTE = ("fraction -> int4/uint4/int2/uint2: Cast truncates, the int4/int2 notes "
+                          "round to nearest even")
+UNDEF_E8M0_NEGATIVE = "negative or -0 -> float8e8m0 [Cast-24 table: Unspecified]"
+UNDEF_E8M0_RANGE = ("out of range -> float8e8m0 with saturate=0 and round_mode up/down "
+                    "[Cast-24 table covers only nearest]")
+UNDEF_FLOAT4_NEG_NAN = "-NaN -> float4e2m1 [float4 note gives NaN -> 6; the sign is not stated]"
+UNDEF_STRING_SYNTAX = "not a numeric literal of the spec [Cast: non-numerical-literal string is undefined]"
+UNDEF_STRING_FRACTION_TO_INT = "fractional or scientific string -> integer [Cast: undefined]"
+UNDEF_STRING_INT_OOR = "integer string out of the target's range [Cast: fixed point undefined if OOR]"
+UNDEF_STRING_TO_BOOL = "string -> bool [Cast defines no string -> bool rule]"
+UNDEF_STRING_ROUNDING = ("decimal string whose value rounds differently when parsed to float32 / "
+                         "float64 first [Cast fixes no rounding path for strings]")
+UNDEF_BOOL_TO_STRING = "bool -> string [Cast defines number -> string only]"
+UNDEF_NONFINITE_TO_STRING = "NaN / Inf -> string [Cast: 'plain floating-point representation' has none]"
+
+
+# ---------------------------------------------------------------------------------------
+# rounding primitives
+# ---------------------------------------------------------------------------------------
+def round_to_precision(v: np.ndarray, to: DType) -> np.ndarray:
+    """RNE of finite float64 values to `to`'s mantissa width, subnormals included, exponent
+    unbounded above (so the caller compares the rounded value with FLT_MAX). [Cast: "[x] means
+    the value rounded to the target mantissa width"; else RNE]"""
+    v = np.asarray(v, dtype=np.float64)
+    if to.name == "double":
+        return v.copy()
+    a = np.abs(v)
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(a)
+        exp = np.maximum(e.astype(np.int64) - 1, to.min_exponent)
+        q = np.ldexp(1.0, (exp - to.mantissa_bits).astype(np.int32))
+        r = np.round(a / q) * q  # a / q is exact: a power-of-two scaling below 2**(m+2)
+    return np.copysign(r, v)
+
+
+def round_fraction(q: Fraction, to: DType) -> Fraction:
+    """Exact RNE of a rational to `to`'s mantissa width (exponent unbounded above)."""
+    if q == 0:
+        return Fraction(0)
+    a = abs(q)
+    exp = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** exp > a:
+        exp -= 1
+    exp = max(exp, to.min_exponent)
+    quantum = Fraction(2) ** (exp - to.mantissa_bits)
+    n = a / quantum
+    fl = n.numerator // n.denominator
+    rem = n - fl
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1):
+        fl += 1
+    r = fl * quantum
+    return r if q > 0 else -r
+
+
+def _e8m0_exponent(q: Fraction, mode: str) -> int:
+    """Exponent k of the power of two that `mode` picks for a positive rational q."""
+    k = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** k > q:
+        k -= 1
+    f = q / Fraction(2) ** k  # in [1, 2)
+    if mode == "down" or f == 1:
+        return k
+    if mode == "up":
+        return k + 1
+    return k + 1 if f >= Fraction(3, 2) else k  # nearest, ties up
+
+
+def representative(q: Fraction, to: DType, round_mode: str = "up") -> float:
+    """A float64 that the vectorized cast to `to` treats exactly as the exact rational q.
+
+    Used for values float64 cannot hold: big integers and decimal strings."""
+    if to.kind in ("int", "uint", "bool", "string"):
+        raise ValueError("representative() is for float targets")
+    if to.nan_style == dtypes.E8M0:
+        if q <= 0:
+            return float(q.numerator and -1.0)  # sign is all that matters: negative -> undefined; 0
+        k = max(min(_e8m0_exponent(q, "down"), 1000), -1000)
+        f = q / Fraction(2) ** _e8m0_exponent(q, "down")
+        # 1, 1.25, 1.5, 1.75 keep every round_mode decision of f in [1, 2) unchanged
+        g = 1.0 if f == 1 else 1.25 if f < Fraction(3, 2) else 1.5 if f == Fraction(3, 2) else 1.75
+        return g * 2.0**k
+    r = round_fraction(q, to)
+    try:
+        out = float(r)
+    except OverflowError:
+        out = float("inf")
+    if abs(out) == float("inf") or (to.name != "double" and abs(out) > to.finite_max * 4):
+        # beyond float64, or far beyond the target: any value above FLT_MAX decides the same way,
+        # except that IEEE targets map overflow to Inf like an Inf input.
+        big = float("inf") if to.nan_style == dtypes.IEEE else np.finfo(np.float64).max
+        return big if q > 0 else -big
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# float targets
+# ---------------------------------------------------------------------------------------
+def _encode(to: DType, val: np.ndarray, nan: np.ndarray, nan_negative: np.ndarray) -> np.ndarray:
+    """Elements of `to` from exact float64 values; NaN positions get the canonical encodings."""
+    with np.errstate(all="ignore"):
+        y = np.where(nan, 0.0, val).astype(to.np_dtype)
+    if nan.any():
+        bits = to.to_bits(y).copy()
+        bits[nan] = to.nan_bits
+        if to.negative_nan_bits is not None:
+            bits[nan & nan_negative] = to.negative_nan_bits
+        y = to.from_bits(bits)
+    return y
+
+
+def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: int):
+    """float64 (exact source values, may hold NaN / Inf) -> float type `to`."""
+    v = np.asarray(v, dtype=np.float64)
+    why = np.full(v.shape, "", dtype=object)
+    isnan = np.isnan(v)
+    neg = np.signbit(v)
+    isinf = np.isinf(v)
+    finite = ~isnan & ~isinf
+    if to.nan_style == dtypes.E8M0:
+        return _to_e8m0(v, to, saturate, round_mode, why)
+    with np.errstate(all="ignore"):
+        r = np.where(finite, round_to_precision(np.where(finite, v, 0.0), to), v)
+    over = finite & (np.abs(r) > to.finite_max)
+    val = r.copy()
+    nan = isnan.copy()
+    fmax = to.finite_max
+    if to.nan_style == dtypes.IEEE and not to.is_float8:
+        # IEEE types: +/- infinity if OOR [Cast]; NaN stays NaN
+        val[over] = np.copysign(np.inf, r[over])
+    elif to.nan_style == dtypes.NONE:
+        # float4e2m1 [float4]: saturate to +-6 whatever `saturate` says; NaN -> 6
+        val[over | isinf] = np.copysign(fmax, v[over | isinf])
+        val[isnan] = fmax
+        nan[:] = False
+        why[isnan & neg] = UNDEF_FLOAT4_NEG_NAN
+    else:
+        # the four float8 types: the tables of [Cast]
+        fnuz = to.nan_style == dtypes.FNUZ
+        if saturate:
+            val[over] = np.copysign(fmax, r[over])
+            if fnuz and opset < 24:
+                nan |= isinf  # Cast-19..23: +-Inf -> NaN for FNUZ
+            else:
+                val[isinf] = np.copysign(fmax, v[isinf])  # [Cast-24]
+        else:
+            if to.nan_style == dtypes.IEEE:  # E5M2: Inf and overflow -> +-Inf
+                val[over] = np.copysign(np.inf, r[over])
+            else:  # E4M3FN, FNUZ: Inf and overflow -> NaN (sign kept for E4M3FN)
+                nan |= over | isinf
+        if fnuz:
+            val[finite & (r == 0)] = 0.0  # -0 -> 0: the FNUZ types have no -0
+    return _encode(to, val, nan, neg), why
+
+
+def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.ndarray):
+    """[Cast-24] float8e8m0: a power of two 2**k, k in [-127, 127]; 0xFF is NaN.
+
+    round_mode up / down / nearest (ties up). saturate=1: every value out of range (0 and Inf
+    included) becomes E8M0_MIN / E8M0_MAX. saturate=0 with nearest: 0, Inf, x > E8M0_MAX and
+    x < E8M0_MIN give NaN (the table decides on x, not on the rounded value). saturate=0 with up
+    or down is not tabled: Inf and NaN give NaN, other out-of-range inputs are undefined."""
+    if round_mode not in ROUND_MODES:
+        raise ValueError(f"round_mode must be one of {ROUND_MODES}, not {round_mode!r}")
+    isnan = np.isnan(v)
+    neg = np.signbit(v) & ~isnan
+    isinf = np.isinf(v) & ~neg
+    pos = (v > 0) & ~isinf & ~isnan
+    zero = (v == 0) & ~neg
+    kmin, kmax = to.min_exponent, int(np.log2(to.finite_max))
+    with np.errstate(all="ignore"):
+        m, e = np.frexp(np.where(pos, v, 1.0))
+    f = 2 * m
+    k = e.astype(np.int64) - 1
+    if round_mode == "up":
+        k = k + (f > 1)
+    elif round_mode == "nearest":
+        k = k + (f >= 1.5)
+    in_range = pos & (v >= to.smallest_normal) & (v <= to.finite_max)
+    out_low = (pos & (v < to.smallest_normal)) | zero
+    out_high = pos & (v > to.finite_max)
+    nan = isnan.copy()
+    if saturate:
+        kk = np.clip(k, kmin, kmax)
+        kk[out_low] = kmin
+        kk[out_high | isinf] = kmax
+    else:
+        kk = np.clip(k, kmin, kmax)  # in range never leaves [kmin, kmax]
+        nan |= isinf
+        if round_mode == "nearest":
+            nan |= out_low | out_high
+        else:
+            why[out_low | out_high] = UNDEF_E8M0_RANGE
+    why[neg] = UNDEF_E8M0_NEGATIVE
+    del in_range
+    bits = np.where(nan, 0xFF, (kk - kmin)).astype(np.uint8)
+    bits[why != ""] = 0xFF
+    return to.from_bits(bits), why
+
+
+# ---------------------------------------------------------------------------------------
+# integer and bool targets
+# ---------------------------------------------------------------------------------------
+def _wrap(ints: np.ndarray, to: DType) -> np.ndarray:
+    """Integer -> integer: discard higher bits, reinterpret in two's complement [Cast]."""
+    a = np.asarray(ints)
+    if a.dtype == object:
+        bits = np.array([int(x) % (1 << to.bits) for x in a.ravel()], dtype=np.uint64).reshape(a.shape)
+    else:
+        bits = a.astype(np.int64).view(np.uint64) if a.dtype.kind == "i" else a.astype(np.uint64)
+        if to.bits < 64:
+            bits = bits & np.uint64((1 << to.bits) - 1)
+    return to.from_bits(bits.astype(to.bits_dtype))
+
+
+def _float_to_int(v: np.ndarray, to: DType):
+    """Float -> fixed point: truncation toward zero in range, undefined if OOR or NaN [Cast]."""
+    why = np.full(v.shape, "", dtype=object)
+    finite = np.isfinite(v)
+    why[~finite] = UNDEF_NAN_TO_INT
+    hi = 2.0 ** (to.bits if to.kind == "uint" else to.bits - 1)
+    lo = float(to.int_min)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.where(finite, v, 0.0))
+        ok = finite & (v >= lo) & (v < hi) & ((t == v) | (v <= to.int_max))
+    why[finite & ~ok] = UNDEF_FLOAT_TO_INT_OOR
+    if to.bits < 8:
+        why[ok & (t != v)] = UNDEF_FRACTION_SUBBYTE
+    t = np.where(ok, t, 0.0)
+    ints = t.astype(np.uint64) if to.kind == "uint" else t.astype(np.int64)
+    return _wrap(ints, to), why
+
+
+# ---------------------------------------------------------------------------------------
+# strings
+# ---------------------------------------------------------------------------------------
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_SPECIAL = {"+INF": float("inf"), "INF": float("inf"), "-INF": float("-inf"), "NAN": float("nan")}
+
+
+def parse_number(s: str) -> Fraction | float | None:
+    """A string as Cast reads it [Cast]: plain or scientific decimal -> exact Fraction;
+    "+INF", "INF", "-INF", "NaN" matched case-insensitively -> float inf / nan; anything
+    else -> None (undefined)."""
+    if not isinstance(s, str):
+        s = s.decode("utf-8", "replace")
+    special = _SPECIAL.get(s.upper())
+    if special is not None:
+        return special
+    if not _NUMBER.fullmatch(s):
+        return None
+    d = decimal.Decimal(s)
+    if d.is_zero():
+        return Fraction(0) if not d.is_signed() else -0.0  # keep the sign of "-0"
+    # clamp absurd exponents: every target decides 1e1100 like 1e99999999 (and tiny alike)
+    adj = d.adjusted()
+    if adj > 1100 or adj < -1100:
+        d = d.scaleb(max(min(adj, 1100), -1100) - adj)
+    return Fraction(d)
+
+
+def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: int):
+    flat = [s if isinstance(s, str) else s.decode("utf-8", "replace") for s in np.asarray(x, dtype=object).ravel()]
+    shape = np.shape(x)
+    why = np.full(len(flat), "", dtype=object)
+    if to.kind == "string":
+        return np.array(flat, dtype=object).reshape(shape), why.reshape(shape)
+    if to.kind == "bool":
+        why[:] = UNDEF_STRING_TO_BOOL
+        return np.zeros(shape, dtype=bool), why.reshape(shape)
+    parsed = [parse_number(s) for s in flat]
+    if to.kind in ("int", "uint"):
+        vals = []
+        for i, (s, p) in enumerate(zip(flat, parsed)):
+            if p is None:
+                why[i] = UNDEF_STRING_SYNTAX
+            elif not _INTEGER.fullmatch(s):
+                why[i] = UNDEF_STRING_FRACTION_TO_INT
+            elif not to.int_min <= int(s) <= to.int_max:
+                why[i] = UNDEF_STRING_INT_OOR
+            vals.append(int(s) if why[i] == "" else 0)
+        return _wrap(np.array(vals, dtype=object).reshape(shape), to), why.reshape(shape)
+    # float targets: the exact decimal value rounded once; flag where parsing to float32 or
+    # float64 first (what strtof / strtod based code does) would round differently.
+    reps, via64, via32 = [], [], []
+    for i, p in enumerate(parsed):
+        if p is None:
+            why[i] = UNDEF_STRING_SYNTAX
+            reps.append(0.0), via64.append(0.0), via32.append(0.0)
+        elif isinstance(p, float):
+            reps.append(p), via64.append(p), via32.append(p)
+        else:
+            reps.append(representative(p, to, round_mode))
+            d64 = representative(p, dtypes.get("double"))
+            via64.append(d64)
+            via32.append(representative(p, dtypes.get("float")))
+    y, why2 = _to_float(np.array(reps), to, saturate, round_mode, opset)
+    why = np.where(why == "", why2, why)
+    for alt in (via64, via32):
+        ya, _ = _to_float(np.array(alt), to, saturate, round_mode, opset)
+        differ = ~_same_value(y, ya, to) & (why == "")
+        why[differ] = UNDEF_STRING_ROUNDING
+    return y.reshape(shape), why.reshape(shape)
+
+
+def _same_value(a: np.ndarray, b: np.ndarray, d: DType) -> np.ndarray:
+    nan_a, nan_b = d.isnan(a), d.isnan(b)
+    return (d.to_bits(a) == d.to_bits(b)) | (nan_a & nan_b)
+
+
+def format_number(value, src: DType) -> str:
+    """Number -> string: plain floating-point representation [Cast], shortest that reads back
+    to the same value of the source type; integers in decimal."""
+    if src.kind in ("int", "uint"):
+        return str(int(value))
+    if src.name in ("float16", "float", "double"):
+        return np.format_float_positional(np.asarray(value, dtype=src.np_dtype)[()], unique=True, trim="-")
+    # narrow formats: the exact decimal value is short and unambiguous
+    d = decimal.Decimal(float(value))
+    s = format(d, "f")
+    return s.rstrip("0").rstrip(".") if "." in s else s
+
+
+def _to_strings(x: np.ndarray, src: DType):
+    flat = np.asarray(x).ravel()
+    why = np.full(flat.shape, "", dtype=object)
+    out = []
+    for i, val in enumerate(flat):
+        if src.kind == "bool":
+            why[i] = UNDEF_BOOL_TO_STRING
+            out.append("1" if val else "0")
+        elif src.is_float and not np.isfinite(float(val)):
+            why[i] = UNDEF_NONFINITE_TO_STRING
+            out.append(str(float(val)))
+        else:
+            out.append(format_number(val, src))
+    return np.array(out, dtype=object).reshape(np.shape(x)), why.reshape(np.shape(x))
+
+
+# ---------------------------------------------------------------------------------------
+# the operator
+# ---------------------------------------------------------------------------------------
+def _int_values(x: np.ndarray, src: DType) -> np.ndarray:
+    if src.kind == "bool":
+        return np.asarray(x).astype(np.int64)
+    a = np.asarray(x, dtype=src.np_dtype)
+    return a.astype(np.uint64) if src.kind == "uint" else a.astype(np.int64)
+
+
+def _ints_as_float64(ints: np.ndarray, to: DType, round_mode: str) -> np.ndarray:
+    """Integers -> float64 values the float path rounds exactly as it would the integers."""
+    with np.errstate(all="ignore"):
+        v = ints.astype(np.float64)
+    big = np.abs(v) >= 2.0**53
+    if big.any():
+        v = v.copy()
+        for idx in zip(*np.nonzero(big)):
+            v[idx] = representative(Fraction(int(ints[idx])), to, round_mode)
+    return v
+
+
+def cast(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = True,
+         round_mode: str = "up", opset: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """ONNX Cast of `x` (elements of `src`) to `to`, at `opset`. [Cast], [Cast-24], [float4], [int4]
+
+    Returns (y, why): y of dtype to.np_dtype (an object array of str for strings) with x's
+    shape; why an object array of str, "" where the spec defines y, else the reason it does not
+    (y then holds a placeholder). `saturate` and `round_mode` have the meaning of Cast-19 / 24;
+    they change nothing where the spec says they do not apply."""
+    src, to = dtypes.get(src), dtypes.get(to)
+    x = np.asarray(x, dtype=object if src.kind == "string" else src.np_dtype)
+    if src.kind == "string":
+        return _from_strings(x, to, saturate, round_mode, opset)
+    if to.kind == "string":
+        return _to_strings(x, src)
+    why = np.full(x.shape, "", dtype=object)
+    if src.is_float:
+        v = x.astype(np.float64)  # exact for every float type here
+        if to.kind == "bool":  # +/- 0.0 -> False, all else (NaN too) -> True
+            return v != 0, why
+        if to.is_integer:
+            return _float_to_int(v, to)
+        return _to_float(v, to, saturate, round_mode, opset)
+    ints = _int_values(x, src)  # bool -> {0, 1}
+    if to.kind == "bool":
+        return ints != 0, why
+    if to.is_integer:
+        return _wrap(ints, to), why
+    return _to_float(_ints_as_float64(ints, to, round_mode), to, saturate, round_mode, opset)
+
+
+def cast_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list[DType]) -> list[np.ndarray]:
+    """Cast as a graph node, for the opconform backend: attributes by ONNX name."""
+    to = dtypes.get(int(attrs["to"]))
+    saturate = bool(attrs.get("saturate", 1)) if opset >= 19 else True
+    round_mode = attrs.get("round_mode", "up") if opset >= 24 else "up"
+    if isinstance(round_mode, bytes):
+        round_mode = round_mode.decode()
+    y, _ = cast(inputs[0], input_types[0], to, saturate=saturate, round_mode=round_mode, opset=opset)
+    return [y]

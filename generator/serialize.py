@@ -1,0 +1,244 @@
+"""Case <-> directory, and the suite manifest.
+
+Layout (DESIGN.md): <suite>/manifest.json and <suite>/<kind>/<name>/ holding model.onnx,
+test_data_set_<i>/input_<j>.pb (and output_<j>.pb for node / graph kinds) and case.json.
+Every file is written deterministically (sorted JSON keys, deterministic protobuf), so two
+generations with the same options are byte-identical. Reading a case checks each file against
+the sha256 that case.json records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from generator import dtypes
+from generator.case import GENERATOR_VERSION, KINDS, Case
+
+MANIFEST = "manifest.json"
+SUITE_FORMAT = "opconform-suite/1"
+
+
+class CaseError(Exception):
+    """A case on disk is missing a file, corrupt, or fails its hash. str() names the file."""
+
+    def __init__(self, path: Path | str, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path = Path(path)
+        self.problem = problem
+
+
+def dumps_json(obj) -> bytes:
+    return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tensor_bytes(array: np.ndarray, name: str, dtype: dtypes.DType) -> bytes:
+    """A TensorProto of `array` in the declared element type, serialized deterministically."""
+    if dtype.kind == "string":
+        array = np.asarray(array, dtype=object)
+    else:
+        array = np.asarray(array, dtype=dtype.np_dtype)
+    tensor = numpy_helper.from_array(array, name=name)
+    if tensor.data_type != dtype.onnx:
+        raise ValueError(f"{name}: numpy gave element type {tensor.data_type}, expected {dtype.name}")
+    return tensor.SerializeToString(deterministic=True)
+
+
+def read_tensor(data: bytes, path: Path) -> np.ndarray:
+    tensor = onnx.TensorProto()
+    try:
+        tensor.ParseFromString(data)
+        array = numpy_helper.to_array(tensor)
+    except Exception as exc:  # protobuf raises several types for corrupt bytes
+        raise CaseError(path, f"not a valid TensorProto ({exc.__class__.__name__}: {exc})") from None
+    if tensor.data_type == onnx.TensorProto.STRING:
+        array = np.vectorize(lambda s: s.decode("utf-8") if isinstance(s, bytes) else s,
+                             otypes=[object])(array) if array.size else array.astype(object)
+    return array
+
+
+def graph_io_types(model: onnx.ModelProto) -> tuple[list[tuple[str, dtypes.DType]], list[tuple[str, dtypes.DType]]]:
+    """(name, element type) of each graph input that is not an initializer, and of each output."""
+    inits = {i.name for i in model.graph.initializer}
+    ins = [(v.name, dtypes.get(v.type.tensor_type.elem_type)) for v in model.graph.input if v.name not in inits]
+    outs = [(v.name, dtypes.get(v.type.tensor_type.elem_type)) for v in model.graph.output]
+    return ins, outs
+
+
+def case_files(case: Case) -> dict[str, bytes]:
+    """Relative path -> bytes of every file of the case except case.json."""
+    files = {"model.onnx": case.model.SerializeToString(deterministic=True)}
+    ins, outs = graph_io_types(case.model)
+    for i, data_inputs in enumerate(case.inputs):
+        if len(data_inputs) != len(ins):
+            raise ValueError(f"{case.name}: data set {i} has {len(data_inputs)} inputs, the model {len(ins)}")
+        for j, ((name, dt), arr) in enumerate(zip(ins, data_inputs)):
+            files[f"test_data_set_{i}/input_{j}.pb"] = tensor_bytes(arr, name, dt)
+        if case.outputs is not None:
+            for j, ((name, dt), arr) in enumerate(zip(outs, case.outputs[i])):
+                files[f"test_data_set_{i}/output_{j}.pb"] = tensor_bytes(arr, name, dt)
+    return files
+
+
+def case_json(case: Case, files: dict[str, bytes]) -> dict:
+    meta = dict(case.meta)
+    meta.update(
+        name=case.name,
+        kind=case.kind,
+        ir_version=case.model.ir_version,
+        generator_version=GENERATOR_VERSION,
+        sha256={path: sha256(data) for path, data in sorted(files.items())},
+    )
+    return meta
+
+
+def write_case(case: Case, suite_dir: Path) -> dict:
+    """Write one case under suite_dir/<kind>/<name>/ and return its case.json content."""
+    case_dir = Path(suite_dir) / case.kind / case.name
+    case_dir.mkdir(parents=True, exist_ok=False)
+    files = case_files(case)
+    for rel, data in files.items():
+        path = case_dir / rel
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    meta = case_json(case, files)
+    (case_dir / "case.json").write_bytes(dumps_json(meta))
+    return meta
+
+
+@dataclass
+class LoadedCase:
+    """A case read back from disk. meta is None for a plain ONNX node-test directory."""
+
+    name: str
+    kind: str
+    dir: Path
+    model: onnx.ModelProto
+    inputs: list[list[np.ndarray]]
+    outputs: list[list[np.ndarray]] | None
+    meta: dict | None
+
+    @property
+    def n_datasets(self) -> int:
+        return len(self.inputs)
+
+
+def _read(path: Path, expected: dict[str, str] | None, rel: str) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CaseError(path, "missing file") from None
+    except OSError as exc:
+        raise CaseError(path, f"cannot read ({exc.strerror})") from None
+    if expected is not None:
+        want = expected.get(rel)
+        if want is None:
+            raise CaseError(path, "file not listed in case.json sha256")
+        if sha256(data) != want:
+            raise CaseError(path, "sha256 mismatch: the file differs from what case.json records")
+    return data
+
+
+def _dataset_dirs(case_dir: Path) -> list[Path]:
+    sets = [p for p in case_dir.iterdir() if p.is_dir() and p.name.startswith("test_data_set_")]
+    try:
+        return sorted(sets, key=lambda p: int(p.name.rsplit("_", 1)[1]))
+    except ValueError:
+        raise CaseError(case_dir, "data set directory not named test_data_set_<i>") from None
+
+
+def _read_tensors(dirpath: Path, prefix: str, hashes, case_dir: Path) -> list[np.ndarray]:
+    arrays = []
+    j = 0
+    while (dirpath / f"{prefix}_{j}.pb").exists():
+        path = dirpath / f"{prefix}_{j}.pb"
+        arrays.append(read_tensor(_read(path, hashes, path.relative_to(case_dir).as_posix()), path))
+        j += 1
+    return arrays
+
+
+def read_case(case_dir: Path | str) -> LoadedCase:
+    """Read a case directory, checking every file against case.json. Raises CaseError."""
+    case_dir = Path(case_dir)
+    meta_path = case_dir / "case.json"
+    meta = None
+    hashes = None
+    if meta_path.exists():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            hashes = meta["sha256"]
+            if not isinstance(hashes, dict):
+                raise TypeError("sha256 is not an object")
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise CaseError(meta_path, f"corrupt case.json ({exc})") from None
+    model_path = case_dir / "model.onnx"
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(_read(model_path, hashes, "model.onnx"))
+    except CaseError:
+        raise
+    except Exception as exc:
+        raise CaseError(model_path, f"not a valid ONNX model ({exc.__class__.__name__})") from None
+    if not model.graph.node:
+        raise CaseError(model_path, "model has no nodes (truncated or corrupt)")
+    kind = meta.get("kind", "node") if meta else "node"
+    inputs, outputs = [], []
+    for ds in _dataset_dirs(case_dir):
+        inputs.append(_read_tensors(ds, "input", hashes, case_dir))
+        outputs.append(_read_tensors(ds, "output", hashes, case_dir))
+    if hashes is not None:
+        for rel in hashes:
+            if not (case_dir / rel).exists():
+                raise CaseError(case_dir / rel, "missing file (listed in case.json)")
+    has_outputs = kind in ("node", "graph")
+    if has_outputs and any(len(o) == 0 for o in outputs):
+        raise CaseError(case_dir, "a data set has no output_<j>.pb")
+    return LoadedCase(
+        name=meta.get("name", case_dir.name) if meta else case_dir.name,
+        kind=kind,
+        dir=case_dir,
+        model=model,
+        inputs=inputs,
+        outputs=outputs if has_outputs else None,
+        meta=meta,
+    )
+
+
+def is_suite(path: Path) -> bool:
+    try:
+        return json.loads((Path(path) / MANIFEST).read_text())["format"] == SUITE_FORMAT
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
+    """entries: one dict per case (name, kind, op, family, opset, params...), sorted by kind and name."""
+    counts = {k: sum(1 for e in entries if e["kind"] == k) for k in KINDS}
+    manifest = {
+        "format": SUITE_FORMAT,
+        "generator_version": GENERATOR_VERSION,
+        "options": options,
+        "counts": counts,
+        "cases": sorted(entries, key=lambda e: (e["kind"], e["name"])),
+    }
+    (Path(suite_dir) / MANIFEST).write_bytes(dumps_json(manifest))
+
+
+def read_manifest(suite_dir: Path) -> dict:
+    path = Path(suite_dir) / MANIFEST
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CaseError(path, "missing file") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CaseError(path, f"corrupt manifest ({exc})") from None
