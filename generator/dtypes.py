@@ -181,7 +181,8 @@ class DType:
     def isnan(self, a: np.ndarray) -> np.ndarray:
         if not self.has_nan:
             return np.zeros(np.shape(a), dtype=bool)
-        return np.isnan(np.asarray(a, dtype=self.np_dtype).astype(np.float64))
+        with np.errstate(invalid="ignore"):
+            return np.isnan(np.asarray(a, dtype=self.np_dtype).astype(np.float64))
 
 
 def _d(name, onnx_name, np_dtype, bits, kind, since, **layout) -> DType:

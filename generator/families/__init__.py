@@ -1,0 +1,21 @@
+"""Operator families: each module turns a reference into Case objects.
+
+A family module exposes FAMILY (its name), PROFILES (the profile names it knows) and
+work(profile, seed, max_opset) -> list of callables, each yielding Cases.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# name -> module; one line per family
+FAMILIES = {
+    "cast": "generator.families.cast",
+}
+
+PROFILES = ("quick", "default", "exhaustive")
+
+
+def load(name: str) -> ModuleType:
+    return importlib.import_module(FAMILIES[name])

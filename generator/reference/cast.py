@@ -393,8 +393,8 @@ def _ints_as_float64(ints: np.ndarray, to: DType, round_mode: str) -> np.ndarray
     big = np.abs(v) >= 2.0**53
     if big.any():
         v = v.copy()
-        for idx in zip(*np.nonzero(big)):
-            v[idx] = representative(Fraction(int(ints[idx])), to, round_mode)
+        for i in np.flatnonzero(big):
+            v[i] = representative(Fraction(int(ints[i])), to, round_mode)
     return v
 
 
@@ -408,6 +408,11 @@ def cast(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = T
     they change nothing where the spec says they do not apply."""
     src, to = dtypes.get(src), dtypes.get(to)
     x = np.asarray(x, dtype=object if src.kind == "string" else src.np_dtype)
+    y, why = _cast_flat(x.reshape(-1), src, to, saturate, round_mode, opset)
+    return y.reshape(x.shape), why.reshape(x.shape)
+
+
+def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode: str, opset: int):
     if src.kind == "string":
         return _from_strings(x, to, saturate, round_mode, opset)
     if to.kind == "string":

@@ -1,0 +1,443 @@
+"""The Cast family: every (from, to) pair some Cast opset allows, for each attribute value that
+changes the semantics (saturate for float8 and float8e8m0 targets, round_mode for float8e8m0).
+
+For each such variant:
+  <name>_edge        the edge catalogue: +-0, +-Inf, NaN of both signs, the extremes of both types,
+                     values just inside / at / just outside the target's range, RNE ties at the
+                     overflow boundary, in the subnormals and mid-range, integer wrap boundaries
+  <name>_exhaustive  every bit pattern of a source of <= 8 bits (16 bits in the exhaustive profile)
+  <name>_random      seeded hypothesis draws for wider sources
+  <name>_probe       (probe/) every generated input whose result the spec leaves undefined
+plus, for some pairs, 0-d / empty / 3-d shapes, the FNUZ Inf row once per semantics, and the
+rows where the saturate=0 table states the sign of NaN.
+
+Expected values come from generator.reference.cast only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+from typing import Callable, Iterator
+
+import numpy as np
+from hypothesis import strategies as st
+
+from generator import dtypes, sampling
+from generator.case import Case, node_model
+from generator.dtypes import DType
+from generator.reference import cast as ref
+
+FAMILY = "cast"
+SPEC_FILE = "Cast.txt"
+# Lowest opset a case uses: Cast-13 is the first with bfloat16 and what current backends all
+# implement; a pair whose types are newer starts at the first opset accepting both.
+MIN_OPSET = 13
+NEWEST_CAST = 25
+
+PROFILES = {
+    # random: draws per case for sources wider than 8 bits; exhaustive16: every 16-bit pattern
+    "quick": dict(exhaustive8=False, exhaustive16=False, random=0, shapes=False),
+    "default": dict(exhaustive8=True, exhaustive16=False, random=48, shapes=True),
+    "exhaustive": dict(exhaustive8=True, exhaustive16=True, random=512, shapes=True),
+}
+
+EXACT = {"mode": "exact", "reason": "Cast defines one result per input: RNE and the spec's tables"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    src: DType
+    to: DType
+    saturate: bool | None  # None: not applicable to this target
+    round_mode: str | None  # only for float8e8m0
+    opset: int
+
+    @property
+    def base_name(self) -> str:
+        name = f"test_cast_{dtypes.short(self.src)}_to_{dtypes.short(self.to)}"
+        if self.saturate is False:
+            name += "_nosat"
+        if self.round_mode not in (None, "up"):
+            name += f"_{self.round_mode}"
+        return name
+
+    @property
+    def attrs(self) -> dict:
+        """Node attributes; defaults (saturate=1, round_mode=up) are left out, as models do."""
+        a = {"to": self.to.onnx}
+        if self.saturate is False:
+            a["saturate"] = 0
+        if self.round_mode not in (None, "up"):
+            a["round_mode"] = self.round_mode
+        return a
+
+    @property
+    def params(self) -> dict:
+        p = {"from": self.src.name, "to": self.to.name}
+        if self.saturate is not None:
+            p["saturate"] = int(self.saturate)
+        if self.round_mode is not None:
+            p["round_mode"] = self.round_mode
+        return p
+
+    def run(self, x: np.ndarray, opset: int | None = None):
+        return ref.cast(x, self.src, self.to, saturate=self.saturate is not False,
+                        round_mode=self.round_mode or "up", opset=opset or self.opset)
+
+
+def variants(max_opset: int) -> Iterator[Variant]:
+    types = dtypes.cast_types(min(max_opset, NEWEST_CAST))
+    for src in types:
+        for to in types:
+            opset = max(src.cast_since, to.cast_since, MIN_OPSET)
+            if to.is_float8:
+                options = [(True, None), (False, None)]
+            elif to.nan_style == dtypes.E8M0:
+                options = [(sat, mode) for sat in (True, False) for mode in ref.ROUND_MODES]
+            else:
+                options = [(None, None)]
+            for sat, mode in options:
+                if opset <= max_opset:
+                    yield Variant(src, to, sat, mode, opset)
+
+
+def spec_clause(v: Variant) -> str:
+    src, to = v.src, v.to
+    if src.kind == "string":
+        return "Casting from string tensor in plain and scientific numeric representations"
+    if to.kind == "string":
+        return "When casting from numeric tensors to string tensors, plain floating-point representation"
+    if to.is_float8:
+        return f"float 8 table, saturate={int(v.saturate)}"
+    if to.nan_style == dtypes.E8M0:
+        return "Cast-24: FLOAT8E8M0 table, round_mode (onnx.defs Cast-24 doc)"
+    if to.name == "float4e2m1":
+        return "ONNX docs/technical/float4.md, Cast (RNE, saturating at +-6)"
+    frm = {"float": "floating point", "bool": "bool"}.get(src.kind, "fixed point")
+    dst = {"float": "floating point", "bool": "bool"}.get(to.kind, "fixed point")
+    return f"Casting from {frm} to: {dst}"
+
+
+# ---------------------------------------------------------------------------------------
+# edge catalogue
+# ---------------------------------------------------------------------------------------
+def _float_boundaries(to: DType) -> list[float]:
+    """Values that test a float target's rounding: overflow boundary, subnormals, ties."""
+    if not to.is_float:
+        return []
+    m = to.mantissa_bits
+    big = to.finite_max
+    ulp = 2.0 ** (math.floor(math.log2(big)) - m)  # spacing of the largest binade
+    sub = to.smallest_subnormal
+    above = [big + ulp / 4, big + ulp / 2, big + 3 * ulp / 4, big + ulp, 2 * big]
+    out = [big, big - ulp] + [a for a in above if a != math.inf] + [
+           to.smallest_normal, sub, sub / 2, sub * 0.75, sub * 1.5, sub * 2.5, sub / 4,
+           to.smallest_normal - sub, to.smallest_normal - sub / 2,
+           1 + 2.0 ** -(m + 1), 1 + 3 * 2.0 ** -(m + 1), 1 + 2.0 ** -m, 1.5, 3.0]
+    if to.nan_style == dtypes.E8M0:
+        out += [0.75, 1.25, 1.75, 2.0**127 * 1.25, 2.0**127 * 1.5, 2.0**128, 2.0**-128, 2.0**-127 * 0.75]
+    return out
+
+
+def _int_boundaries(to: DType) -> list[int]:
+    if not to.is_integer:
+        return []
+    lo, hi = to.int_min, to.int_max
+    return [lo, hi, lo + 1, hi - 1, lo - 1, hi + 1, 1 << to.bits, (1 << to.bits) - 1,
+            (1 << to.bits) + 1, -(1 << to.bits), 2 * hi + 1, (1 << (to.bits - 1)) + 1]
+
+
+def _src_neighbors(values: np.ndarray, src: DType) -> np.ndarray:
+    """The next representable values of the source below and above each value (by bits)."""
+    if not src.is_float or values.size == 0:
+        return values[:0]
+    sign = src.sign_mask if src.signed_float else 0
+    limit = src.sign_mask if src.signed_float else 1 << src.bits
+    out = []
+    for b in src.to_bits(values).tolist():
+        mag = b & ~sign
+        out += [(b & sign) | (mag + d) for d in (-1, 1) if 0 <= mag + d < limit]
+    cand = src.from_bits(np.array(out, dtype=np.uint64))
+    return cand[~src.isnan(cand)]
+
+
+def _to_src(values: list, src: DType) -> np.ndarray:
+    """Candidate values (python floats / ints) as elements of `src`; unrepresentable ones are
+    rounded by the reference (saturating), non-encodable ones dropped."""
+    if src.kind == "bool":
+        return np.array(sorted({bool(v) for v in values if v == v}), dtype=bool)
+    if src.is_integer:
+        ints = sorted({int(v) for v in values if isinstance(v, (int, np.integer)) and src.int_min <= v <= src.int_max})
+        return np.array(ints, dtype=object).astype(src.np_dtype)
+    y, why = ref.cast(np.array([float(v) for v in values], dtype=np.float64), "double", src, saturate=True)
+    return y[why == ""]
+
+
+def _unique(a: np.ndarray, d: DType) -> np.ndarray:
+    """Deduplicate by bit pattern, keeping first occurrences in order."""
+    if d.kind == "string":
+        seen, out = set(), []
+        for s in a:
+            if s not in seen:
+                seen.add(s), out.append(s)
+        return np.array(out, dtype=object)
+    _, idx = np.unique(d.to_bits(a), return_index=True)
+    return a[np.sort(idx)]
+
+
+def _decimal(x: float) -> str:
+    return ref.format_number(np.float64(x), dtypes.get("double"))
+
+
+def edge_inputs(src: DType, to: DType) -> np.ndarray:
+    """The edge catalogue for one pair, as elements of `src`."""
+    if src.kind == "string":
+        return _string_edges(to)
+    if src.kind == "bool":
+        return np.array([False, True])
+    base: list = [0, 1, -1, 2, -2, 3, 7, -7]
+    if src.is_float:
+        base += [0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.9, -0.9, 1.1, -1.1, 100.5, -100.5,
+                 src.finite_max, -src.finite_max, src.smallest_normal, -src.smallest_normal,
+                 src.smallest_subnormal, -src.smallest_subnormal]
+        special = [np.inf, -np.inf, np.nan, -np.nan]
+        bounds = _float_boundaries(to) + [float(b) for b in _int_boundaries(to)]
+        bounds += [0.5 + b for b in _int_boundaries(to)] + [b - 0.5 for b in _int_boundaries(to)]
+        bounds += [-b for b in bounds]
+        main = _to_src(base + bounds, src)
+        x = np.concatenate([main, _src_neighbors(_to_src(bounds, src), src)])
+        specials = _special_values(src, special)
+        return _unique(np.concatenate([x, specials]), src)
+    # integer sources
+    base += [src.int_min, src.int_max, src.int_min + 1, src.int_max - 1]
+    bounds = _int_boundaries(to)
+    if to.is_float and to.mantissa_bits is not None:
+        p = to.mantissa_bits + 1
+        bounds += [(1 << p) - 1, 1 << p, (1 << p) + 1, (1 << p) + 3, (1 << (p + 1)) + 2, (1 << (p + 1)) + 6]
+        bounds += [int(b) for b in _float_boundaries(to) if 1 <= b < 2.0**64 and float(b).is_integer()]
+        bounds += [int(b) + 1 for b in _float_boundaries(to) if 1 <= b < 2.0**64]
+        bounds += [(1 << 53) + 1, (1 << 53) + 3, (1 << 63) - 1, (1 << 64) - 1, (1 << 63) + (1 << 39) + 1]
+    bounds += [-b for b in bounds]
+    return _unique(_to_src(base + bounds, src), src)
+
+
+def _special_values(src: DType, special: list[float]) -> np.ndarray:
+    out = []
+    if src.has_inf:
+        out += [np.inf, -np.inf]
+    vals = np.array(out, dtype=np.float64).astype(src.np_dtype)
+    if src.has_nan:
+        bits = [src.nan_bits] + ([src.negative_nan_bits] if src.negative_nan_bits is not None else [])
+        vals = np.concatenate([vals, src.from_bits(np.array(bits))])
+    return vals
+
+
+def _string_edges(to: DType) -> np.ndarray:
+    strings = ["0", "-0", "1", "-1", "+1", "3.14", "1000", "1e-5", "1E8", "2.5", "-2.5", "0.5", ".5",
+               "5.", "100.5", "2.718", "-2.718", "1e3", "0.1", "-0.1", "1e-45", "65504", "65520",
+               "+INF", "INF", "-INF", "NaN", "inf", "+inf", "-inf", "nan", "iNf", "+Inf", "-iNF",
+               "NAN", "nAn", "Infinity", "-NaN", "+NaN", "hello", "Hello World!", "", " 1", "1 ",
+               "0x10", "1_000", "1e", "e5", "--1", "1e400", "-1e400", "1e-400", "0e0",
+               "123456789012345678901234567890", "340282356779733661637539395458142568448"]
+    for b in _int_boundaries(to):
+        strings.append(str(b))
+    for b in _float_boundaries(to):
+        strings += [_decimal(b), _decimal(-b)]
+    return _unique(np.array(strings, dtype=object), dtypes.get("string"))
+
+
+# ---------------------------------------------------------------------------------------
+# random inputs (seeded hypothesis)
+# ---------------------------------------------------------------------------------------
+def _float_strategy(to: DType) -> st.SearchStrategy:
+    """Doubles: anything, plus values at the target's scale where its rounding happens."""
+    parts = [st.floats(allow_nan=True, allow_infinity=True)]
+    if to.is_integer:
+        parts.append(st.floats(min_value=to.int_min - 2.0, max_value=to.int_max + 2.0))
+    elif to.is_float and to.name != "double":
+        parts.append(st.floats(min_value=-to.finite_max * 2, max_value=to.finite_max * 2))
+        parts.append(st.floats(min_value=-to.smallest_normal * 2, max_value=to.smallest_normal * 2))
+    return st.one_of(*parts)
+
+
+def random_inputs(src: DType, to: DType, n: int, seed: int) -> np.ndarray:
+    if n == 0:
+        return np.array([], dtype=object if src.kind == "string" else src.np_dtype)
+    if src.kind == "string":
+        number = st.from_regex(r"[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?", fullmatch=True)
+        floats = st.floats(allow_nan=False).map(repr)
+        ints = st.integers(-(2**70), 2**70).map(str)
+        values = sampling.draw(st.one_of(number, floats, ints), n, seed)
+        return _unique(np.array(values, dtype=object), src)
+    if src.is_integer:
+        parts = [st.integers(src.int_min, src.int_max)]
+        if to.is_integer:
+            parts.append(st.integers(max(src.int_min, 2 * to.int_min - 2), min(src.int_max, 2 * to.int_max + 2)))
+        values = sampling.draw(st.one_of(*parts), n, seed)
+        return np.array(values, dtype=object).astype(src.np_dtype)
+    # floats: half drawn as values at the target's scale, half as raw bit patterns (NaN payloads,
+    # subnormals and every exponent of the source)
+    doubles = sampling.draw(_float_strategy(to), n - n // 2, seed)
+    patterns = sampling.draw(st.integers(0, (1 << src.bits) - 1), n // 2, seed + 1)
+    return np.concatenate([_to_src(doubles, src), src.from_bits(np.array(patterns, dtype=np.uint64))])
+
+
+# ---------------------------------------------------------------------------------------
+# cases
+# ---------------------------------------------------------------------------------------
+def _meta(v: Variant, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
+    meta = {
+        "op": "Cast",
+        "domain": "",
+        "opset": opset,
+        "family": FAMILY,
+        "spec": {"file": SPEC_FILE, "clause": spec_clause(v)},
+        "compare": compare,
+        "flags": flags,
+        "seed": seed,
+        "params": v.params,
+    }
+    meta.update(extra)
+    return meta
+
+
+def _compare(v: Variant) -> dict:
+    if v.to.kind == "string" and v.src.kind != "string":
+        return {"mode": "parsed", "source_type": v.src.name,
+                "reason": "Cast fixes no text format for numbers: the string is read back as a value",
+                "tolerant": {"mode": "parsed", "rel": 1e-5}}
+    return dict(EXACT)
+
+
+def _model(v: Variant, shape: tuple, opset: int):
+    return node_model("Cast", [("input", v.src, shape)], [("output", v.to, shape)], v.attrs, opset)
+
+
+def _node_case(v: Variant, what: str, x: np.ndarray, y: np.ndarray, seed: int, flags: list[str],
+               opset: int | None = None, compare: dict | None = None, **extra) -> Case:
+    opset = opset or v.opset
+    return Case(
+        name=f"{v.base_name}_{what}",
+        kind="node",
+        model=_model(v, x.shape, opset),
+        inputs=[[x]],
+        outputs=[[y]],
+        meta=_meta(v, seed, flags, compare or _compare(v), opset, **extra),
+    )
+
+
+def _split(v: Variant, x: np.ndarray, opset: int | None = None):
+    """(defined inputs, their outputs), (undefined inputs, reasons)."""
+    y, why = v.run(x, opset)
+    ok = why == ""
+    return (x[ok], y[ok]), (x[~ok], sorted(set(why[~ok])))
+
+
+def _probe_case(v: Variant, x: np.ndarray, reasons: list[str], seed: int) -> Case:
+    return Case(
+        name=f"{v.base_name}_probe",
+        kind="probe",
+        model=_model(v, x.shape, v.opset),
+        inputs=[[x]],
+        outputs=None,
+        meta=_meta(v, seed, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
+                   v.opset, undefined=reasons),
+    )
+
+
+def _is_fnuz_sat_inf(v: Variant) -> bool:
+    return v.to.nan_style == dtypes.FNUZ and v.saturate is True
+
+
+def variant_cases(v: Variant, profile: dict, seed: int) -> Iterator[Case]:
+    """All cases of one (from, to, attributes) variant."""
+    undefined, reasons = [], set()
+    s = sampling.case_seed(seed, v.base_name)
+    edge = edge_inputs(v.src, v.to)
+    if _is_fnuz_sat_inf(v):
+        # +-Inf gets its own case per semantics (Cast-19..23 vs Cast-24); see fnuz_inf_cases
+        edge = edge[~np.isinf(edge.astype(np.float64))] if v.src.is_float else edge
+    sets = [("edge", edge, ["edge"])]
+    if v.src.kind != "string" and (v.src.bits <= 8 and profile["exhaustive8"]
+                                   or v.src.bits == 16 and profile["exhaustive16"]):
+        everything = v.src.all_values() if v.src.kind != "bool" else np.array([False, True])
+        if _is_fnuz_sat_inf(v) and v.src.has_inf:
+            everything = everything[~np.isinf(everything.astype(np.float64))]
+        sets.append(("exhaustive", everything, ["exhaustive"]))
+    elif v.src.kind == "string" or v.src.bits > 8:
+        rnd = random_inputs(v.src, v.to, profile["random"], s)
+        if _is_fnuz_sat_inf(v) and v.src.is_float and rnd.size:
+            rnd = rnd[~np.isinf(rnd.astype(np.float64))]
+        if rnd.size:
+            sets.append(("random", rnd, ["random"]))
+    for what, x, flags in sets:
+        (xd, yd), (xu, why) = _split(v, x)
+        if xd.size:
+            yield _node_case(v, what, xd, yd, s, flags)
+        undefined.append(xu)
+        reasons.update(why)
+    xu = np.concatenate(undefined) if undefined else np.array([])
+    if xu.size:
+        yield _probe_case(v, _unique(xu, v.src), sorted(reasons), s)
+
+
+def fnuz_inf_cases(v: Variant, max_opset: int, seed: int) -> Iterator[Case]:
+    """The saturate=1 row for +-Inf -> FNUZ changed in Cast-24: one case per semantics."""
+    if not (_is_fnuz_sat_inf(v) and v.src.has_inf):
+        return
+    x = np.array([np.inf, -np.inf], dtype=np.float64).astype(v.src.np_dtype)
+    for opset, semantics in ((19, "Cast-19..23: +-Inf -> NaN"), (24, "Cast-24+: +-Inf -> +-FLT_MAX")):
+        opset = max(opset, v.opset)
+        if opset > max_opset or (opset == v.opset and opset >= 24 and semantics.startswith("Cast-19")):
+            continue
+        (xd, yd), _ = _split(v, x, opset)
+        yield _node_case(v, f"inf_opset{opset}", xd, yd, sampling.case_seed(seed, v.base_name), ["edge"],
+                         opset=opset, semantics=semantics)
+
+
+def nan_sign_cases(v: Variant, seed: int) -> Iterator[Case]:
+    """saturate=0 rows that state the sign of NaN: -NaN -> -NaN (E4M3FN, E5M2), -Inf -> -NaN (E4M3FN)."""
+    if not (v.saturate is False and v.to.nan_style in (dtypes.FN, dtypes.IEEE) and v.src.is_float
+            and v.src.negative_nan_bits is not None):
+        return
+    x = [v.src.from_bits(np.array([v.src.negative_nan_bits]))]
+    if v.to.nan_style == dtypes.FN and v.src.has_inf:
+        x.append(np.array([-np.inf]).astype(v.src.np_dtype))
+    x = np.concatenate(x)
+    (xd, yd), _ = _split(v, x)
+    compare = dict(EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
+    yield _node_case(v, "negative_nan", xd, yd, sampling.case_seed(seed, v.base_name), ["edge"], compare=compare)
+
+
+def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
+    """0-d, empty and 3-d tensors, for pairs into and out of float32 (every type on both sides)."""
+    if v.saturate is False or v.round_mode not in (None, "up"):
+        return
+    if "float" not in (v.src.name, v.to.name):
+        return
+    (xd, _), _ = _split(v, edge_inputs(v.src, v.to))
+    if xd.size == 0:
+        return
+    s = sampling.case_seed(seed, v.base_name)
+    shapes = {"scalar": (), "empty": (0,), "3d": (2, 3, 4)}
+    for what, shape in shapes.items():
+        n = int(np.prod(shape))
+        x = np.resize(xd, n).reshape(shape)
+        y, why = v.run(x)
+        assert (why == "").all()
+        yield _node_case(v, what, x, y, s, ["shape"])
+
+
+def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) -> list[Callable[[], Iterator[Case]]]:
+    """Units of generation (one per variant), so callers can show progress or spread them."""
+    opts = PROFILES[profile]
+
+    def unit(v: Variant) -> Iterator[Case]:
+        yield from variant_cases(v, opts, seed)
+        yield from fnuz_inf_cases(v, max_opset, seed)
+        yield from nan_sign_cases(v, seed)
+        if opts["shapes"]:
+            yield from shape_cases(v, seed)
+
+    return [lambda v=v: unit(v) for v in variants(max_opset)]
