@@ -419,7 +419,8 @@ def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode:
         return _to_strings(x, src)
     why = np.full(x.shape, "", dtype=object)
     if src.is_float:
-        v = x.astype(np.float64)  # exact for every float type here
+        with np.errstate(invalid="ignore"):  # ml_dtypes flags NaN conversions; they are exact
+            v = x.astype(np.float64)  # exact for every float type here
         if to.kind == "bool":  # +/- 0.0 -> False, all else (NaN too) -> True
             return v != 0, why
         if to.is_integer:
