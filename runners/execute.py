@@ -1,0 +1,298 @@
+"""Run one data set of one case on a backend and return its verdict.
+
+This is the one place that decides a verdict from what a backend does (DESIGN.md, "Verdicts"):
+
+  node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported
+  negative      pass if the backend refuses the model at the phase case.json names
+                ("prepare": prepare must raise; "run": prepare or run may raise), else fail
+  probe         always "probe": what the backend returned (values and bit patterns) or the text of
+                what it raised, recorded for the report; never a failure. Unsupported stays
+                "unsupported" (the backend does not implement it: nothing to compare across backends)
+
+The function is pure apart from the backend calls and the prepared-model cache it is handed, so it
+runs the same in the pytest process and in an isolated worker process (crash / timeout verdicts are
+the worker's to give). It never lets a backend exception escape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import MutableMapping
+
+import numpy as np
+
+from generator import dtypes
+from generator.serialize import CaseError, LoadedCase, graph_io_types
+from runners.backends.base import Unsupported
+from runners.compare import compare_outputs
+from runners.results import (ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result,
+                             float_value, jsonable)
+
+MAX_SHOWN = 10  # mismatching elements kept in a record and shown in a message
+MAX_PROBE_ELEMENTS = 1 << 16  # elements of one probe output recorded (the rest is counted, not kept)
+
+
+class PreparedCache(MutableMapping):
+    """Prepared models by (backend, case directory), least recently used dropped past `size`.
+
+    Runners go through a suite case by case (every data set of a case in a row), so a few entries
+    are enough and compiled sessions of a large suite do not pile up in memory. A plain dict works
+    too (unbounded)."""
+
+    def __init__(self, size: int = 8):
+        self.size = size
+        self._d: OrderedDict = OrderedDict()
+
+    def __getitem__(self, key):
+        self._d.move_to_end(key)
+        return self._d[key]
+
+    def __setitem__(self, key, value) -> None:
+        self._d[key] = value
+        self._d.move_to_end(key)
+        while len(self._d) > self.size:
+            self._d.popitem(last=False)
+
+    def __delitem__(self, key) -> None:
+        del self._d[key]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+class _Prepared:
+    """What prepare gave for one case: the prepared model, or what it raised (as text, so no
+    traceback and its frames are kept alive)."""
+
+    __slots__ = ("value", "error", "unsupported", "seconds")
+
+    def __init__(self, value=None, error: str | None = None, unsupported: bool = False, seconds: float = 0.0):
+        self.value = value
+        self.error = error
+        self.unsupported = unsupported
+        self.seconds = seconds
+
+
+def describe_exception(exc: BaseException) -> str:
+    """`Type: text`, one paragraph, for messages and records."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepared, bool]:
+    """(prepared entry, whether this call paid for prepare)."""
+    key = (backend.name, str(case.dir))
+    entry = cache.get(key)
+    if entry is not None:
+        return entry, False
+    t0 = time.perf_counter()
+    try:
+        entry = _Prepared(value=backend.prepare(case.model, case))
+    except Unsupported as exc:
+        entry = _Prepared(error=describe_exception(exc), unsupported=True)
+    except Exception as exc:  # noqa: BLE001 - any backend exception is a verdict, never a crash of ours
+        entry = _Prepared(error=describe_exception(exc))
+    entry.seconds = time.perf_counter() - t0
+    cache[key] = entry
+    return entry, True
+
+
+def _negative_phase(case: LoadedCase) -> str:
+    """The phase at which the backend must refuse the model: "prepare" or "run" (default: either)."""
+    meta = case.meta or {}
+    phase = meta.get("phase")
+    if phase is None and isinstance(meta.get("negative"), dict):
+        phase = meta["negative"].get("phase")
+    return phase if phase in ("prepare", "run") else "run"
+
+
+def backend_identity(backend) -> tuple[str, str, dict]:
+    """(name, version, settings) of a backend; a backend that cannot say gets "unknown" / {}."""
+    try:
+        version = str(backend.version())
+    except Exception as exc:  # noqa: BLE001
+        version = f"unknown ({describe_exception(exc)})"
+    try:
+        settings = dict(backend.settings())
+    except Exception:  # noqa: BLE001
+        settings = {}
+    return backend.name, version, jsonable(settings)
+
+
+def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
+                     prepared_cache: MutableMapping) -> Result:
+    """The verdict of data set `i` of `case` on `backend`, comparing in `tier` ("strict" / "tolerant").
+
+    prepared_cache: a mapping kept across calls (PreparedCache or dict) so each case is prepared
+    once per backend and every data set runs on the same prepared model."""
+    name, version, settings = backend_identity(backend)
+    result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
+                    backend_version=version, tier=tier, settings=settings)
+    t0 = time.perf_counter()
+    try:
+        _judge(backend, case, i, tier, prepared_cache, result)
+    finally:
+        result.duration = time.perf_counter() - t0
+    return result
+
+
+def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, r: Result) -> None:
+    label = f"{case.name}[{i}]"
+    if not 0 <= i < case.n_datasets and not (case.kind == "negative" and case.n_datasets == 0 and i == 0):
+        r.verdict = INVALID_CASE
+        r.message = f"{label}: {case.dir}: no test_data_set_{i} (the case has {case.n_datasets} data sets)"
+        return
+    entry, _ = _prepare(backend, case, cache)
+
+    if case.kind == "negative":
+        phase = _negative_phase(case)
+        if entry.error is not None:
+            r.verdict, r.error = PASS, entry.error
+            r.message = f"{label}: refused at prepare as required ({entry.error})"
+            return
+        if case.n_datasets == 0:
+            r.verdict = FAIL
+            r.message = f"{label}: the backend accepted a model it must refuse (prepare did not raise)"
+            return
+        try:
+            outputs = backend.run(entry.value, list(case.inputs[i]))
+        except Exception as exc:  # noqa: BLE001
+            r.error = describe_exception(exc)
+            if phase == "run":
+                r.verdict = PASS
+                r.message = f"{label}: refused at run as required ({r.error})"
+            else:
+                r.verdict = FAIL
+                r.message = (f"{label}: the model must be refused at prepare; prepare accepted it and run "
+                             f"raised ({r.error})")
+            return
+        r.verdict = FAIL
+        r.message = (f"{label}: the backend accepted a model it must refuse (phase {phase}) and returned "
+                     f"{len(outputs)} output(s)")
+        r.outputs = _probe_outputs(case, outputs)
+        return
+
+    if entry.unsupported:
+        r.verdict, r.error = UNSUPPORTED, entry.error
+        r.message = f"{label}: unsupported at prepare: {entry.error}"
+        return
+    if entry.error is not None:
+        r.error = entry.error
+        if case.kind == "probe":
+            r.verdict, r.message = PROBE, f"{label}: prepare raised {entry.error}"
+        else:
+            r.verdict, r.message = ERROR, f"{label}: prepare raised {entry.error}"
+        return
+    try:
+        outputs = backend.run(entry.value, list(case.inputs[i]))
+    except Unsupported as exc:
+        r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
+        r.message = f"{label}: unsupported at run: {r.error}"
+        return
+    except Exception as exc:  # noqa: BLE001
+        r.error = describe_exception(exc)
+        r.verdict = PROBE if case.kind == "probe" else ERROR
+        r.message = f"{label}: run raised {r.error}"
+        return
+
+    if case.kind == "probe":
+        r.verdict = PROBE
+        r.outputs = _probe_outputs(case, outputs)
+        r.message = f"{label}: recorded {len(r.outputs)} output(s)"
+        return
+
+    _compare(case, i, tier, outputs, r)
+
+
+def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result) -> None:
+    label = f"{case.name}[{i}]"
+    expected = case.outputs[i]
+    try:
+        _, outs = graph_io_types(case.model)
+    except KeyError as exc:
+        r.verdict = INVALID_CASE
+        r.message = f"{label}: invalid case: {case.dir / 'model.onnx'}: {exc.args[0]}"
+        return
+    names = [n for n, _ in outs][: len(expected)]
+    types = [t for _, t in outs][: len(expected)]
+    outputs = list(outputs) if outputs is not None else []
+    spec = case.meta.get("compare") if case.meta else None
+    try:
+        outcome = compare_outputs(expected, outputs, names, types, spec, tier, inputs=list(case.inputs[i]),
+                                  max_shown=MAX_SHOWN)
+    except ValueError as exc:  # compare_outputs: a bad compare spec in case.json (or a bad tier)
+        r.verdict = INVALID_CASE
+        r.message = f"{label}: invalid case: {case.dir / 'case.json'}: {exc}"
+        return
+    except Exception as exc:  # noqa: BLE001 - keep the run going; the message says it is ours
+        r.verdict = ERROR
+        r.message = f"{label}: comparing the outputs raised {describe_exception(exc)} (an opconform bug)"
+        return
+    r.n_mismatch, r.n_total = int(outcome.n_mismatch), int(outcome.n_total)
+    r.mismatches = [jsonable(m) for m in outcome.mismatches[:MAX_SHOWN]]
+    if outcome.ok:
+        r.verdict = PASS
+        r.message = f"{label}: {outcome.message}" if outcome.message else f"{label}: pass"
+    else:
+        r.verdict = FAIL
+        r.message = f"{label}: {outcome.message}"
+
+
+def _probe_outputs(case: LoadedCase, outputs) -> list[dict]:
+    """What the backend returned, per output: declared type, returned dtype, shape, values, bits."""
+    try:
+        _, outs = graph_io_types(case.model)
+    except KeyError:
+        outs = []
+    recorded = []
+    for j, arr in enumerate(list(outputs or [])):
+        name, dt = outs[j] if j < len(outs) else (f"output_{j}", None)
+        recorded.append(_probe_output(name, dt, arr))
+    return recorded
+
+
+def _probe_output(name: str, dt: dtypes.DType | None, arr) -> dict:
+    arr = np.asarray(arr)
+    flat = arr.reshape(-1)
+    kept = flat[:MAX_PROBE_ELEMENTS]
+    rec = {"name": name, "type": dt.name if dt else None, "dtype": str(arr.dtype), "shape": list(arr.shape),
+           "truncated": bool(flat.size > len(kept))}
+    if dt is not None and dt.kind == "string" or arr.dtype.kind in "OUS":
+        rec["values"] = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in kept.tolist()]
+        rec["bits"] = None
+        return rec
+    try:
+        typed = np.asarray(kept, dtype=dt.np_dtype) if dt is not None else kept
+        rec["values"] = _values(typed, dt)
+        rec["bits"] = _hex_bits(typed, dt)
+    except Exception as exc:  # noqa: BLE001 - a backend returned something not of the declared type
+        rec["values"] = jsonable(kept)
+        rec["bits"] = None
+        rec["note"] = f"not convertible to {dt.name if dt else '?'}: {describe_exception(exc)}"
+    return rec
+
+
+def _values(a: np.ndarray, dt: dtypes.DType | None) -> list:
+    if dt is not None and dt.is_float:
+        return [float_value(v) for v in a.astype(np.float64).tolist()]
+    if dt is not None and dt.kind in ("int", "uint"):
+        return [int(v) for v in a.astype(np.int64 if dt.kind == "int" else np.uint64).tolist()]
+    return jsonable(a)
+
+
+def _hex_bits(a: np.ndarray, dt: dtypes.DType | None) -> list[str] | None:
+    if dt is None or dt.kind == "string" or dt.kind == "bool":
+        return None
+    width = max(1, (dt.bits + 3) // 4)
+    return [f"0x{int(b):0{width}x}" for b in dt.to_bits(a).tolist()]
+
+
+def invalid_case_result(name: str, i: int, kind: str, error: CaseError | str, backend, tier: str) -> Result:
+    """The record of a data set whose case cannot be read: names the file and the problem."""
+    bname, version, settings = backend_identity(backend)
+    return Result(case=name, dataset=i, kind=kind, verdict=INVALID_CASE, message=f"{name}[{i}]: invalid case: {error}",
+                  backend=bname, backend_version=version, tier=tier, settings=settings)

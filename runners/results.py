@@ -1,0 +1,163 @@
+"""Verdict records and the JSON results file.
+
+One `Result` per data set of a case run on one backend (runners/execute.py makes them). A results
+file holds a header (format, backend, settings, tier, counts per verdict) and one record per run
+item, sorted by case and data set so two runs of the same suite compare line by line.
+
+Every value in a record is plain JSON: non-finite floats are written as the strings "nan",
+"inf", "-inf" (strict JSON has no NaN), numpy scalars and arrays become Python numbers and lists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+RESULTS_FORMAT = "opconform-results/1"
+
+# Verdicts of DESIGN.md ("Verdicts"), plus what a run item can end as without a backend verdict.
+PASS = "pass"
+FAIL = "fail"
+ERROR = "error"
+UNSUPPORTED = "unsupported"
+CRASH = "crash"
+TIMEOUT = "timeout"
+PROBE = "probe"
+INVALID_CASE = "invalid-case"  # the case on disk cannot be read (missing / corrupt file, hash mismatch)
+SKIPPED = "skipped"  # not run (skips file, -k does not record deselected items)
+
+VERDICTS = (PASS, FAIL, ERROR, UNSUPPORTED, CRASH, TIMEOUT, PROBE, INVALID_CASE, SKIPPED)
+FAILING = frozenset({FAIL, ERROR, CRASH, TIMEOUT, INVALID_CASE})
+
+
+@dataclass
+class Result:
+    """The verdict of one data set of one case on one backend."""
+
+    case: str
+    dataset: int
+    kind: str
+    verdict: str
+    message: str
+    backend: str
+    backend_version: str
+    tier: str
+    duration: float = 0.0  # seconds: prepare (when this data set paid for it) + run + compare
+    settings: dict = field(default_factory=dict)
+    n_mismatch: int = 0
+    n_total: int = 0
+    mismatches: list[dict] = field(default_factory=list)  # the first mismatching elements
+    outputs: list[dict] | None = None  # probe: what the backend returned, per output
+    error: str | None = None  # the backend's exception, "Type: text", where it raised
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict in FAILING
+
+    def to_record(self) -> dict:
+        return jsonable(dataclasses.asdict(self))
+
+
+def jsonable(x):
+    """x as plain JSON values (see the module docstring)."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return jsonable(dataclasses.asdict(x))
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind == "V":  # ml_dtypes: float8 / bfloat16 / float4 / int4 ...
+            x = x.astype(np.int64 if _ml_is_int(x.dtype) else np.float64)
+        return jsonable(x.tolist())
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return float_value(float(x))
+    if isinstance(x, np.generic) and x.dtype.kind == "V":
+        return int(x) if _ml_is_int(x.dtype) else float_value(float(x))
+    if isinstance(x, bytes):
+        try:
+            return x.decode("utf-8")
+        except UnicodeDecodeError:
+            return x.hex()
+    if x is None or isinstance(x, str):
+        return x
+    if isinstance(x, Path):
+        return str(x)
+    return str(x)
+
+
+def _ml_is_int(dt: np.dtype) -> bool:
+    """ml_dtypes types (numpy kind "V") that hold integers: int2 / int4 / uint2 / uint4."""
+    return dt.name.startswith(("int", "uint"))
+
+
+def float_value(v: float):
+    """A float as JSON: the number, or "nan" / "-nan" / "inf" / "-inf"."""
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def counts(records: list[dict]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in records:
+        out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return dict(sorted(out.items()))
+
+
+def sort_records(records: list[dict]) -> list[dict]:
+    return sorted(records, key=lambda r: (r.get("case", ""), r.get("dataset", 0), r.get("nodeid", "")))
+
+
+def results_document(records: list[dict], header: dict) -> dict:
+    """The results file content: header fields, counts per verdict, records sorted."""
+    records = sort_records(records)
+    doc = {"format": RESULTS_FORMAT}
+    doc.update(jsonable(header))
+    doc["counts"] = counts(records)
+    doc["records"] = records
+    return doc
+
+
+def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
+    """Write the results file atomically (a reader never sees half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(results_document(records, header), indent=1, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_results(path: Path | str) -> dict:
+    """A results file. Raises ValueError (one line) when it is not one."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such results file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a results file ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
+        raise ValueError(f"{path}: not a results file (format is not {RESULTS_FORMAT})")
+    return doc
