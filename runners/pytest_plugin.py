@@ -1,0 +1,309 @@
+"""pytest plugin: run opconform suites (and plain ONNX node tests) against a backend.
+
+    pytest SUITE [--backend NAME|module:attr] [--tier strict|tolerant] [--xfails-file F]
+           [--skips-file F] [--report results.json] [-k ...] [-x] [-n N] [--junitxml ...]
+
+SUITE may be a suite directory, one kind folder of it (node/, probe/, negative/, graph/), one case
+directory, or any tree holding ONNX node-test directories (model.onnx + test_data_set_<i>/), with or
+without case.json. Each data set is one item, `<case name>[<i>]`.
+
+Without --backend the plugin adds its options and does nothing else: it collects nothing and prints
+nothing, so other pytest runs are unaffected. Verdicts (runners/execute.py) map to outcomes:
+pass / probe -> passed; unsupported -> skipped with the backend's reason; fail / error /
+invalid-case -> failed with the verdict message (no traceback of this plugin).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+
+import pytest
+
+PLUGIN_NAME = "opconform-run"
+TIERS = ("strict", "tolerant")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("opconform", "opconform conformance suites")
+    group.addoption("--backend", default=None, metavar="NAME|module:attr",
+                    help="run opconform / ONNX node-test case directories on this backend "
+                         "(`opconform backends` lists them; module:attr names any onnx.backend.base.Backend "
+                         "or opconform Backend). Without it no case is collected.")
+    group.addoption("--tier", default="strict", choices=TIERS,
+                    help="comparison tier (default strict): tolerant allows +-1 on quantized outputs")
+    group.addoption("--xfails-file", default=None, metavar="FILE",
+                    help="test-id substrings, one a line (# comments): matching items are xfail (not strict)")
+    group.addoption("--skips-file", default=None, metavar="FILE",
+                    help="test-id substrings, one a line (# comments): matching items are skipped")
+    group.addoption("--report", default=None, metavar="PATH",
+                    help="write a JSON results file (one record per item) at the end of the session")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    spec = config.getoption("backend", None)
+    if not spec:
+        return
+    from runners.backends.base import UnknownBackend
+    from runners.backends.registry import get_backend
+
+    try:
+        backend = get_backend(spec)
+    except UnknownBackend as exc:
+        raise pytest.UsageError(_one_line(str(exc))) from None
+    except Exception as exc:  # noqa: BLE001 - a backend that fails to load is a user-facing error
+        raise pytest.UsageError(f"--backend {spec}: cannot load: {type(exc).__name__}: {_one_line(str(exc))}") from None
+    xfails = read_patterns(config.getoption("xfails_file"), "--xfails-file")
+    skips = read_patterns(config.getoption("skips_file"), "--skips-file")
+    report = config.getoption("report")
+    config.pluginmanager.register(
+        OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report), PLUGIN_NAME)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def read_patterns(path: str | None, option: str) -> list[str]:
+    """Test-id substrings of an xfails / skips file: one a line, `#` starts a comment."""
+    if not path:
+        return []
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise pytest.UsageError(f"{option} {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"{option} {path}: cannot read ({exc})") from None
+    patterns = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            patterns.append(line)
+    return patterns
+
+
+def is_case_dir(path: Path) -> bool:
+    """A directory holding one case: model.onnx (ours carry case.json too; onnx's own tests do not)."""
+    return (path / "model.onnx").is_file()
+
+
+def count_datasets(path: Path) -> int:
+    try:
+        return sum(1 for p in path.iterdir() if p.is_dir() and p.name.startswith("test_data_set_"))
+    except OSError:
+        return 0
+
+
+class CaseFailure(Exception):
+    """Raised by an item whose verdict is a failure; carries the Result."""
+
+    def __init__(self, result):
+        super().__init__(result.message)
+        self.result = result
+
+
+class _Crash:
+    """What pytest's short summary and junitxml read from a failure: its one-line message."""
+
+    def __init__(self, path: str, lineno: int, message: str):
+        self.path, self.lineno, self.message = path, lineno, message
+
+
+class CaseFailureRepr:
+    """A failure shown as the verdict message only (pytest duck-types longrepr on toterminal)."""
+
+    def __init__(self, text: str, path: Path):
+        self.text = text
+        self.reprcrash = _Crash(os.fspath(path), 0, text.splitlines()[0] if text else "")
+
+    def toterminal(self, tw) -> None:
+        for line in self.text.splitlines() or [""]:
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class CaseDir(pytest.Directory):
+    """One case directory: an item per data set (one item, [0], when it has none)."""
+
+    def collect(self):
+        n = count_datasets(self.path)
+        for i in range(max(n, 1)):
+            yield CaseItem.from_parent(self, name=f"{self.path.name}[{i}]", case_name=self.path.name, index=i)
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case_name: str, index: int, **kwargs):
+        super().__init__(**kwargs)
+        self.case_name = case_name
+        self.index = index
+        self.result = None
+
+    def runtest(self) -> None:
+        from runners.results import PASS, PROBE, UNSUPPORTED
+
+        run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        self.result = run.execute(self)
+        self.user_properties.append(("opconform_verdict", self.result.verdict))
+        if self.result.verdict in (PASS, PROBE):
+            return
+        if self.result.verdict == UNSUPPORTED:
+            pytest.skip(f"unsupported: {self.result.error or self.result.message}")
+        raise CaseFailure(self.result)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseFailure):
+            r = excinfo.value.result
+            return CaseFailureRepr(f"[{r.verdict}] {r.message}", self.path)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+class OpconformRun:
+    """The plugin's state for one session with --backend: backend, caches, the records."""
+
+    def __init__(self, config: pytest.Config, backend, tier: str, xfails: list[str], skips: list[str],
+                 report: str | None):
+        from runners.execute import PreparedCache, backend_identity
+
+        self.config = config
+        self.backend = backend
+        self.tier = tier
+        self.xfails = xfails
+        self.skips = skips
+        self.report = Path(report).resolve() if report else None
+        self.name, self.version, self.settings = backend_identity(backend)
+        self.prepared = PreparedCache()
+        self._cases: dict = {}  # case dir -> LoadedCase | CaseError (the last few)
+        self.records: list[dict] = []
+        self.is_worker = hasattr(config, "workerinput")  # pytest-xdist worker
+        self.written = False
+
+    # ---- running ----------------------------------------------------------------------
+    def load(self, path: Path):
+        from generator.serialize import CaseError, read_case
+
+        key = str(path)
+        if key not in self._cases:
+            try:
+                self._cases[key] = read_case(path)
+            except CaseError as exc:
+                self._cases[key] = exc
+            while len(self._cases) > 4:
+                self._cases.pop(next(iter(self._cases)))
+        return self._cases[key]
+
+    def execute(self, item: CaseItem):
+        from generator.case import KINDS
+        from generator.serialize import CaseError
+        from runners.execute import invalid_case_result, run_case_dataset
+
+        case = self.load(item.path)
+        if isinstance(case, CaseError):
+            kind = item.path.parent.name if item.path.parent.name in KINDS else "node"
+            problem = f"{_relpath(case.path, self.config.invocation_params.dir)}: {case.problem}"
+            return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier)
+        return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared)
+
+    # ---- hooks ------------------------------------------------------------------------
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        lines = [f"opconform: backend {self.name} {self.version}, tier {self.tier}"]
+        if self.settings:
+            lines.append("opconform: settings " + ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items())))
+        return lines
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collect_directory(self, path: Path, parent):
+        if is_case_dir(path):
+            return CaseDir.from_parent(parent, path=path)
+        return None
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        if not (self.xfails or self.skips):
+            return
+        for item in items:
+            if not isinstance(item, CaseItem):
+                continue
+            hit = next((p for p in self.skips if p in item.nodeid), None)
+            if hit is not None:
+                item.add_marker(pytest.mark.skip(reason=f"skips-file: {hit}"))
+                continue
+            hit = next((p for p in self.xfails if p in item.nodeid), None)
+            if hit is not None:
+                item.add_marker(pytest.mark.xfail(reason=f"xfails-file: {hit}", strict=False))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        rep = yield
+        if not isinstance(item, CaseItem):
+            return rep
+        record = None
+        if call.when == "call" and item.result is not None:
+            record = item.result.to_record()
+            if item.result.verdict == "unsupported" and rep.skipped and isinstance(rep.longrepr, tuple):
+                rep.longrepr = (os.fspath(item.path), None, rep.longrepr[2])  # the case, not this plugin
+        elif call.when == "setup" and rep.skipped:
+            from runners.results import SKIPPED, Result
+
+            reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+            record = Result(case=item.case_name, dataset=item.index, kind=_kind_of(item.path), verdict=SKIPPED,
+                            message=reason, backend=self.name, backend_version=self.version, tier=self.tier,
+                            settings=self.settings).to_record()
+        if record is not None:
+            record["nodeid"] = item.nodeid
+            record["outcome"] = ("xfailed" if rep.skipped and hasattr(rep, "wasxfail") else
+                                 "xpassed" if rep.passed and hasattr(rep, "wasxfail") else rep.outcome)
+            xfail = item.get_closest_marker("xfail")
+            record["xfail"] = xfail.kwargs.get("reason", "") if xfail is not None else None
+            rep.opconform_record = record  # plain JSON: pytest-xdist carries it to the controller
+        return rep
+
+    def pytest_runtest_logreport(self, report) -> None:
+        record = getattr(report, "opconform_record", None)
+        if record is not None and not self.is_worker:
+            self.records.append(record)
+
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        if self.report is None or self.is_worker:
+            return
+        from runners.results import write_results
+
+        header = {
+            "backend": {"name": self.name, "version": self.version, "settings": self.settings},
+            "tier": self.tier,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "args": list(self.config.invocation_params.args),
+            "exitstatus": int(exitstatus),
+            "xfails_file": self.config.getoption("xfails_file"),
+            "skips_file": self.config.getoption("skips_file"),
+        }
+        try:
+            write_results(self.report, self.records, header)
+            self.written = True
+        except OSError as exc:
+            tr = self.config.pluginmanager.get_plugin("terminalreporter")
+            msg = f"opconform: cannot write --report {self.report}: {exc.strerror or exc}"
+            if tr is not None:
+                tr.write_line(msg, red=True)
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR if exitstatus == 0 else exitstatus
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.written:
+            terminalreporter.write_line(f"opconform: results written to {self.report}")
+
+
+def _kind_of(path: Path) -> str:
+    from generator.case import KINDS
+
+    return path.parent.name if path.parent.name in KINDS else "node"
+
+
+def _relpath(path: Path, start: Path) -> str:
+    try:
+        return os.path.relpath(path, start)
+    except ValueError:
+        return str(path)
