@@ -1,0 +1,86 @@
+"""The `opconform` command.
+
+    opconform backends [--json]     the backends this installation knows, their versions, whether installed
+
+Running a suite goes through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
+Every error a user can cause ends with one line on stderr and a non-zero exit status
+(2 for a bad command line), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line (no usage block) and exit status 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog.split()[0]} --help)\n")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("opconform")
+    except Exception:  # noqa: BLE001 - not installed as a distribution (source checkout)
+        from generator.case import GENERATOR_VERSION
+
+        return GENERATOR_VERSION
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="opconform",
+        description="opconform: conformance suites for ML operators. Run a suite with "
+                    "`pytest SUITE --backend NAME` (options: --tier, --xfails-file, --skips-file, --report).",
+    )
+    parser.add_argument("--version", action="version", version=f"opconform {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("backends", help="list the backends, their versions and whether they are installed",
+                       description="List the backends opconform knows (built in and from the "
+                                   "opconform.backends entry point group); NAME is what --backend takes.")
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.set_defaults(func=cmd_backends)
+    return parser
+
+
+def format_table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    return "\n".join(lines)
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from runners.backends.registry import list_backends
+
+    backends = list_backends()
+    if args.json:
+        print(json.dumps(backends, indent=1, sort_keys=True, default=str))
+        return 0
+    rows = [[b.get("name", "?"), b.get("version") or "-", "yes" if b.get("installed") else "no",
+             " ".join(str(b.get("detail") or "").split())] for b in backends]
+    print(format_table(rows, ["NAME", "VERSION", "INSTALLED", "DETAIL"]))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("opconform: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `opconform backends | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
