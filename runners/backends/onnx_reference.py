@@ -1,0 +1,68 @@
+"""onnx.reference.ReferenceEvaluator, a backend under test like any other.
+
+Its outputs are numpy arrays whose dtype is the evaluator's choice (measured with onnx 1.23: the
+declared ml_dtypes type for every Cast target, numpy unicode for strings). `as_declared` converts only
+exact reinterpretations (bit patterns -> the float type, unicode -> str objects); anything else reaches
+compare unchanged and is reported as a wrong element type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx.reference import ReferenceEvaluator
+from onnx.reference.op_run import RuntimeContextError
+
+from generator.dtypes import DType
+from runners.backends.base import Backend, Unsupported, as_declared, io_types
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__
+
+
+def _unsupported(exc: BaseException) -> bool:
+    """NotImplementedError covers unknown ops and RuntimeImplementationError; RuntimeContextError is
+    raised for an op with a schema but no implementation."""
+    if isinstance(exc, NotImplementedError):
+        return True
+    return isinstance(exc, RuntimeContextError) and "implementation" in str(exc).lower()
+
+
+@dataclass
+class Prepared:
+    evaluator: ReferenceEvaluator
+    inputs: list[tuple[str, DType]]
+    outputs: list[tuple[str, DType]]
+
+
+class OnnxReferenceBackend(Backend):
+    name = "onnx-reference"
+
+    def version(self) -> str:
+        return onnx.__version__
+
+    def prepare(self, model: onnx.ModelProto, case) -> Prepared:
+        ins, outs = io_types(model)
+        try:
+            evaluator = ReferenceEvaluator(model)
+        except Exception as exc:
+            if _unsupported(exc):
+                raise Unsupported(f"onnx.reference: {_first_line(exc)}") from None
+            raise
+        return Prepared(evaluator, ins, outs)
+
+    def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(prepared.inputs):
+            raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        feed = {name: x for (name, _), x in zip(prepared.inputs, inputs)}
+        try:
+            results = prepared.evaluator.run([name for name, _ in prepared.outputs], feed)
+        except Exception as exc:
+            if _unsupported(exc):
+                raise Unsupported(f"onnx.reference: {_first_line(exc)}") from None
+            raise
+        return [as_declared(r, t) for r, (_, t) in zip(results, prepared.outputs)]

@@ -1,0 +1,158 @@
+"""onnxruntime on CPU, every input and output bit-exact in its declared element type.
+
+Why not `InferenceSession.run`: the Python binding hands float8e4m3fn outputs back as uint8 and cannot
+convert bfloat16, the other float8 types, float8e8m0, int4/uint4 or int2/uint2 to or from numpy at all.
+So numeric tensors travel as OrtValues whose raw buffers are copied with ctypes: sub-byte types are
+PACKED there (4-bit: two per byte, first element in the low nibble; 2-bit: four per byte, low bits
+first). The binding cannot build a string OrtValue from numpy, so a string input is produced by a tiny
+helper session (one Constant node) that returns it as an OrtValue; the model under test is never changed.
+
+Graph optimizations are disabled (ORT_DISABLE_ALL): a conformance check must see the kernel, not a
+constant-folded or fused result.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper, numpy_helper
+from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
+
+from generator import dtypes
+from generator.dtypes import DType
+from runners.backends.base import Backend, Unsupported, as_declared, io_types
+
+PROVIDERS = ["CPUExecutionProvider"]
+
+# Failures at session creation that mean "not implemented here" rather than "broken".
+_UNSUPPORTED_TEXT = re.compile(
+    r"Could not find an implementation|Failed to find kernel|No Op registered for|is not a registered function/op"
+    r"|Invalid tensor data type|Unsupported model IR version|Current official support for domain",
+    re.IGNORECASE)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else exc.__class__.__name__
+
+
+def _unsupported_reason(exc: BaseException) -> str | None:
+    """The reason to report Unsupported for an ORT exception, or None if it is a real error."""
+    if isinstance(exc, ort_state.NotImplemented):
+        return _first_line(exc)
+    if isinstance(exc, (ort_state.Fail, ort_state.InvalidGraph, ort_state.InvalidArgument)):
+        m = _UNSUPPORTED_TEXT.search(str(exc))
+        if m and "Exception during initialization" not in str(exc):  # a kernel's own check: an error
+            return _first_line(exc)
+    return None
+
+
+@dataclass
+class Prepared:
+    session: ort.InferenceSession
+    inputs: list[tuple[str, DType]]
+    outputs: list[tuple[str, DType]]
+
+
+class OnnxRuntimeBackend(Backend):
+    name = "onnxruntime"
+
+    def version(self) -> str:
+        return ort.__version__
+
+    def settings(self) -> dict:
+        return {"providers": PROVIDERS, "graph_optimization_level": "ORT_DISABLE_ALL"}
+
+    def _options(self) -> ort.SessionOptions:
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        so.log_severity_level = 4  # failures come back as exceptions; keep stderr for the real log
+        return so
+
+    def prepare(self, model: onnx.ModelProto, case) -> Prepared:
+        ins, outs = io_types(model)
+        try:
+            session = ort.InferenceSession(model.SerializeToString(), self._options(), providers=PROVIDERS)
+        except Exception as exc:
+            reason = _unsupported_reason(exc)
+            if reason is not None:
+                raise Unsupported(f"onnxruntime: {reason}") from None
+            raise
+        return Prepared(session, ins, outs)
+
+    def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(prepared.inputs):
+            raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        feed = {name: self._ortvalue(x, t) for (name, t), x in zip(prepared.inputs, inputs)}
+        names = [name for name, _ in prepared.outputs]
+        try:
+            values = prepared.session.run_with_ort_values(names, feed)
+        except ort_state.NotImplemented as exc:
+            raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+        return [self._to_numpy(v, t) for v, (_, t) in zip(values, prepared.outputs)]
+
+    # ---- OrtValue <-> numpy, bit-exact ------------------------------------------------------
+    def _ortvalue(self, x: np.ndarray, t: DType) -> ort.OrtValue:
+        shape = list(np.shape(x))
+        if t.kind == "string":
+            return self._string_ortvalue(np.asarray(x, dtype=object))
+        raw = pack(np.asarray(x, dtype=t.np_dtype), t)
+        value = ort.OrtValue.ortvalue_from_shape_and_type(shape, t.onnx)
+        size = value.tensor_size_in_bytes()
+        if size != len(raw):
+            raise RuntimeError(f"onnxruntime holds {size} bytes for a {t.name}{shape} tensor, packing gave {len(raw)}")
+        if size:
+            ctypes.memmove(value.data_ptr(), raw, size)
+        return value
+
+    def _string_ortvalue(self, x: np.ndarray) -> ort.OrtValue:
+        """A string tensor as an OrtValue: the output of a one-Constant helper session."""
+        tensor = numpy_helper.from_array(x, "value")
+        graph = helper.make_graph([helper.make_node("Constant", [], ["s"], value=tensor)], "string_input", [],
+                                  [helper.make_tensor_value_info("s", onnx.TensorProto.STRING, x.shape)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        session = ort.InferenceSession(model.SerializeToString(), self._options(), providers=PROVIDERS)
+        return session.run_with_ort_values(["s"], {})[0]
+
+    def _to_numpy(self, value: ort.OrtValue, declared: DType) -> np.ndarray:
+        if not value.is_tensor():
+            raise RuntimeError(f"onnxruntime returned a non-tensor value ({value.data_type()})")
+        t = dtypes.get(value.element_type())  # what ORT says it returned; compare checks it is `declared`
+        shape = tuple(value.shape())
+        if t.kind == "string":
+            return as_declared(value.numpy(), t)
+        size = value.tensor_size_in_bytes()
+        raw = ctypes.string_at(value.data_ptr(), size) if size else b""
+        return unpack(raw, shape, t)
+
+
+def pack(x: np.ndarray, t: DType) -> bytes:
+    """Raw ONNX / ORT storage of a tensor: sub-byte elements packed, low bits first."""
+    bits = t.to_bits(np.ascontiguousarray(x)).ravel()
+    if t.bits >= 8:
+        return bits.astype(t.bits_dtype).tobytes()
+    per = 8 // t.bits
+    padded = np.zeros(-(-bits.size // per) * per, dtype=np.uint8)
+    padded[:bits.size] = bits
+    groups = padded.reshape(-1, per).astype(np.uint16)
+    shifts = np.arange(per, dtype=np.uint16) * t.bits
+    return (groups << shifts).sum(axis=1).astype(np.uint8).tobytes()
+
+
+def unpack(raw: bytes, shape: tuple, t: DType) -> np.ndarray:
+    """Inverse of pack."""
+    n = int(np.prod(shape, dtype=np.int64))
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if t.bits >= 8:
+        bits = data.view(t.bits_dtype)[:n]
+    else:
+        per = 8 // t.bits
+        shifts = np.arange(per, dtype=np.uint8) * t.bits
+        bits = ((data[:, None] >> shifts) & np.uint8((1 << t.bits) - 1)).ravel()[:n]
+    return t.from_bits(bits).reshape(shape)

@@ -1,0 +1,98 @@
+"""The project's own references as a backend: a tiny interpreter over model.graph.node in order.
+
+Each node is looked up in generator.reference.REFERENCES by (domain, op_type) and called with the
+model's opset import of its domain. It is the yardstick for the suites (it must pass 100% of them) and
+runs where no other backend is installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from generator import dtypes
+from generator.case import GENERATOR_VERSION
+from generator.dtypes import DType
+from generator.reference import NodeFunction, lookup
+from generator.serialize import read_tensor
+from runners.backends.base import Backend, Unsupported, as_declared, io_types
+
+
+def _domain(d: str) -> str:
+    return "" if d == "ai.onnx" else d
+
+
+def decode_attribute(attr: onnx.AttributeProto):
+    """An attribute value as a reference expects it: str for strings, numpy arrays for tensors."""
+    value = helper.get_attribute_value(attr)
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, onnx.TensorProto):
+        return _tensor(value)
+    if isinstance(value, list):
+        return [v.decode("utf-8") if isinstance(v, bytes) else _tensor(v) if isinstance(v, onnx.TensorProto) else v
+                for v in value]
+    return value
+
+
+def _tensor(t: onnx.TensorProto) -> np.ndarray:
+    return read_tensor(t.SerializeToString(), t.name or "<tensor>")
+
+
+@dataclass
+class Step:
+    fn: NodeFunction
+    node: onnx.NodeProto
+    attrs: dict
+    opset: int
+
+
+@dataclass
+class Prepared:
+    steps: list[Step]
+    constants: dict[str, np.ndarray]  # initializers
+    inputs: list[tuple[str, DType]]
+    outputs: list[tuple[str, DType]]
+
+
+class OpconformBackend(Backend):
+    name = "opconform"
+
+    def version(self) -> str:
+        return GENERATOR_VERSION
+
+    def prepare(self, model: onnx.ModelProto, case) -> Prepared:
+        ins, outs = io_types(model)
+        opsets = {_domain(o.domain): o.version for o in model.opset_import}
+        steps = []
+        for node in model.graph.node:
+            dom = _domain(node.domain)
+            fn = lookup(dom, node.op_type)
+            if fn is None:
+                raise Unsupported(f"opconform has no reference for {dom or 'ai.onnx'}::{node.op_type}")
+            if dom not in opsets:
+                raise ValueError(f"node {node.op_type!r}: the model imports no opset for domain {dom!r}")
+            steps.append(Step(fn, node, {a.name: decode_attribute(a) for a in node.attribute}, opsets[dom]))
+        constants = {init.name: _tensor(init) for init in model.graph.initializer}
+        return Prepared(steps, constants, ins, outs)
+
+    def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(prepared.inputs):
+            raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        values: dict[str, np.ndarray] = dict(prepared.constants)
+        types: dict[str, DType] = {name: dtypes.from_numpy(v.dtype) for name, v in values.items()}
+        for (name, t), x in zip(prepared.inputs, inputs):
+            values[name] = np.asarray(x, dtype=object if t.kind == "string" else t.np_dtype)
+            types[name] = t
+        for step in prepared.steps:
+            args = [values[n] if n else None for n in step.node.input]
+            arg_types = [types[n] if n else None for n in step.node.input]
+            results = step.fn(args, step.attrs, step.opset, arg_types)
+            for name, r in zip(step.node.output, results):
+                if name:
+                    values[name] = r
+                    types[name] = dtypes.from_numpy(np.asarray(r).dtype)
+        return [as_declared(values[name], t) for name, t in prepared.outputs]
