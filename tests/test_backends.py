@@ -1,0 +1,279 @@
+"""Backends and the registry: every backend on small Cast models, judged against generator.reference.cast.
+
+The input values avoid rows where a backend is known not to conform (those are the suite's business, not
+these tests'): what is checked here is that inputs go in and outputs come back bit-exactly in their
+declared element types, and that Unsupported / errors / registry failures are reported as specified.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from generator import dtypes
+from generator.case import node_model
+from generator.reference.cast import cast
+from runners.backends import registry
+from runners.backends.base import Backend, BackendNotInstalled, Unsupported, UnknownBackend, as_declared
+from runners.compare import compare_outputs
+
+ort = pytest.importorskip("onnxruntime")
+from runners.backends.onnxruntime import pack, unpack  # noqa: E402
+
+BACKENDS = ["onnxruntime", "onnx-reference", "opconform"]
+F32 = dtypes.get("float")
+
+# Inputs (float32) per target whose results the spec defines and every backend here gets right.
+TO_VALUES = {
+    "float8e4m3fn": [0.0, -0.0, 0.25, 1.5, -3.0, 7.0, 100.0, 0.1, 448.0, -1000.0, np.nan, 2.0**-9],
+    "float8e4m3fnuz": [0.0, 0.25, 1.5, -3.0, 7.0, 100.0, 0.1, 240.0, 1000.0, np.nan, 2.0**-10],
+    "float8e5m2": [0.0, -0.0, 0.25, 1.5, -3.0, 7.0, 100.0, 0.1, 57344.0, -1e6, np.inf, -np.inf, np.nan],
+    "float8e5m2fnuz": [0.0, 0.25, 1.5, -3.0, 7.0, 100.0, 0.1, 57344.0, -1e6, np.nan],
+    "float8e8m0": [0.25, 1.0, 1.5, 3.0, 1024.0, 2.0**-100, 2.0**100, np.nan],
+    "float4e2m1": [0.0, -0.0, 0.5, 1.5, -3.0, 6.0, 10.0, -0.2, 2.5],
+    "int4": [-8.0, -1.0, 0.0, 3.0, 7.0],
+    "uint4": [0.0, 1.0, 9.0, 15.0, 4.0],
+    "int2": [-2.0, -1.0, 0.0, 1.0, 1.0],
+    "uint2": [0.0, 1.0, 2.0, 3.0, 2.0],
+    "bfloat16": [0.0, -0.0, 1.0 / 3, 3e38, -np.inf, np.nan, 1e-40],
+    "float16": [0.0, -0.0, 1.0 / 3, 65520.0, -np.inf, np.nan, 1e-7],
+    "double": [0.1, -0.0, np.inf, np.nan, 1e-45],
+    "bool": [0.0, -0.0, 1.5, np.nan, -np.inf],
+    "int8": [-128.0, 127.0, -0.0, 5.0],
+    "uint64": [0.0, 1.0, 2.0**63, 2.0**64 - 2.0**11],
+    "string": [0.1, 1.5, -3.0, 1e-7, 123456.0, -0.0],
+}
+# Sources whose every value (or the listed ones) casts to float32 exactly.
+FROM_TYPES = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float8e8m0", "float4e2m1",
+              "int4", "uint4", "int2", "uint2", "bfloat16", "float16", "bool", "int64", "string"]
+
+
+def source_values(t: dtypes.DType) -> np.ndarray:
+    if t.kind == "string":
+        return np.array(["1.5", "-2", "0.1", "1e3", "-0", "NaN", "-INF", "0.3333333333"], dtype=object)
+    if t.kind == "bool":
+        return np.array([True, False])
+    if t.bits <= 8:
+        return t.all_values()
+    if t.is_float:
+        return t.all_values()[::97]
+    return np.array([t.int_min, -1, 0, 1, 2**24 + 1, t.int_max], dtype=t.np_dtype)
+
+
+def run_cast(backend: str, src: str, to: str, x: np.ndarray, opset: int = 25, attrs: dict | None = None,
+             tier: str = "strict"):
+    """Run Cast on `backend`; compare with the reference where it defines the result. Skips if Unsupported."""
+    s, t = dtypes.get(src), dtypes.get(to)
+    attrs = attrs or {}
+    model = node_model("Cast", [("x", s, x.shape)], [("y", t, x.shape)], {"to": t.onnx, **attrs}, opset)
+    b = registry.get_backend(backend)
+    try:
+        out = b.run(b.prepare(model, None), [x])
+    except Unsupported as exc:
+        pytest.skip(f"{backend}: {exc}")
+    expected, why = cast(x, s, t, saturate=bool(attrs.get("saturate", 1)),
+                         round_mode=attrs.get("round_mode", "up"), opset=opset)
+    assert len(out) == 1 and out[0].shape == x.shape
+    assert out[0].dtype == (object if t.kind == "string" else t.np_dtype)
+    defined = why == ""
+    spec = {"mode": "parsed", "source_type": s.name} if t.kind == "string" else {"mode": "exact"}
+    outcome = compare_outputs([expected[defined]], [out[0][defined]], ["y"], [t], spec, tier, inputs=[x[defined]])
+    assert outcome.ok, f"{backend} {src}->{to}:\n{outcome.message}"
+    return out[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("to", sorted(TO_VALUES))
+def test_cast_from_float32(backend, to):
+    x = np.array(TO_VALUES[to], dtype=np.float32)
+    # float -> string: no text format is fixed; onnxruntime prints 8 digits, which only the tolerant tier
+    # accepts for values that need 9 (none here), so strict must pass
+    run_cast(backend, "float", to, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("src", FROM_TYPES)
+def test_cast_to_float32(backend, src):
+    t = dtypes.get(src)
+    run_cast(backend, src, "float", source_values(t))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cast_float8e8m0_round_modes(backend):
+    x = np.array([1.0, 1.25, 1.5, 3.0, 0.75, 2.0**20 * 1.7], dtype=np.float32)
+    for mode in ("up", "down", "nearest"):
+        run_cast(backend, "float", "float8e8m0", x, opset=24, attrs={"round_mode": mode})
+
+
+@pytest.mark.parametrize("backend", ["onnxruntime", "opconform"])
+def test_cast_sub_byte_in_and_out(backend):
+    run_cast(backend, "int4", "uint2", dtypes.get("int4").all_values())  # wraps: low two bits
+    run_cast(backend, "uint2", "int4", dtypes.get("uint2").all_values())
+
+
+@pytest.mark.parametrize("backend", ["onnxruntime", "opconform"])
+def test_cast_string_to_float8(backend):
+    x = np.array(["1.5", "-2", "0.1", "NaN", "1e9", "-0"], dtype=object)
+    run_cast(backend, "string", "float8e5m2", x)
+    run_cast(backend, "string", "float8e4m3fn", x.reshape(2, 3))
+
+
+@pytest.mark.parametrize("backend", ["onnxruntime", "opconform"])
+def test_cast_float8_to_string(backend):
+    t = dtypes.get("float8e4m3fn")
+    x = t.all_values()
+    run_cast(backend, "float8e4m3fn", "string", x[~t.isnan(x)])
+
+
+# ---- onnxruntime transport details ------------------------------------------------------
+@pytest.mark.parametrize("name", ["int4", "uint4", "int2", "uint2", "float4e2m1"])
+def test_pack_unpack_round_trip(name):
+    t = dtypes.get(name)
+    values = t.all_values()
+    for n in range(0, 9):
+        x = values[np.arange(n) % values.size]
+        raw = pack(x, t)
+        assert len(raw) == -(-n * t.bits // 8)
+        assert (t.to_bits(unpack(raw, (n,), t)) == t.to_bits(x)).all()
+
+
+def test_pack_layout_first_element_in_low_bits():
+    assert pack(np.array([1, -1, 2], dtype=dtypes.get("int4").np_dtype), dtypes.get("int4")) == bytes([0xF1, 0x02])
+    assert pack(np.array([1, 2, 3, 0, 1], dtype=dtypes.get("uint2").np_dtype), dtypes.get("uint2")) == bytes([0x39, 0x01])
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3,), (2, 3), (3, 1, 3)])
+@pytest.mark.parametrize("to", ["int4", "uint2", "float8e5m2", "bfloat16"])
+def test_onnxruntime_shapes(shape, to):
+    x = (np.arange(int(np.prod(shape)), dtype=np.float32) % 3).reshape(shape)
+    run_cast("onnxruntime", "float", to, x)
+
+
+def test_onnxruntime_settings_disable_optimizations():
+    b = registry.get_backend("onnxruntime")
+    assert b.settings()["graph_optimization_level"] == "ORT_DISABLE_ALL"
+    assert b.version() == ort.__version__
+    model = node_model("Cast", [("x", F32, (2,))], [("y", dtypes.get("float16"), (2,))], {"to": 10}, 25)
+    options = b.prepare(model, None).session.get_session_options()
+    assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+
+
+def test_onnxruntime_float4_is_unsupported_or_exact():
+    """onnxruntime 1.31 has no CPU Cast kernel for float4e2m1: that must be Unsupported, not an error."""
+    s, t = F32, dtypes.get("float4e2m1")
+    model = node_model("Cast", [("x", s, (3,))], [("y", t, (3,))], {"to": t.onnx}, 25)
+    b = registry.get_backend("onnxruntime")
+    try:
+        prepared = b.prepare(model, None)
+    except Unsupported as exc:
+        assert "Cast" in str(exc)
+        return
+    x = np.array([0.5, 7.0, -1.5], np.float32)
+    assert (t.to_bits(b.run(prepared, [x])[0]) == t.to_bits(cast(x, s, t)[0])).all()
+
+
+# ---- opconform backend -------------------------------------------------------------------
+def test_opconform_runs_a_chain_with_the_models_opset():
+    """Two Casts in a row; the FNUZ row for Inf changed at Cast-24, so the opset must reach the reference."""
+    from onnx import helper
+
+    from generator.case import finish_model, value_info
+
+    fnuz = dtypes.get("float8e4m3fnuz")
+    x = np.array([np.inf, -np.inf, 3.0], np.float32)
+    for opset in (19, 24):
+        graph = helper.make_graph(
+            [helper.make_node("Cast", ["x"], ["m"], to=fnuz.onnx),
+             helper.make_node("Cast", ["m"], ["y"], to=dtypes.get("float16").onnx, domain="ai.onnx")],
+            "chain", [value_info("x", F32, (3,))], [value_info("y", dtypes.get("float16"), (3,))])
+        b = registry.get_backend("opconform")
+        y = b.run(b.prepare(finish_model(graph, opset), None), [x])[0]
+        mid, _ = cast(x, F32, fnuz, opset=opset)
+        want, _ = cast(mid, fnuz, "float16", opset=opset)
+        assert y.dtype == np.float16 and (want.view(np.uint16) == y.view(np.uint16)).all()
+        assert np.isnan(y[0]) == (opset == 19)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unknown_op_is_unsupported(backend):
+    model = node_model("Frob", [("x", F32, (2,))], [("y", F32, (2,))], {}, 25, domain="com.example",
+                       extra_opsets={"com.example": 1})
+    with pytest.raises(Unsupported):
+        registry.get_backend(backend).prepare(model, None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_invalid_model_is_an_error_not_unsupported(backend):
+    model = node_model("Cast", [("x", F32, (2,))], [("y", dtypes.get("float16"), (2,))], {}, 25)  # no "to"
+    b = registry.get_backend(backend)
+    with pytest.raises(Exception) as info:
+        b.run(b.prepare(model, None), [np.ones(2, np.float32)])
+    assert not isinstance(info.value, Unsupported)
+
+
+# ---- as_declared ----------------------------------------------------------------------------
+def test_as_declared_only_exact_reinterpretations():
+    f8 = dtypes.get("float8e4m3fn")
+    bits = np.array([0x38, 0x7F], np.uint8)
+    assert as_declared(bits, f8).dtype == f8.np_dtype and (f8.to_bits(as_declared(bits, f8)) == bits).all()
+    i4 = dtypes.get("int4")
+    assert as_declared(np.array([-8, 7], np.int8), i4).dtype == i4.np_dtype
+    assert as_declared(np.array([8], np.int8), i4).dtype == np.int8  # out of range: left for compare
+    assert as_declared(np.array([1.5], np.float32), f8).dtype == np.float32  # never round values
+    assert as_declared(np.array(["a", "b"]), dtypes.get("string")).dtype == object
+    assert as_declared(np.array([b"x"], dtype=object), dtypes.get("string"))[0] == "x"
+
+
+# ---- registry ---------------------------------------------------------------------------
+def test_unknown_backend_is_one_line_listing_available():
+    with pytest.raises(UnknownBackend) as info:
+        registry.get_backend("tensorflo")
+    text = str(info.value)
+    assert "\n" not in text and "tensorflo" in text
+    for name in BACKENDS:
+        assert name in text
+
+
+@pytest.mark.parametrize("spec", ["no_such_module_xyz:Backend", "onnxruntime.backend:no_such_attr", "json:dumps"])
+def test_bad_module_attr_is_one_line(spec):
+    with pytest.raises(UnknownBackend) as info:
+        registry.get_backend(spec)
+    assert "\n" not in str(info.value) and spec.split(":")[0] in str(info.value)
+
+
+def test_missing_package_says_how_to_install(monkeypatch):
+    monkeypatch.delitem(sys.modules, "runners.backends.onnxruntime", raising=False)
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import onnxruntime now fails
+    with pytest.raises(BackendNotInstalled) as info:
+        registry.get_backend("onnxruntime")
+    text = str(info.value)
+    assert "\n" not in text and "not installed" in text and "pip install 'opconform[onnxruntime]'" in text
+    row = next(r for r in registry.list_backends() if r["name"] == "onnxruntime")
+    assert row["installed"] is False and row["version"] is None and "pip install" in row["detail"]
+
+
+def test_list_backends():
+    rows = {r["name"]: r for r in registry.list_backends()}
+    for name in BACKENDS:
+        assert rows[name]["installed"] is True and isinstance(rows[name]["version"], str)
+    assert "ORT_DISABLE_ALL" in rows["onnxruntime"]["detail"]
+
+
+@pytest.mark.parametrize("spec", ["onnxruntime.backend.backend:OnnxRuntimeBackend", "onnxruntime.backend",
+                                  "onnxruntime.backend:"])
+def test_module_attr_adapter_with_onnxruntime_backend(spec):
+    b = registry.get_backend(spec)
+    assert isinstance(b, Backend) and b.name == spec and b.version() == ort.__version__
+    x = np.array([0.1, -3.0, 448.0, 1e6], np.float32)
+    for to in ("float16", "float8e4m3fn"):  # float8e4m3fn comes back from onnxruntime.backend as uint8
+        t = dtypes.get(to)
+        model = node_model("Cast", [("x", F32, (4,))], [("y", t, (4,))], {"to": t.onnx}, 21)
+        y = b.run(b.prepare(model, None), [x])[0]
+        assert y.dtype == t.np_dtype and (t.to_bits(y) == t.to_bits(cast(x, F32, t)[0])).all()
+
+
+def test_module_attr_naming_an_opconform_backend_class():
+    b = registry.get_backend("runners.backends.opconform:OpconformBackend")
+    assert b.name == "opconform"
