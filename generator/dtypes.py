@@ -168,8 +168,9 @@ class DType:
         """Elements from bit patterns."""
         b = np.asarray(b).astype(self.bits_dtype)
         if self.bits < 8 and self.kind == "int":
-            # ml_dtypes keeps signed sub-byte values sign-extended in their byte
-            b = np.where(b & self.sign_mask, b | np.uint8(0xFF ^ ((1 << self.bits) - 1)), b).astype(np.uint8)
+            # convert from the values: ml_dtypes decides how a signed sub-byte value is stored
+            v = (b & np.uint8((1 << self.bits) - 1)).astype(np.int8)
+            return np.where(b & self.sign_mask, v - (1 << self.bits), v).astype(np.int8).astype(self.np_dtype)
         return b.view(self.np_dtype)
 
     def all_values(self) -> np.ndarray:
