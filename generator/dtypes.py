@@ -122,7 +122,7 @@ class DType:
     @cached_property
     def bits_dtype(self) -> np.dtype:
         """Unsigned integer dtype holding one element's bit pattern."""
-        return np.dtype({1: np.uint8, 2: np.uint8, 4: np.uint8, 8: np.uint8, 16: np.uint16,
+        return np.dtype({1: np.uint8, 2: np.uint8, 4: np.uint8, 6: np.uint8, 8: np.uint8, 16: np.uint16,
                          32: np.uint32, 64: np.uint64}[self.bits])
 
     @property
