@@ -7,6 +7,7 @@ Sources of each rule (cited in the docstrings below as [Cast] and [note]):
   [Cast-24]  from Cast-24 on, saturate=1 maps +-Inf to +-FLT_MAX for the FNUZ types too
              (Cast-19..23: NaN). See ../shared/spec/README.md.
   [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6, NaN -> 6.
+  [float6]   ONNX docs/technical/float6.md, "Cast" (Cast-28): RNE with saturation; NaN unspecified.
   [int4]     ONNX docs/technical/int4.md / int2.md: casting to a 4 / 2 bit type rounds to nearest
              even and truncates bits; this contradicts Cast's truncation of fractions, so
              fractional inputs to sub-byte integers are reported undefined (probe).
@@ -43,6 +44,7 @@ UNDEF_E8M0_NEGATIVE = "negative or -0 -> float8e8m0 [Cast-24 table: Unspecified]
 UNDEF_E8M0_RANGE = ("out of range -> float8e8m0 with saturate=0 and round_mode up/down "
                     "[Cast-24 table covers only nearest]")
 UNDEF_FLOAT4_NEG_NAN = "-NaN -> float4e2m1 [float4 note gives NaN -> 6; the sign is not stated]"
+UNDEF_FLOAT6_NAN = "NaN -> float6e2m3 / float6e3m2 [float6 note: unspecified]"
 UNDEF_STRING_SYNTAX = "not a numeric literal of the spec [Cast: non-numerical-literal string is undefined]"
 UNDEF_STRING_FRACTION_TO_INT = "fractional or scientific string -> integer [Cast: undefined]"
 UNDEF_STRING_INT_OOR = "integer string out of the target's range [Cast: fixed point undefined if OOR]"
@@ -172,6 +174,8 @@ def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: 
         val[isnan] = fmax
         nan[:] = False
         why[isnan & neg] = UNDEF_FLOAT4_NEG_NAN
+        if to.name != "float4e2m1":  # [float6]
+            why[isnan] = UNDEF_FLOAT6_NAN
     else:
         # the four float8 types: the tables of [Cast]
         fnuz = to.nan_style == dtypes.FNUZ
