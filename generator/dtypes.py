@@ -216,8 +216,8 @@ _TABLE: tuple[DType, ...] = (
     _d("float8e5m2fnuz", "FLOAT8E5M2FNUZ", ml_dtypes.float8_e5m2fnuz, 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=16, nan_style=FNUZ),
     _d("float8e8m0", "FLOAT8E8M0", ml_dtypes.float8_e8m0fnu, 8, "float", 24, exponent_bits=8, mantissa_bits=0, bias=127, nan_style=E8M0, signed_float=False),
     _d("float4e2m1", "FLOAT4E2M1", ml_dtypes.float4_e2m1fn, 4, "float", 23, exponent_bits=2, mantissa_bits=1, bias=1, nan_style=NONE),
-    _d("float6e2m3", "FLOAT6E2M3", ml_dtypes.float6_e2m3fn, 6, "float", None, exponent_bits=2, mantissa_bits=3, bias=1, nan_style=NONE),
-    _d("float6e3m2", "FLOAT6E3M2", ml_dtypes.float6_e3m2fn, 6, "float", None, exponent_bits=3, mantissa_bits=2, bias=3, nan_style=NONE),
+    _d("float6e2m3", "FLOAT6E2M3", ml_dtypes.float6_e2m3fn, 6, "float", 28, exponent_bits=2, mantissa_bits=3, bias=1, nan_style=NONE),
+    _d("float6e3m2", "FLOAT6E3M2", ml_dtypes.float6_e3m2fn, 6, "float", 28, exponent_bits=3, mantissa_bits=2, bias=3, nan_style=NONE),
     _d("string", "STRING", object, 0, "string", 9),
 )
 

@@ -38,6 +38,36 @@ def ids(d):
 
 
 # ---- the types Cast accepts -------------------------------------------------------------
+@pytest.mark.parametrize("opset", OPSETS)
+def test_cast_types_equal_onnx_schema(opset):
+    registry = {d.name for d in dtypes.cast_types(opset)}
+    onnx_side = schema_types(opset)
+    assert registry == onnx_side, (
+        f"Cast-{opset}: only in onnx.defs {sorted(onnx_side - registry)}, "
+        f"only in dtypes.cast_types {sorted(registry - onnx_side)}")
+
+
+def test_cast_types_before_first_opset_are_those_of_cast_6():
+    base = {d.name for d in dtypes.all_dtypes() if d.cast_since == FIRST_OPSET}
+    for opset in range(1, FIRST_OPSET):
+        assert schema_types(opset) == base, opset
+    assert dtypes.cast_types(FIRST_OPSET - 1) == ()
+
+
+@pytest.mark.parametrize("d", [d for d in dtypes.all_dtypes() if d.cast_since], ids=ids)
+def test_cast_since_is_first_accepting_opset(d):
+    assert d.name in schema_types(d.cast_since)
+    if d.cast_since > FIRST_OPSET:
+        assert d.name not in schema_types(d.cast_since - 1)
+    assert all(d.name in schema_types(v) for v in range(d.cast_since, LATEST_OPSET + 1))
+
+
+@pytest.mark.parametrize("d", [d for d in dtypes.all_dtypes() if not d.cast_since], ids=ids)
+def test_types_cast_never_accepts(d):
+    for opset in range(1, LATEST_OPSET + 1):
+        assert d.name not in schema_types(opset), f"Cast-{opset} accepts {d.name}"
+
+
 # ---- ONNX enum <-> numpy dtype <-> name ---------------------------------------------------
 @pytest.mark.parametrize("d", dtypes.all_dtypes(), ids=ids)
 def test_enum_numpy_and_name_agree_with_onnx(d):
