@@ -35,8 +35,11 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="opconform",
-        description="opconform: conformance suites for ML operators. Run a suite with "
-                    "`pytest SUITE --backend NAME` (options: --tier, --xfails-file, --skips-file, --report).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="opconform: conformance suites for ML operators.",
+        epilog="Run a suite with pytest:\n"
+               "  pytest SUITE --backend NAME [--tier strict|tolerant] [--xfails-file F] [--skips-file F]\n"
+               "         [--report results.json] [-n N]",
     )
     parser.add_argument("--version", action="version", version=f"opconform {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -71,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.print_help(sys.stderr)
-        return 2
+        parser.error("a command is required: backends")
     try:
         return args.func(args)
     except KeyboardInterrupt:

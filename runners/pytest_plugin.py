@@ -5,7 +5,8 @@
 
 SUITE may be a suite directory, one kind folder of it (node/, probe/, negative/, graph/), one case
 directory, or any tree holding ONNX node-test directories (model.onnx + test_data_set_<i>/), with or
-without case.json. Each data set is one item, `<case name>[<i>]`.
+without case.json. Each data set is one item, `<case name>[<i>]`, with node id
+`<case dir>/model.onnx::<case name>[<i>]` (which may be given as an argument to run just that one).
 
 Without --backend the plugin adds its options and does nothing else: it collects nothing and prints
 nothing, so other pytest runs are unaffected. Verdicts (runners/execute.py) map to outcomes:
@@ -126,12 +127,21 @@ class CaseFailureRepr:
 
 
 class CaseDir(pytest.Directory):
-    """One case directory: an item per data set (one item, [0], when it has none)."""
+    """One case directory. Its only child is its model.onnx, so that an item's node id
+    (`<case dir>/model.onnx::<case name>[<i>]`) can be given on the command line; pytest refuses
+    `::` after a directory."""
 
     def collect(self):
-        n = count_datasets(self.path)
-        for i in range(max(n, 1)):
-            yield CaseItem.from_parent(self, name=f"{self.path.name}[{i}]", case_name=self.path.name, index=i)
+        yield CaseFile.from_parent(self, path=self.path / "model.onnx")
+
+
+class CaseFile(pytest.File):
+    """The model of one case: an item per data set (one item, [0], when the case has none)."""
+
+    def collect(self):
+        case_dir = self.path.parent
+        for i in range(max(count_datasets(case_dir), 1)):
+            yield CaseItem.from_parent(self, name=f"{case_dir.name}[{i}]", case_name=case_dir.name, index=i)
 
 
 class CaseItem(pytest.Item):
@@ -140,6 +150,10 @@ class CaseItem(pytest.Item):
         self.case_name = case_name
         self.index = index
         self.result = None
+
+    @property
+    def case_dir(self) -> Path:
+        return self.path.parent
 
     def runtest(self) -> None:
         from runners.results import PASS, PROBE, UNSUPPORTED
@@ -156,11 +170,11 @@ class CaseItem(pytest.Item):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CaseFailure):
             r = excinfo.value.result
-            return CaseFailureRepr(f"[{r.verdict}] {r.message}", self.path)
+            return CaseFailureRepr(f"[{r.verdict}] {r.message}", self.case_dir)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, self.name
+        return self.path, 0, self.name
 
 
 class OpconformRun:
@@ -198,13 +212,12 @@ class OpconformRun:
         return self._cases[key]
 
     def execute(self, item: CaseItem):
-        from generator.case import KINDS
         from generator.serialize import CaseError
         from runners.execute import invalid_case_result, run_case_dataset
 
-        case = self.load(item.path)
+        case = self.load(item.case_dir)
         if isinstance(case, CaseError):
-            kind = item.path.parent.name if item.path.parent.name in KINDS else "node"
+            kind = _kind_of(item.case_dir)
             problem = f"{_relpath(case.path, self.config.invocation_params.dir)}: {case.problem}"
             return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier)
         return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared)
@@ -245,12 +258,13 @@ class OpconformRun:
         if call.when == "call" and item.result is not None:
             record = item.result.to_record()
             if item.result.verdict == "unsupported" and rep.skipped and isinstance(rep.longrepr, tuple):
-                rep.longrepr = (os.fspath(item.path), None, rep.longrepr[2])  # the case, not this plugin
+                rep.longrepr = (os.fspath(item.case_dir), None, rep.longrepr[2])  # the case, not this plugin
         elif call.when == "setup" and rep.skipped:
             from runners.results import SKIPPED, Result
 
             reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
-            record = Result(case=item.case_name, dataset=item.index, kind=_kind_of(item.path), verdict=SKIPPED,
+            reason = reason.removeprefix("Skipped: ")
+            record = Result(case=item.case_name, dataset=item.index, kind=_kind_of(item.case_dir), verdict=SKIPPED,
                             message=reason, backend=self.name, backend_version=self.version, tier=self.tier,
                             settings=self.settings).to_record()
         if record is not None:
@@ -296,10 +310,10 @@ class OpconformRun:
             terminalreporter.write_line(f"opconform: results written to {self.report}")
 
 
-def _kind_of(path: Path) -> str:
+def _kind_of(case_dir: Path) -> str:
     from generator.case import KINDS
 
-    return path.parent.name if path.parent.name in KINDS else "node"
+    return case_dir.parent.name if case_dir.parent.name in KINDS else "node"
 
 
 def _relpath(path: Path, start: Path) -> str:
