@@ -62,10 +62,11 @@ def test_cast_since_is_first_accepting_opset(d):
     assert all(d.name in schema_types(v) for v in range(d.cast_since, LATEST_OPSET + 1))
 
 
-@pytest.mark.parametrize("d", [d for d in dtypes.all_dtypes() if not d.cast_since], ids=ids)
-def test_types_cast_never_accepts(d):
-    for opset in range(1, LATEST_OPSET + 1):
-        assert d.name not in schema_types(opset), f"Cast-{opset} accepts {d.name}"
+def test_types_cast_never_accepts():
+    for d in dtypes.all_dtypes():
+        if not d.cast_since:
+            for opset in range(1, LATEST_OPSET + 1):
+                assert d.name not in schema_types(opset), f"Cast-{opset} accepts {d.name}"
 
 
 # ---- ONNX enum <-> numpy dtype <-> name ---------------------------------------------------
