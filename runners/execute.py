@@ -17,6 +17,7 @@ the worker's to give). It never lets a backend exception escape.
 from __future__ import annotations
 
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import MutableMapping
 
@@ -83,6 +84,11 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def unsupported_reason(error: str | None) -> str:
+    """The backend's own words from the `error` of an unsupported Result."""
+    return (error or "").removeprefix(f"{Unsupported.__name__}: ") or "unsupported"
+
+
 def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepared, bool]:
     """(prepared entry, whether this call paid for prepare)."""
     key = (backend.name, str(case.dir))
@@ -110,8 +116,26 @@ def _negative_phase(case: LoadedCase) -> str:
     return phase if phase in ("prepare", "run") else "run"
 
 
+_IDENTITY: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def backend_identity(backend) -> tuple[str, str, dict]:
-    """(name, version, settings) of a backend; a backend that cannot say gets "unknown" / {}."""
+    """(name, version, settings) of a backend, asked once per backend object (finding a package's
+    version can take a scan of the installed distributions); a backend that cannot say gets
+    "unknown" / {}."""
+    try:
+        return _IDENTITY[backend]
+    except (KeyError, TypeError):
+        pass
+    identity = _ask_identity(backend)
+    try:
+        _IDENTITY[backend] = identity
+    except TypeError:  # not weak-referenceable: ask every time
+        pass
+    return identity
+
+
+def _ask_identity(backend) -> tuple[str, str, dict]:
     try:
         version = str(backend.version())
     except Exception as exc:  # noqa: BLE001
@@ -178,7 +202,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
 
     if entry.unsupported:
         r.verdict, r.error = UNSUPPORTED, entry.error
-        r.message = f"{label}: unsupported at prepare: {entry.error}"
+        r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"
         return
     if entry.error is not None:
         r.error = entry.error
@@ -191,7 +215,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         outputs = backend.run(entry.value, list(case.inputs[i]))
     except Unsupported as exc:
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
-        r.message = f"{label}: unsupported at run: {r.error}"
+        r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
         return
     except Exception as exc:  # noqa: BLE001
         r.error = describe_exception(exc)

@@ -164,7 +164,9 @@ class CaseItem(pytest.Item):
         if self.result.verdict in (PASS, PROBE):
             return
         if self.result.verdict == UNSUPPORTED:
-            pytest.skip(f"unsupported: {self.result.error or self.result.message}")
+            from runners.execute import unsupported_reason
+
+            pytest.skip(f"unsupported: {unsupported_reason(self.result.error)}")
         raise CaseFailure(self.result)
 
     def repr_failure(self, excinfo, style=None):

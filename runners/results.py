@@ -142,6 +142,7 @@ def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
