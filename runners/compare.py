@@ -315,7 +315,9 @@ def _structure_problem(e: np.ndarray, a, t: DType) -> str:
             got = dtypes.from_numpy(a.dtype).name
         except KeyError:
             got = str(a.dtype)
-        return f"returned element type {got} (numpy {a.dtype}), declared {t.name} (numpy {t.np_dtype}){hint}"
+        got += "" if got == str(a.dtype) else f" (numpy {a.dtype})"
+        want = t.name + ("" if t.name == str(t.np_dtype) else f" (numpy {t.np_dtype})")
+        return f"returned element type {got}, declared {want}{hint}"
     if a.shape != e.shape:
         return f"returned shape {a.shape}, expected {e.shape}"
     return ""
