@@ -276,8 +276,8 @@ def _float_to_int(v: np.ndarray, to: DType):
 # ---------------------------------------------------------------------------------------
 # strings
 # ---------------------------------------------------------------------------------------
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # ASCII digits only
+_INTEGER = re.compile(r"[+-]?\d+", re.ASCII)
 _SPECIAL = {"+INF": float("inf"), "INF": float("inf"), "-INF": float("-inf"), "NAN": float("nan")}
 
 
@@ -287,7 +287,7 @@ def parse_number(s: str) -> Fraction | float | None:
     else -> None (undefined)."""
     if not isinstance(s, str):
         s = s.decode("utf-8", "replace")
-    special = _SPECIAL.get(s.upper())
+    special = _SPECIAL.get(s.upper()) if s.isascii() else None  # "\u0131nf".upper() == "INF"
     if special is not None:
         return special
     if not _NUMBER.fullmatch(s):
