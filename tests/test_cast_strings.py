@@ -123,8 +123,51 @@ PLAIN = ["3.14", "1000", "1e-5", "1E8", "100.5", "314.15926", "0", "-0", "0.0", 
          "12e+2", "12E-2", "0.000000000000000000000000000000000000000000001"]
 
 
+@pytest.mark.parametrize("to", FLOAT_TARGETS)
+def test_plain_and_scientific_strings_round_once(to):
+    for saturate in (True, False):
+        y, why = cast_strings(PLAIN, to, saturate=saturate)
+        got = values(y, to)
+        for s, g, w in zip(PLAIN, got.tolist(), why.tolist()):
+            q = Fraction(decimal.Decimal(s))
+            if q == 0 and s.startswith("-"):
+                want = expected(-0.0, to, saturate)
+            else:
+                want = expected(q, to, saturate)
+            if w:
+                assert w == ref.UNDEF_STRING_ROUNDING, (s, to, w)
+                continue  # the double-rounding flag is checked on its own below
+            assert same(g, want), (s, to, saturate, g, want)
+
+
+def test_negative_values_that_round_to_zero_keep_the_sign():
+    for to in ("float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e5m2"):
+        y, why = cast_strings(["-1e-400", "-1e-60", "1e-400"], to)
+        got = values(y, to)
+        assert not why[0] and got[0] == 0 and np.signbit(got[0]), (to, got, why)
+        assert not why[2] and got[2] == 0 and not np.signbit(got[2])
+        if not why[1] and to != "double":
+            assert got[1] == 0 and np.signbit(got[1]), to
+
+
 def case_mixes(word: str) -> list[str]:
     return ["".join(c) for c in itertools.product(*[(ch.lower(), ch.upper()) for ch in word])]
+
+
+@pytest.mark.parametrize("to", FLOAT_TARGETS)
+def test_special_literals_in_any_case(to):
+    inf = case_mixes("inf")
+    strings = inf + ["+" + s for s in inf] + ["-" + s for s in inf] + case_mixes("nan")
+    want = [np.inf] * 16 + [-np.inf] * 8 + [np.nan] * 8
+    for saturate in (True, False):
+        for opset in (19, 23, 25):
+            y, why = cast_strings(strings, to, saturate=saturate, opset=opset)
+            got = values(y, to)
+            for s, g, w, v in zip(strings, got.tolist(), why.tolist(), want):
+                e = expected(float(v), to, saturate, opset)
+                assert w == "" and same(g, e), (s, to, saturate, opset, g, e)
+    y, _ = cast_strings(["INF", "-INF", "NaN"], "float")
+    assert y[0] == np.inf and y[1] == -np.inf and np.isnan(y[2])
 
 
 UNDEFINED = ["Infinity", "-Infinity", "-NaN", "+NaN", "nan(1)", " 1", "1 ", "\t1", "1\n", "1_0", "0x10", "0b1",
@@ -146,6 +189,23 @@ def test_non_literals_are_undefined(to):
 def test_bytes_are_read_as_utf8():
     y, why = cast_strings([b"2.5", b"-INF"], "float")
     assert y.tolist() == [2.5, -np.inf] and (why == "").all()
+
+
+@settings(max_examples=300, **HYP)
+@given(st.integers(-(10**30), 10**30), st.integers(-60, 45), st.sampled_from(["e", "E"]),
+       st.sampled_from(FLOAT_TARGETS), st.booleans())
+def test_random_decimal_strings(mant, exp, e, to, saturate):
+    digits = str(abs(mant))
+    point = len(digits) // 2
+    body = digits[:point] + "." + digits[point:] if point else digits
+    s = ("-" if mant < 0 else "") + body + f"{e}{exp}"
+    q = Fraction(decimal.Decimal(s))
+    y, why = cast_strings([s], to, saturate=saturate)
+    if why[0]:
+        assert why[0] == ref.UNDEF_STRING_ROUNDING, (s, why[0])
+        return
+    want = expected(q, to, saturate) if q != 0 or mant >= 0 else expected(-0.0, to, saturate)
+    assert same(float(values(y, to)[0]), want), (s, to, saturate)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -125,6 +125,8 @@ def representative(q: Fraction, to: DType, round_mode: str = "up") -> float:
         out = float(r)
     except OverflowError:
         out = float("inf")
+    if out == 0 and q < 0:
+        out = -0.0  # a negative value that rounds to zero is -0
     if abs(out) == float("inf") or (to.name != "double" and abs(out) > to.finite_max * 4):
         # beyond float64, or far beyond the target: any value above FLT_MAX decides the same way,
         # except that IEEE targets map overflow to Inf like an Inf input.
