@@ -140,6 +140,14 @@ def test_plain_and_scientific_strings_round_once(to):
             assert same(g, want), (s, to, saturate, g, want)
 
 
+def test_spec_examples_to_float_and_double():
+    y, why = cast_strings(["3.14", "1000", "1e-5", "1E8", "100.5"], "double")
+    assert (why == "").all() and y.tolist() == [3.14, 1000.0, 1e-5, 1e8, 100.5]  # Python's float() is exact RNE
+    y, why = cast_strings(["3.14", "1000", "1e-5", "1E8", "100.5"], "float")
+    assert (why == "").all()
+    assert [Fraction(v) for v in y.astype(np.float64)] == [rne(Fraction(s), "float") for s in ("3.14", "1000", "1e-5", "1E8", "100.5")]
+
+
 def test_negative_values_that_round_to_zero_keep_the_sign():
     for to in ("float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e5m2"):
         y, why = cast_strings(["-1e-400", "-1e-60", "1e-400"], to)
@@ -220,6 +228,63 @@ def exact_decimal(q: Fraction) -> str:
     return format(d, "f")
 
 
+def test_double_rounding_is_flagged():
+    one = Fraction(1)
+    ulp32 = Fraction(1, 2**23)
+    # 1 + 2**-24 is halfway between the float32 values 1 (even) and 1 + 2**-23 (odd).
+    above = one + ulp32 / 2 + Fraction(1, 2**60)  # correctly rounded: 1 + 2**-23
+    below_odd = one + ulp32 + ulp32 / 2 - Fraction(1, 2**60)  # correctly rounded: 1 + 2**-23
+    tie = one + ulp32 / 2  # a true tie: 1 either way
+    strings = [exact_decimal(q) for q in (above, below_odd, tie)]
+    for s, q in zip(strings, (above, below_odd, tie)):
+        assert ref.parse_number(s) == q
+    # parsed to float64 first, `above` and `below_odd` land on the float32 midpoints and the
+    # second rounding goes to even: a different float32 than the exact value rounds to
+    assert float(above) == float(tie) and float(np.float32(float(above))) == 1.0 != float(rne(above, "float"))
+    assert float(np.float32(float(below_odd))) != float(rne(below_odd, "float"))
+    y, why = cast_strings(strings, "float")
+    assert why[0] == ref.UNDEF_STRING_ROUNDING and why[1] == ref.UNDEF_STRING_ROUNDING
+    assert why[2] == "" and y[2] == 1.0
+    # the value the reference records for the flagged elements is still the exact rounding
+    assert Fraction(float(y[0])) == rne(above, "float") and Fraction(float(y[1])) == rne(below_odd, "float")
+
+
+def test_double_rounding_through_float32_is_flagged_for_narrower_targets():
+    # 1 + 2**-11 + 2**-30: float16 (10 mantissa bits) rounds it up to 1 + 2**-10; parsed to
+    # float32 first it becomes 1 + 2**-11 (a float16 tie) and then rounds to even, 1.
+    q = Fraction(1) + Fraction(1, 2**11) + Fraction(1, 2**30)
+    s = exact_decimal(q)
+    y, why = cast_strings([s], "float16")
+    assert why[0] == ref.UNDEF_STRING_ROUNDING
+    assert float(y[0]) == float(rne(q, "float16")) == 1 + 2**-10
+
+
+@settings(max_examples=200, **HYP)
+@given(st.integers(0, 2**23 - 1), st.integers(-5, 5), st.integers(1, 2**20), st.booleans(),
+       st.sampled_from(["float", "float16", "bfloat16", "float8e4m3fn"]))
+def test_flag_exactly_when_a_rounding_path_differs(mant, exp, tiny, sign_down, to):
+    """Strings a hair off a float32 / target midpoint: flagged iff parsing to float64 or float32
+    first gives another result than rounding the exact value once."""
+    mid = (Fraction(2**23 + mant) + Fraction(1, 2)) * Fraction(2) ** (exp - 23)  # a float32 midpoint
+    q = mid + (-1 if sign_down else 1) * Fraction(tiny, 2**80) * Fraction(2) ** exp
+    s = exact_decimal(q)
+    direct = expected(q, to)
+    paths = [expected(Fraction(ieee(q, via)), to) for via in ("double", "float")]
+    differs = any(not same(p, direct) for p in paths)
+    y, why = cast_strings([s], to)
+    assert (why[0] == ref.UNDEF_STRING_ROUNDING) == differs, (s, to, why[0], direct, paths)
+    assert same(float(values(y, to)[0]), direct)
+
+
+def test_string_to_double_is_not_flagged_for_a_float32_path():
+    """A double target: rounding through float32 is not a rounding path of a double cast, it is
+    a cast to another type. "3.14" -> double is the nearest double, defined."""
+    strings = ["3.14", "0.1", "1e-5", "314.15926", "2.718281828459045"]
+    y, why = cast_strings(strings, "double")
+    assert (why == "").all(), why
+    assert y.tolist() == [float(s) for s in strings]
+
+
 # ---------------------------------------------------------------------------------------------
 # string -> integer
 # ---------------------------------------------------------------------------------------------
@@ -285,3 +350,48 @@ def check_number_strings(x: np.ndarray, src: str) -> None:
         back.astype(np.float64), x[finite].astype(np.float64))), src
 
 
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+                                 "float8e5m2fnuz", "float8e8m0", "float4e2m1"])
+def test_every_narrow_float_to_string_reads_back(src):
+    d = dtypes.get(src)
+    check_number_strings(d.all_values(), src)
+
+
+@settings(max_examples=200, **HYP)
+@given(st.lists(st.floats(width=32), min_size=1, max_size=50))
+def test_float32_to_string_reads_back(vs):
+    check_number_strings(np.array(vs, dtype=np.float32), "float")
+
+
+@settings(max_examples=200, **HYP)
+@given(st.lists(st.floats(), min_size=1, max_size=50))
+def test_float64_to_string_reads_back(vs):
+    check_number_strings(np.array(vs, dtype=np.float64), "double")
+
+
+def test_float_extremes_to_string():
+    for src, t in (("float", np.float32), ("double", np.float64), ("float16", np.float16)):
+        fi = np.finfo(t)
+        x = np.array([fi.max, -fi.max, fi.smallest_subnormal, -fi.smallest_subnormal, fi.smallest_normal,
+                      0.0, -0.0, 1.0, 0.1, 314.15926, np.inf, -np.inf, np.nan], dtype=t)
+        check_number_strings(x, src)
+    y, _ = ref.cast(np.array([314.15926], dtype=np.float64), "double", "string")
+    assert y[0] == "314.15926"  # the spec's example of a plain representation
+
+
+@pytest.mark.parametrize("src", INTS)
+def test_integers_to_string(src):
+    d = dtypes.get(src)
+    rng = np.random.default_rng(2)
+    vals = sorted({d.int_min, d.int_max, 0, 1, d.int_max // 2} |
+                  {int(v) for v in rng.integers(d.int_min, d.int_max, 50, endpoint=True,
+                                                 dtype=np.int64 if d.kind == "int" else np.uint64)})
+    x = np.array(vals, dtype=np.int64 if d.kind == "int" else np.uint64).astype(d.np_dtype)
+    y, why = ref.cast(x, src, "string")
+    assert y.tolist() == [str(v) for v in vals] and (why == "").all()
+    check_number_strings(x, src)
+
+
+def test_bool_to_string_is_a_probe():
+    _, why = ref.cast(np.array([True, False]), "bool", "string")
+    assert (why != "").all()
