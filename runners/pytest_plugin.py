@@ -197,6 +197,7 @@ class OpconformRun:
         self._cases: dict = {}  # case dir -> LoadedCase | CaseError (the last few)
         self.records: list[dict] = []
         self.is_worker = hasattr(config, "workerinput")  # pytest-xdist worker
+        self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.written = False
 
     # ---- running ----------------------------------------------------------------------
@@ -258,10 +259,12 @@ class OpconformRun:
             return rep
         record = None
         if call.when == "call" and item.result is not None:
-            record = item.result.to_record()
             if item.result.verdict == "unsupported" and rep.skipped and isinstance(rep.longrepr, tuple):
                 rep.longrepr = (os.fspath(item.case_dir), None, rep.longrepr[2])  # the case, not this plugin
-        elif call.when == "setup" and rep.skipped:
+            if self.want_records:
+                record = item.result.to_record()
+            item.result = None  # probe outputs can be large: keep them only in the record
+        elif call.when == "setup" and rep.skipped and self.want_records:
             from runners.results import SKIPPED, Result
 
             reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
