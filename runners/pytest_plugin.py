@@ -58,6 +58,8 @@ def pytest_configure(config: pytest.Config) -> None:
     xfails = read_patterns(config.getoption("xfails_file"), "--xfails-file")
     skips = read_patterns(config.getoption("skips_file"), "--skips-file")
     report = config.getoption("report")
+    if report:
+        check_report_path(report)
     config.pluginmanager.register(
         OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report), PLUGIN_NAME)
 
@@ -82,6 +84,19 @@ def read_patterns(path: str | None, option: str) -> list[str]:
         if line:
             patterns.append(line)
     return patterns
+
+
+def check_report_path(report: str) -> None:
+    """Fail before running anything when the results file cannot be written."""
+    path = Path(report)
+    if path.is_dir():
+        raise pytest.UsageError(f"--report {report}: is a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise pytest.UsageError(f"--report {report}: cannot create {path.parent} ({exc.strerror or exc})") from None
+    if not os.access(path.parent, os.W_OK):
+        raise pytest.UsageError(f"--report {report}: directory {path.parent} is not writable")
 
 
 def is_case_dir(path: Path) -> bool:
@@ -307,6 +322,7 @@ class OpconformRun:
             tr = self.config.pluginmanager.get_plugin("terminalreporter")
             msg = f"opconform: cannot write --report {self.report}: {exc.strerror or exc}"
             if tr is not None:
+                tr.write("\n")
                 tr.write_line(msg, red=True)
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR if exitstatus == 0 else exitstatus
 

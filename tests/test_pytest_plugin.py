@@ -132,6 +132,9 @@ def test_bad_option_values_are_usage_errors(pytester, suite):
     result = pytester.runpytest(str(suite), "--backend", "opconform", "--xfails-file", "nope.txt")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert [line for line in result.errlines if line.strip()] == ["ERROR: --xfails-file nope.txt: no such file"]
+    result = pytester.runpytest(str(suite), "--backend", "opconform", "--report", str(suite))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.errlines if line.strip()] == [f"ERROR: --report {suite}: is a directory"]
 
 
 # ---------------------------------------------------------------------------------------------
