@@ -8,6 +8,8 @@ directory, or any tree holding ONNX node-test directories (model.onnx + test_dat
 without case.json. Each data set is one item, `<case name>[<i>]`, with node id
 `<case dir>/model.onnx::<case name>[<i>]` (which may be given as an argument to run just that one).
 
+A case that its suite's manifest.json lists but that is missing on disk is a failing item too.
+
 Without --backend the plugin adds its options and does nothing else: it collects nothing and prints
 nothing, so other pytest runs are unaffected. Verdicts (runners/execute.py) map to outcomes:
 pass / probe -> passed; unsupported -> skipped with the backend's reason; fail / error /
@@ -159,6 +161,27 @@ class CaseFile(pytest.File):
             yield CaseItem.from_parent(self, name=f"{case_dir.name}[{i}]", case_name=case_dir.name, index=i)
 
 
+class SuiteDir(pytest.Dir):
+    """A suite directory (manifest.json): its folders as usual, plus a failing item for every case
+    the manifest lists that is not on disk, so that a deleted case cannot pass unnoticed."""
+
+    def collect(self):
+        yield from super().collect()
+        from generator.serialize import CaseError, read_manifest
+
+        try:
+            entries = read_manifest(self.path).get("cases") or []
+        except CaseError:
+            return  # is_suite read it a moment ago; nothing to add if it changed since
+        for e in entries:
+            if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not isinstance(e.get("kind"), str):
+                continue
+            case_dir = self.path / e["kind"] / e["name"]
+            if not is_case_dir(case_dir):
+                yield MissingCaseItem.from_parent(self, name=f"{e['name']}[0]", case_name=e["name"], index=0,
+                                                  expected_dir=case_dir)
+
+
 class CaseItem(pytest.Item):
     def __init__(self, *, case_name: str, index: int, **kwargs):
         super().__init__(**kwargs)
@@ -192,6 +215,32 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, 0, self.name
+
+
+class MissingCaseItem(CaseItem):
+    """A case the suite manifest lists but whose directory (or model.onnx) is missing."""
+
+    def __init__(self, *, expected_dir: Path, **kwargs):
+        super().__init__(**kwargs)
+        self.expected_dir = expected_dir
+
+    @property
+    def case_dir(self) -> Path:
+        return self.expected_dir
+
+    def runtest(self) -> None:
+        from runners.execute import invalid_case_result
+
+        run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
+        where = _relpath(self.expected_dir / "model.onnx", self.config.invocation_params.dir)
+        self.result = invalid_case_result(self.case_name, 0, _kind_of(self.expected_dir),
+                                          f"{where}: missing file (the suite's manifest.json lists the case)",
+                                          run.backend, run.tier)
+        self.user_properties.append(("opconform_verdict", self.result.verdict))
+        raise CaseFailure(self.result)
+
+    def reportinfo(self):
+        return self.expected_dir, 0, self.name
 
 
 class OpconformRun:
@@ -251,6 +300,10 @@ class OpconformRun:
     def pytest_collect_directory(self, path: Path, parent):
         if is_case_dir(path):
             return CaseDir.from_parent(parent, path=path)
+        from generator.serialize import is_suite
+
+        if is_suite(path):
+            return SuiteDir.from_parent(parent, path=path)
         return None
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:

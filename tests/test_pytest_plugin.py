@@ -174,6 +174,18 @@ def test_corrupt_file_is_invalid_case_and_the_session_goes_on(pytester, suite):
     assert "Traceback" not in outcome_lines(result)
 
 
+def test_case_listed_in_the_manifest_but_deleted_fails(pytester, suite):
+    import shutil
+
+    shutil.rmtree(suite / "node" / F16)
+    result = pytester.runpytest(str(suite), "--backend", "opconform")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        f"[[]invalid-case] {F16}[[]0]: invalid case: suite/node/{F16}/model.onnx: missing file (the suite's "
+        "manifest.json lists the case)",
+    ])
+
+
 FAKE_BACKEND = '''
 import onnx
 from runners.backends.base import Unsupported
