@@ -19,6 +19,7 @@ invalid-case -> failed with the verdict message (no traceback of this plugin).
 from __future__ import annotations
 
 import datetime
+import json
 import os
 from pathlib import Path
 
@@ -346,13 +347,15 @@ class OpconformRun:
                                  "xpassed" if rep.passed and hasattr(rep, "wasxfail") else rep.outcome)
             xfail = item.get_closest_marker("xfail")
             record["xfail"] = xfail.kwargs.get("reason", "") if xfail is not None else None
-            rep.opconform_record = record  # plain JSON: pytest-xdist carries it to the controller
+            # as JSON text: pytest-xdist carries it to the controller, and execnet cannot send every
+            # Python int (it fails on ints below -2**31, which probe outputs of int64 hold)
+            rep.opconform_record = json.dumps(record, allow_nan=False)
         return rep
 
     def pytest_runtest_logreport(self, report) -> None:
         record = getattr(report, "opconform_record", None)
         if record is not None and not self.is_worker:
-            self.records.append(record)
+            self.records.append(json.loads(record))
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if self.report is None or self.is_worker:

@@ -281,16 +281,21 @@ def test_report_json(pytester, suite):
 def test_report_merges_xdist_workers(pytester, suite):
     more = [cast_case(f"test_cast_float32_to_bfloat16_{k}", "float32", "bfloat16", [[float(k), 0.5]] * 2)
             for k in range(3)]
-    write_suite(suite, more)  # rewrites the manifest with only these; the plugin does not read it
+    # a probe records int64 values below -2**31, which execnet (xdist's transport) cannot send as ints
+    more.append(cast_case("test_cast_float32_to_int64_probe", "float32", "int64", [[-3e9, 1e30]], kind="probe",
+                          compare={"mode": "none"}))
+    write_suite(suite, more)  # rewrites the manifest with only these (the others stay on disk)
     rewrite_expected(suite / "node" / F8, dataset=0, index=0, value=np.float32(2.0).astype("float8_e4m3fn"))
     report = pytester.path / "results.json"
     result = pytester.runpytest_subprocess(str(suite), "--backend", "opconform", "-n", "2",
                                            "--report", str(report))
-    result.assert_outcomes(passed=8, failed=1)
+    result.assert_outcomes(passed=9, failed=1)
     doc = json.loads(report.read_text())
     ids = [r["nodeid"] for r in doc["records"]]
-    assert len(ids) == 9 and len(set(ids)) == 9
-    assert doc["counts"] == {"fail": 1, "pass": 8}
+    assert len(ids) == 10 and len(set(ids)) == 10
+    assert doc["counts"] == {"fail": 1, "pass": 8, "probe": 1}
+    [probe] = [r for r in doc["records"] if r["verdict"] == "probe"]
+    assert probe["outputs"][0]["values"][0] == -3_000_000_000
     assert not list(pytester.path.glob("results.json.*"))  # no part files left behind
 
 
