@@ -87,7 +87,8 @@ def all_patterns(name: str) -> np.ndarray:
     return np.arange(1 << WIDTH[name], dtype=np.int64)
 
 
-FMAX = {n: float(np.nanmax(np.where(np.isinf(v := decode(n, all_patterns(n))), np.nan, v))) for n in NARROW + ("float16", "bfloat16")}
+FMAX = {n: float(np.nanmax(np.where(np.isinf(v := decode(n, all_patterns(n))), np.nan, v)))
+        for n in NARROW + ("float16", "bfloat16")}
 FMAX["float"] = float(np.ldexp(2.0**24 - 1, 104))
 FMAX["double"] = float(np.finfo(np.float64).max)
 FMIN_POS = {n: float(np.nanmin(np.where((v := decode(n, all_patterns(n))) > 0, v, np.nan))) for n in NARROW}
@@ -414,6 +415,13 @@ def verify(what: str, x, y, why, name: str, ex: Expect) -> None:
         raise AssertionError(f"{what}: {len(idx)} of {got.size} elements differ\n" + "\n".join(lines))
 
 
+def same_value(a: float, b: float) -> bool:
+    """Equal as float values: NaN matches NaN, the sign of zero counts."""
+    if np.isnan(a) or np.isnan(b):
+        return bool(np.isnan(a) and np.isnan(b))
+    return a == b and np.signbit(a) == np.signbit(b)
+
+
 def run(x, src: str, to: str, **kw):
     y, why = ref.cast(x, src, to, **kw)
     assert np.shape(y) == np.shape(x) and np.shape(why) == np.shape(x)
@@ -650,11 +658,9 @@ def test_random_wide_floats_to_narrower_floats(src, to):
                expect_for(x, to, saturate, opset, mode))
 
 
-@pytest.mark.parametrize("name", NARROW)
-@pytest.mark.parametrize("via", ("float", "float16", "bfloat16", "double"))
+@pytest.mark.parametrize("name,via", [(n, v) for n in NARROW for v in ("float", "float16", "bfloat16", "double")
+                                      if not (n == "float8e8m0" and v == "float16")])  # 2**+-127: not float16
 def test_narrow_values_round_trip_bit_exactly(name, via):
-    if name == "float8e8m0" and via == "float16":
-        pytest.skip("2**-127 .. 2**127 does not fit float16")
     bits = all_patterns(name)
     v = source(name, bits)
     nan = np.isnan(decode(name, bits))
@@ -783,7 +789,8 @@ def int_samples(name: str, rng) -> list[int]:
     d = dtypes.get(name)
     lo, hi = d.int_min, d.int_max
     base = {lo, hi, 0, 1, -1, lo + 1, hi - 1, 200, -56, 127, 128, 255, 256, -129, 65535, 2**31, 2**32 - 1}
-    base |= {int(v) for v in rng.integers(lo, hi, 200, endpoint=True, dtype=np.uint64 if d.kind == "uint" else np.int64)}
+    draw = rng.integers(lo, hi, 200, endpoint=True, dtype=np.uint64 if d.kind == "uint" else np.int64)
+    base |= {int(v) for v in draw}
     return sorted(v for v in base if lo <= v <= hi)
 
 
@@ -794,7 +801,8 @@ def wrap(v: int, name: str) -> int:
 
 
 def int_array(values: list[int], name: str) -> np.ndarray:
-    return np.array(values, dtype=np.int64 if dtypes.get(name).kind == "int" else np.uint64).astype(dtypes.get(name).np_dtype)
+    d = dtypes.get(name)
+    return np.array(values, dtype=np.int64 if d.kind == "int" else np.uint64).astype(d.np_dtype)
 
 
 @pytest.mark.parametrize("src", INTS)
@@ -845,8 +853,8 @@ def big_ints() -> list[int]:
 @pytest.mark.parametrize("to", ("float", "double", "float16", "bfloat16") + FLOAT8 + ("float8e8m0", "float4e2m1"))
 def test_big_integers_to_float_are_exactly_rounded(src, to):
     d = dtypes.get(src)
-    values = [v for v in big_ints() + [-v for v in big_ints()] + [d.int_max, d.int_min] if d.int_min <= v <= d.int_max]
-    values = sorted(set(values))
+    values = big_ints() + [-v for v in big_ints()] + [d.int_max, d.int_min]
+    values = sorted({v for v in values if d.int_min <= v <= d.int_max})
     x = int_array(values, src)
     for saturate, opset, mode in configs(to):
         y, why = run(x, src, to, saturate=saturate, opset=opset, round_mode=mode)
@@ -854,24 +862,15 @@ def test_big_integers_to_float_are_exactly_rounded(src, to):
         for v, g, w in zip(values, got.tolist(), why.tolist()):
             q = Fraction(v)
             if to == "float8e8m0":
-                if v < 0:
-                    assert w != "", v
+                if v <= 0:  # negative: unspecified; 0: the table's row (float(0) is exact)
+                    ex = expect_e8m0(np.array([float(v)]), saturate, mode)
+                    assert (w != "") == bool(ex.must_undef[0]) or ex.may_undef[0], (src, to, v, mode, w)
+                    assert w != "" or same_value(g, ex.value[0]), (src, to, v, mode, g)
                     continue
-                ex = expect_e8m0(np.array([float(v)]), saturate, mode)  # float(v) decides the same
-                # power-of-two choice from the exact integer: float(v) is only used when exact or
-                # when the decision cannot change; recompute exactly here
-                k = v.bit_length() - 1 if v > 0 else None
-                if v > 0:
-                    pow2 = v & (v - 1) == 0
-                    k += {"down": 0, "up": 0 if pow2 else 1,
-                          "nearest": 1 if 2 * v >= 3 * 2**k else 0}[mode]
-                    want = 2.0**k if k <= 127 else (FMAX[to] if saturate else np.nan)
-                else:
-                    want = ex.value[0]
-                if w == "":
-                    assert (g == want) or (np.isnan(g) and np.isnan(want)), (src, to, v, mode, g, want)
-                else:
-                    assert ex.may_undef[0] or ex.must_undef[0], (src, to, v, w)
+                # the power of two from the exact integer (all in range: v < 2**64)
+                k = v.bit_length() - 1
+                k += {"down": 0, "up": 0 if v & (v - 1) == 0 else 1, "nearest": 1 if 2 * v >= 3 * 2**k else 0}[mode]
+                assert w == "" and g == 2.0**k, (src, to, v, mode, g, w)
                 continue
             r = rne_fraction(q, to)
             assert w == "", (src, to, v, w)
@@ -887,7 +886,7 @@ def test_big_integers_to_float_are_exactly_rounded(src, to):
                 want = fmax if v > 0 else -fmax
             else:  # IEEE: +/- infinity if OOR (+ infinity in the case of uint)
                 want = np.inf if v > 0 else -np.inf
-            assert g == want or (np.isnan(g) and np.isnan(want)), (src, to, v, g, want, float(r))
+            assert same_value(g, want), (src, to, v, g, want, float(r))
 
 
 def test_uint64_max_to_float16_is_inf():
@@ -1023,7 +1022,8 @@ def test_e8m0_table_rows():
 
 
 def test_e8m0_round_modes_by_hand():
-    x = np.array([1.0, 1.25, 1.5, 1.75, 3.0, 0.75, 2.0**127, 2.0**-127, 1.5 * 2.0**-127, 2.0**126 * 1.5], dtype=np.float32)
+    x = np.array([1.0, 1.25, 1.5, 1.75, 3.0, 0.75, 2.0**127, 2.0**-127, 1.5 * 2.0**-127, 2.0**126 * 1.5],
+                 dtype=np.float32)
     want = {
         "up": [1, 2, 2, 2, 4, 1, 2.0**127, 2.0**-127, 2.0**-126, 2.0**127],
         "down": [1, 1, 1, 1, 2, 0.5, 2.0**127, 2.0**-127, 2.0**-127, 2.0**126],
@@ -1032,7 +1032,8 @@ def test_e8m0_round_modes_by_hand():
     for mode, w in want.items():
         for saturate in (True, False):
             y, why = run(x, "float", "float8e8m0", saturate=saturate, round_mode=mode)
-            assert (why == "").all() and out_values(y, "float8e8m0").tolist() == [float(v) for v in w], (mode, saturate)
+            assert (why == "").all(), (mode, saturate)
+            assert out_values(y, "float8e8m0").tolist() == [float(v) for v in w], (mode, saturate)
 
 
 @settings(derandomize=True, database=None, max_examples=400, deadline=None)
@@ -1122,8 +1123,7 @@ def test_attributes_that_do_not_apply_change_nothing(to):
     for kw in variants:
         y, why = run(x, "float", to, **kw)
         assert (why == base_why).all(), (to, kw)
-        if to != "bool" and d.is_numeric:
-            assert (np.asarray(y).tobytes() == np.asarray(base_y).tobytes()), (to, kw)
+        assert np.asarray(y).tobytes() == np.asarray(base_y).tobytes(), (to, kw)
 
 
 def test_fnuz_inf_row_is_versioned():

@@ -145,7 +145,8 @@ def test_spec_examples_to_float_and_double():
     assert (why == "").all() and y.tolist() == [3.14, 1000.0, 1e-5, 1e8, 100.5]  # Python's float() is exact RNE
     y, why = cast_strings(["3.14", "1000", "1e-5", "1E8", "100.5"], "float")
     assert (why == "").all()
-    assert [Fraction(v) for v in y.astype(np.float64)] == [rne(Fraction(s), "float") for s in ("3.14", "1000", "1e-5", "1E8", "100.5")]
+    want = [rne(Fraction(s), "float") for s in ("3.14", "1000", "1e-5", "1E8", "100.5")]
+    assert [Fraction(v) for v in y.astype(np.float64)] == want
 
 
 def test_negative_values_that_round_to_zero_keep_the_sign():
@@ -214,6 +215,49 @@ def test_random_decimal_strings(mant, exp, e, to, saturate):
         return
     want = expected(q, to, saturate) if q != 0 or mant >= 0 else expected(-0.0, to, saturate)
     assert same(float(values(y, to)[0]), want), (s, to, saturate)
+
+
+def e8m0_expected(q: Fraction, mode: str, saturate: bool):
+    """[Cast-24] float8e8m0 of an exact positive rational: the power of two of round_mode; out of
+    [2**-127, 2**127]: MIN / MAX saturated, NaN for non-saturate + nearest, None (either NaN or
+    undefined) for non-saturate + up / down, which the table does not cover."""
+    k = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** k > q:
+        k -= 1
+    lo = Fraction(2) ** k
+    k += {"down": 0, "up": 0 if q == lo else 1, "nearest": 1 if q - lo >= 2 * lo - q else 0}[mode]
+    if Fraction(2) ** -127 <= q <= Fraction(2) ** 127:
+        return 2.0**k
+    if saturate:
+        return 2.0**127 if q > 1 else 2.0**-127
+    return float("nan") if mode == "nearest" else None
+
+
+def test_string_to_e8m0():
+    strings = ["1", "0.75", "1.5", "3", "5", "0.3", "1e-50", "1e50", str(2**127), "2e38", "6e-39"]
+    for mode in ("up", "down", "nearest"):
+        for saturate in (True, False):
+            y, why = cast_strings(strings + ["0", "-0", "-1", "INF", "NaN", "-INF"], "float8e8m0",
+                                  round_mode=mode, saturate=saturate)
+            got = values(y, "float8e8m0")
+            for s, g, w in zip(strings, got.tolist(), why.tolist()):
+                want = e8m0_expected(Fraction(decimal.Decimal(s)), mode, saturate)
+                if want is None:
+                    assert w != "" or np.isnan(g), (s, mode, saturate, g)
+                else:
+                    assert w == "" and same(g, want), (s, mode, saturate, g, want, w)
+            tail = dict(zip(["0", "-0", "-1", "INF", "NaN", "-INF"], zip(got[len(strings):].tolist(),
+                                                                        why[len(strings):].tolist())))
+            assert tail["-0"][1] and tail["-1"][1] and tail["-INF"][1]  # negative: unspecified
+            assert tail["NaN"][1] == "" and np.isnan(tail["NaN"][0])
+            if saturate:
+                assert tail["0"] == (2.0**-127, "") and tail["INF"] == (2.0**127, "")
+            elif mode == "nearest":
+                assert np.isnan(tail["0"][0]) and np.isnan(tail["INF"][0]) and not tail["0"][1]
+    # nearest of 1.4999999999999999999 is 1; parsed to float64 first it is 1.5, a tie that goes up
+    y, why = cast_strings(["1.4999999999999999999", "1.4999999"], "float8e8m0", round_mode="nearest")
+    assert why[0] == ref.UNDEF_STRING_ROUNDING and values(y, "float8e8m0")[0] == 1.0
+    assert why[1] == "" and values(y, "float8e8m0")[1] == 1.0
 
 
 # ---------------------------------------------------------------------------------------------
