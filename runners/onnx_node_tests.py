@@ -1,7 +1,7 @@
 """Export ONNX's own node tests (from the installed onnx package) as on-disk node-test directories.
 
-The onnx wheel does not ship its test data; onnx.backend.test.case.node.collect_testcases builds
-the cases in memory. Written out in onnx's layout (model.onnx, test_data_set_0/input_<j>.pb,
+The onnx wheel does not ship its test data; onnx.backend.test.case.node builds the cases in
+memory. Written out in onnx's layout (model.onnx, test_data_set_0/input_<j>.pb,
 output_<j>.pb, no case.json), they are collected by the pytest plugin like any plain ONNX
 node-test directory, so `--backend opconform` checks our references against ONNX's expectations.
 """
@@ -28,13 +28,42 @@ def _tensor_bytes(value, name: str) -> bytes:
     return tensor.SerializeToString(deterministic=True)
 
 
+def collect(op_type: str) -> list:
+    """ONNX's node test cases of one operator, as onnx.backend.test's TestCase objects.
+
+    onnx registers its examples when each test module is first imported, filtered by the op type
+    asked for at that moment, so collect_testcases() cannot be asked twice. Instead the export_*
+    methods of the operator's module are run again into an empty registry, restored afterwards."""
+    import importlib
+
+    import onnx.backend.test.case.node as node
+    from onnx.backend.test.case.base import Base
+
+    module = importlib.import_module(f"onnx.backend.test.case.node.{op_type.lower()}")
+    saved = (list(node._NodeTestCases), dict(node._existing_names), node._TargetOpType)
+    node._NodeTestCases.clear()
+    node._existing_names.clear()
+    node._TargetOpType = op_type
+    try:
+        for cls in vars(module).values():
+            if isinstance(cls, type) and issubclass(cls, Base) and cls is not Base:
+                for name in sorted(vars(cls)):
+                    if name.startswith("export"):
+                        np.random.seed(0)  # as onnx does before each export
+                        getattr(cls, name)()
+        return list(node._NodeTestCases)
+    finally:
+        node._NodeTestCases[:] = saved[0]
+        node._existing_names.clear()
+        node._existing_names.update(saved[1])
+        node._TargetOpType = saved[2]
+
+
 def export(op_type: str, out_dir: Path | str) -> list[Path]:
     """Write ONNX's node tests of `op_type` under out_dir/<test name>/; return the directories."""
-    from onnx.backend.test.case.node import collect_testcases
-
     out_dir = Path(out_dir)
     written = []
-    for tc in collect_testcases(op_type):
+    for tc in collect(op_type):
         case_dir = out_dir / tc.name
         case_dir.mkdir(parents=True, exist_ok=True)
         model = tc.model

@@ -334,23 +334,9 @@ def test_negative_and_probe_cases(pytester):
 
 def export_onnx_node_test(dest: Path, monkeypatch) -> Path:
     """Write onnx's own `test_abs` node test (onnx.backend.test.case.node.abs) in onnx's layout."""
-    import onnx.backend.test.case.node as node_cases
-    from onnx.backend.test.case.node.abs import Abs
+    from runners.onnx_node_tests import export
 
-    monkeypatch.setattr(node_cases, "_NodeTestCases", [])
-    monkeypatch.setattr(node_cases, "_existing_names", {})
-    Abs.export()
-    [tc] = node_cases._NodeTestCases
-    case_dir = dest / tc.name
-    (case_dir / "test_data_set_0").mkdir(parents=True)
-    (case_dir / "model.onnx").write_bytes(tc.model.SerializeToString())
-    for i, (inputs, outputs) in enumerate(tc.data_sets):
-        ds = case_dir / f"test_data_set_{i}"
-        ds.mkdir(exist_ok=True)
-        for j, (x, vi) in enumerate(zip(inputs, tc.model.graph.input)):
-            (ds / f"input_{j}.pb").write_bytes(numpy_helper.from_array(x, vi.name).SerializeToString())
-        for j, (y, vi) in enumerate(zip(outputs, tc.model.graph.output)):
-            (ds / f"output_{j}.pb").write_bytes(numpy_helper.from_array(y, vi.name).SerializeToString())
+    [case_dir] = export("Abs", dest)
     return case_dir
 
 

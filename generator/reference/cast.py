@@ -6,7 +6,8 @@ Sources of each rule (cited in the docstrings below as [Cast] and [note]):
              the float8e8m0 table and round_mode (Cast-24).
   [Cast-24]  from Cast-24 on, saturate=1 maps +-Inf to +-FLT_MAX for the FNUZ types too
              (Cast-19..23: NaN). See ../shared/spec/README.md.
-  [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6, NaN -> 6.
+  [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6. Its
+             "NaN -> 6" is contradicted by ONNX's own Cast tests (-0): NaN is undefined.
   [float6]   ONNX docs/technical/float6.md, "Cast" (Cast-28): RNE with saturation; NaN unspecified.
   [int4]     ONNX docs/technical/int4.md / int2.md: casting to a 4 / 2 bit type rounds to nearest
              even and truncates bits; this contradicts Cast's truncation of fractions, so
@@ -41,10 +42,13 @@ UNDEF_NAN_TO_INT = "NaN / Inf -> integer [Cast: fixed point: undefined if OOR]"
 UNDEF_FRACTION_SUBBYTE = ("fraction -> int4/uint4/int2/uint2: Cast truncates, the int4/int2 notes "
                           "round to nearest even")
 UNDEF_E8M0_NEGATIVE = "negative or -0 -> float8e8m0 [Cast-24 table: Unspecified]"
-UNDEF_E8M0_RANGE = ("out of range -> float8e8m0 with saturate=0 and round_mode up/down "
-                    "[Cast-24 table covers only nearest]")
-UNDEF_FLOAT4_NEG_NAN = "-NaN -> float4e2m1 [float4 note gives NaN -> 6; the sign is not stated]"
-UNDEF_FLOAT6_NAN = "NaN -> float6e2m3 / float6e3m2 [float6 note: unspecified]"
+UNDEF_E8M0_RANGE = ("out of range -> float8e8m0 with saturate=0, round_mode up (below E8M0_MIN) or down "
+                    "(above E8M0_MAX) [Cast-24 table covers only nearest; x and [x] disagree]")
+UNDEF_FLOAT4_NAN = ("NaN -> float4e2m1 [ONNX's float4 note gives 6; ONNX's own Cast tests expect -0; "
+                    "the type has no NaN]")
+UNDEF_FLOAT6_NAN = "NaN -> float6e2m3 / float6e3m2 [float6 note: its versions disagree; the type has no NaN]"
+UNDEF_FLOAT6_NEG_ZERO = ("-0 -> float6e2m3 / float6e3m2 [float6 note: its zeros row has -0 (0x20), "
+                         "its Cast table maps -0.0 to 0.0]")
 UNDEF_STRING_SYNTAX = "not a numeric literal of the spec [Cast: non-numerical-literal string is undefined]"
 UNDEF_STRING_FRACTION_TO_INT = "fractional or scientific string -> integer [Cast: undefined]"
 UNDEF_STRING_INT_OOR = "integer string out of the target's range [Cast: fixed point undefined if OOR]"
@@ -171,13 +175,16 @@ def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: 
         # IEEE types: +/- infinity if OOR [Cast]; NaN stays NaN
         val[over] = np.copysign(np.inf, r[over])
     elif to.nan_style == dtypes.NONE:
-        # float4e2m1 [float4]: saturate to +-6 whatever `saturate` says; NaN -> 6
+        # float4e2m1 [float4] / float6 [float6]: RNE saturating at +-FLT_MAX whatever `saturate`
+        # says (it applies to float8 only); +-Inf -> +-FLT_MAX. NaN: the notes disagree.
         val[over | isinf] = np.copysign(fmax, v[over | isinf])
-        val[isnan] = fmax
+        val[isnan] = fmax  # placeholder
         nan[:] = False
-        why[isnan & neg] = UNDEF_FLOAT4_NEG_NAN
-        if to.name != "float4e2m1":  # [float6]
+        if to.name == "float4e2m1":
+            why[isnan] = UNDEF_FLOAT4_NAN
+        else:
             why[isnan] = UNDEF_FLOAT6_NAN
+            why[finite & (r == 0) & neg] = UNDEF_FLOAT6_NEG_ZERO
     else:
         # the four float8 types: the tables of [Cast]
         fnuz = to.nan_style == dtypes.FNUZ
@@ -203,7 +210,9 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
     round_mode up / down / nearest (ties up). saturate=1: every value out of range (0 and Inf
     included) becomes E8M0_MIN / E8M0_MAX. saturate=0 with nearest: 0, Inf, x > E8M0_MAX and
     x < E8M0_MIN give NaN (the table decides on x, not on the rounded value). saturate=0 with up
-    or down is not tabled: Inf and NaN give NaN, other out-of-range inputs are undefined."""
+    or down is not tabled: Inf and NaN give NaN; out-of-range inputs give NaN where both readings
+    (on x and on the rounded value) agree (up: x > E8M0_MAX; down: x < E8M0_MIN, 0 included) and
+    are undefined where they do not (up: x < E8M0_MIN; down: x > E8M0_MAX)."""
     if round_mode not in ROUND_MODES:
         raise ValueError(f"round_mode must be one of {ROUND_MODES}, not {round_mode!r}")
     isnan = np.isnan(v)
@@ -220,7 +229,6 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
         k = k + (f > 1)
     elif round_mode == "nearest":
         k = k + (f >= 1.5)
-    in_range = pos & (v >= to.smallest_normal) & (v <= to.finite_max)
     out_low = (pos & (v < to.smallest_normal)) | zero
     out_high = pos & (v > to.finite_max)
     nan = isnan.copy()
@@ -233,10 +241,13 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
         nan |= isinf
         if round_mode == "nearest":
             nan |= out_low | out_high
+        elif round_mode == "up":
+            nan |= out_high
+            why[out_low] = UNDEF_E8M0_RANGE
         else:
-            why[out_low | out_high] = UNDEF_E8M0_RANGE
+            nan |= out_low
+            why[out_high] = UNDEF_E8M0_RANGE
     why[neg] = UNDEF_E8M0_NEGATIVE
-    del in_range
     bits = np.where(nan, 0xFF, (kk - kmin)).astype(np.uint8)
     bits[why != ""] = 0xFF
     return to.from_bits(bits), why

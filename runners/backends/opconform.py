@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 from generator import dtypes
 from generator.case import GENERATOR_VERSION
