@@ -372,7 +372,8 @@ def format_number(value, src: DType) -> str:
         return str(int(value))
     if src.name in ("float16", "float", "double"):
         return np.format_float_positional(np.asarray(value, dtype=src.np_dtype)[()], unique=True, trim="-")
-    # narrow formats: the exact decimal value is short and unambiguous
+    # narrow formats: the exact decimal value. It is long for the extremes of float8e8m0 and
+    # bfloat16, but a shorter decimal would read back differently under some round_mode.
     d = decimal.Decimal(float(value))
     s = format(d, "f")
     return s.rstrip("0").rstrip(".") if "." in s else s
