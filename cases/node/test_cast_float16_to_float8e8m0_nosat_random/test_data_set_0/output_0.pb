@@ -1,0 +1,1 @@
+BoutputJÿÿÿÿqyp~mpowqÿkpÿpoourpu‡o

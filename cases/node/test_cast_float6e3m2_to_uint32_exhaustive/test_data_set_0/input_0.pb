@@ -1,0 +1,1 @@
+!BinputJ@ DaH¢,Lã<P$MTe]X¦m\ç} 

@@ -1,0 +1,1 @@
+ƒBoutputJƒÿopqqqrrrrssssttttuuuuvvvvwwwwxxxxyyyyzzzz{{{{||||}}}}~~~~€€€€‚‚‚‚ƒƒƒƒ„„„„…………††††‡‡‡‡ˆˆˆˆ‰‰‰‰ŠŠŠŠ‹‹‹‹ŒŒŒŒÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+BoutputJÿnooppppqqqqrrrrssssttttuuuuvvvvwwwwxxxxyyyyzzzz{{{{||||}}}}~~~~€€€€‚‚‚‚ƒƒƒƒ„„„„…………††††‡‡‡‡ˆˆˆˆ‰‰‰‰ŠŠŠŠ‹‹‹‹ŒŒŒŒÿ

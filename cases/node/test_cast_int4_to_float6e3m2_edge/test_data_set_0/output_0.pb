@@ -1,0 +1,2 @@
+BoutputJ
+øMË00DY

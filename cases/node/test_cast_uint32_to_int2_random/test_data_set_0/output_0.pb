@@ -1,0 +1,1 @@
+0BoutputJ0îd	Uê[Z×:Sò

@@ -1,0 +1,1 @@
+;BinputJ-tİê¸Q¼¬ßOA(S=Ysm¿Mûœé‘Ca(X¦m\ç‰ciªx®ï|ï

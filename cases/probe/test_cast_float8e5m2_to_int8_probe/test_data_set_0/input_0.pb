@@ -1,0 +1,1 @@
+OBinputJO{ûX\ÜÙY[]ÛÝ|ü~‏Z^_`abcdefghijklmnopqrstuvwxyz}ÚÞ‗אבגדהוזחטיךכלםמןנסעףפץצקרשת‎ÿ

@@ -1,0 +1,1 @@
+HBinputJHÿ\`אÝ]_aßב€^bcdefghijklmnopqrstuvwxyz{|}~Þגדהוזחטיךכלםמןנסעףפץצקרשתûü‎‏
