@@ -154,8 +154,10 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     prepared_cache: a mapping kept across calls (PreparedCache or dict) so each case is prepared
     once per backend and every data set runs on the same prepared model."""
     name, version, settings = backend_identity(backend)
+    meta = case.meta or {}
     result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
-                    backend_version=version, tier=tier, settings=settings)
+                    backend_version=version, tier=tier, settings=settings, op=meta.get("op"),
+                    family=meta.get("family"), params=meta.get("params"))
     t0 = time.perf_counter()
     try:
         _judge(backend, case, i, tier, prepared_cache, result)

@@ -56,6 +56,10 @@ class Result:
     mismatches: list[dict] = field(default_factory=list)  # the first mismatching elements
     outputs: list[dict] | None = None  # probe: what the backend returned, per output
     error: str | None = None  # the backend's exception, "Type: text", where it raised
+    # what the case checks, from case.json (reports group and grid by these)
+    op: str | None = None
+    family: str | None = None
+    params: dict | None = None
 
     @property
     def failed(self) -> bool:
