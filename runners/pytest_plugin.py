@@ -43,6 +43,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="test-id substrings, one a line (# comments): matching items are skipped")
     group.addoption("--report", default=None, metavar="PATH",
                     help="write a JSON results file (one record per item) at the end of the session")
+    group.addoption("--case-timeout", default=60.0, type=float, metavar="SECONDS",
+                    help="kill the backend's worker when one data set runs longer (verdict timeout; default 60)")
+    group.addoption("--isolation", default="process", choices=("process", "none"),
+                    help="process (default): the backend runs in a worker process, so a crash or hang costs "
+                         "one data set; none: in the pytest process (for debugging a backend)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -63,8 +68,15 @@ def pytest_configure(config: pytest.Config) -> None:
     report = config.getoption("report")
     if report:
         check_report_path(report)
-    config.pluginmanager.register(
-        OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report), PLUGIN_NAME)
+    timeout = config.getoption("case_timeout")
+    if not timeout > 0:
+        raise pytest.UsageError(f"--case-timeout {timeout:g}: must be a positive number of seconds")
+    run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report)
+    if config.getoption("isolation") == "process":
+        from runners.worker import IsolatedRunner
+
+        run.isolated = IsolatedRunner(spec, timeout=timeout)
+    config.pluginmanager.register(run, PLUGIN_NAME)
 
 
 def _one_line(text: str) -> str:
@@ -195,13 +207,15 @@ class CaseItem(pytest.Item):
         return self.path.parent
 
     def runtest(self) -> None:
-        from runners.results import PASS, PROBE, UNSUPPORTED
+        from runners.results import CRASH, PASS, PROBE, TIMEOUT, UNSUPPORTED
 
         run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
         self.result = run.execute(self)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
         if self.result.verdict in (PASS, PROBE):
             return
+        if self.result.kind == "probe" and self.result.verdict in (CRASH, TIMEOUT):
+            return  # undefined input: a crash is recorded for the report, never judged
         if self.result.verdict == UNSUPPORTED:
             from runners.execute import unsupported_reason
 
@@ -262,6 +276,7 @@ class OpconformRun:
         self._cases: dict = {}  # case dir -> LoadedCase | CaseError (the last few)
         self.records: list[dict] = []
         self.is_worker = hasattr(config, "workerinput")  # pytest-xdist worker
+        self.isolated = None  # runners.worker.IsolatedRunner unless --isolation none
         self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.written = False
 
@@ -283,12 +298,35 @@ class OpconformRun:
         from generator.serialize import CaseError
         from runners.execute import invalid_case_result, run_case_dataset
 
+        if self.isolated is not None:
+            what, answer = self.isolated.run(item.case_dir, item.index, self.tier, self._stub(item))
+            if what == "result":
+                return answer
+            path, problem = answer
+            problem = f"{_relpath(Path(path), self.config.invocation_params.dir)}: {problem}"
+            return invalid_case_result(item.case_name, item.index, _kind_of(item.case_dir), problem,
+                                       self.backend, self.tier)
         case = self.load(item.case_dir)
         if isinstance(case, CaseError):
             kind = _kind_of(item.case_dir)
             problem = f"{_relpath(case.path, self.config.invocation_params.dir)}: {case.problem}"
             return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier)
         return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared)
+
+    def _stub(self, item: CaseItem):
+        """The record a crash or timeout fills in: the case's identity from its case.json."""
+        from runners.results import ERROR, Result
+
+        try:
+            meta = json.loads((item.case_dir / "case.json").read_text(encoding="utf-8"))
+            meta = meta if isinstance(meta, dict) else {}
+        except (OSError, ValueError):
+            meta = {}
+        kind = meta.get("kind") if meta.get("kind") in ("node", "graph", "negative", "probe") else None
+        return Result(case=item.case_name, dataset=item.index, kind=kind or _kind_of(item.case_dir), verdict=ERROR,
+                      message="", backend=self.name, backend_version=self.version, tier=self.tier,
+                      settings=self.settings, op=meta.get("op"), family=meta.get("family"),
+                      params=meta.get("params"))
 
     # ---- hooks ------------------------------------------------------------------------
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
@@ -358,6 +396,8 @@ class OpconformRun:
             self.records.append(json.loads(record))
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
+        if self.isolated is not None:
+            self.isolated.close()
         if self.report is None or self.is_worker:
             return
         from runners.results import write_results

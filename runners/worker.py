@@ -1,0 +1,153 @@
+"""The isolated worker process that runs a backend (DESIGN.md, "Runners").
+
+A backend under test can segfault, abort or hang. Each runner keeps one worker process that loads
+the backend once and runs case after case (so start-up is paid once, not per case); the runner
+waits for each answer at most `timeout` seconds. If the worker dies, that data set gets a `crash`
+verdict naming the signal; if it runs past the timeout it is killed and the data set gets
+`timeout`. Either way the next data set starts a fresh worker and the run goes on.
+
+The worker is started with the "spawn" method: a fork of a process that already runs a backend's
+thread pools is not safe. The backend is named by its spec (a registry name or module:attr) and
+constructed inside the worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from pathlib import Path
+
+from runners.results import CRASH, TIMEOUT, Result
+
+DEFAULT_TIMEOUT = 60.0
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+def _serve(conn, backend_spec: str) -> None:
+    """Worker main loop: (case_dir, index, tier) in, ("result", Result) / ("case-error", ...) out."""
+    from generator.serialize import CaseError, read_case
+    from runners.backends.registry import get_backend
+    from runners.execute import PreparedCache, run_case_dataset
+
+    backend = get_backend(backend_spec)
+    prepared = PreparedCache()
+    cases: dict = {}
+    conn.send(("ready", None))
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        case_dir, index, tier = request
+        key = str(case_dir)
+        if key not in cases:
+            cases.clear()  # runners go case by case: keep only the current one
+            try:
+                cases[key] = read_case(case_dir)
+            except CaseError as exc:
+                cases[key] = exc
+        case = cases[key]
+        if isinstance(case, CaseError):
+            conn.send(("case-error", (str(case.path), case.problem)))
+            continue
+        conn.send(("result", run_case_dataset(backend, case, index, tier, prepared)))
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """'signal SIGSEGV (11)' for a death by signal, else 'exit code N'."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"signal {name} ({-exitcode})"
+    return f"exit code {exitcode}"
+
+
+class WorkerDied(Exception):
+    """The worker could not even start (the backend failed to load there)."""
+
+
+class IsolatedRunner:
+    """Runs data sets of cases on a backend in a worker process that is restarted after a death."""
+
+    def __init__(self, backend_spec: str, timeout: float = DEFAULT_TIMEOUT, startup_timeout: float = 300.0):
+        self.backend_spec = backend_spec
+        self.timeout = timeout
+        self.startup_timeout = startup_timeout
+        self._proc = None
+        self._conn = None
+        self.starts = 0  # how many workers were started (tests check start-up is not per case)
+
+    # ---- process management ----------------------------------------------------------
+    def _start(self) -> None:
+        parent, child = _CONTEXT.Pipe()
+        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec), daemon=True,
+                                name="opconform-worker")
+        proc.start()
+        child.close()
+        self._proc, self._conn = proc, parent
+        self.starts += 1
+        if not parent.poll(self.startup_timeout):
+            self._kill()
+            raise WorkerDied(f"the worker did not start within {self.startup_timeout:g} s")
+        try:
+            parent.recv()
+        except EOFError:
+            code = self._reap()
+            raise WorkerDied(f"the worker died while loading the backend ({describe_exit(code)})") from None
+
+    def _reap(self) -> int | None:
+        proc = self._proc
+        self._proc = self._conn = None
+        if proc is None:
+            return None
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        return proc.exitcode
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.is_alive():
+            self._proc.kill()
+        self._reap()
+
+    def close(self) -> None:
+        """Stop the worker (at the end of a session)."""
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        if self._proc is not None:
+            self._proc.join(5)
+        self._kill()
+
+    # ---- running ---------------------------------------------------------------------
+    def run(self, case_dir: Path, index: int, tier: str, stub: Result) -> tuple[str, object]:
+        """("result", Result) | ("case-error", (path, problem)). On a crash or timeout, `stub` (the
+        case's identity and backend) is returned filled in with that verdict."""
+        if self._proc is None or not self._proc.is_alive():
+            self._reap()
+            self._start()
+        t0 = time.perf_counter()
+        try:
+            self._conn.send((str(case_dir), index, tier))
+            if self._conn.poll(self.timeout):
+                return self._conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            code = self._reap()
+            stub.verdict, stub.duration = CRASH, time.perf_counter() - t0
+            stub.message = (f"{stub.case}[{index}]: the backend's worker process died ({describe_exit(code)}); "
+                            f"the run goes on in a new worker")
+            stub.error = describe_exit(code)
+            return "result", stub
+        self._kill()
+        stub.verdict, stub.duration = TIMEOUT, time.perf_counter() - t0
+        stub.message = (f"{stub.case}[{index}]: no answer within {self.timeout:g} s (--case-timeout); "
+                        f"the worker was killed and the run goes on in a new one")
+        return "result", stub

@@ -1,0 +1,126 @@
+"""Crash and hang isolation: a backend that segfaults, aborts, hangs, raises or answers with the wrong
+dtype / shape costs only the chosen data sets; the run completes and every other verdict is what a
+clean run gives."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from generator.serialize import read_manifest
+from runners.results import CRASH, TIMEOUT
+from runners.worker import IsolatedRunner, describe_exit
+
+pytest_plugins = ["pytester"]
+
+HERE = Path(__file__).resolve().parent
+SUITE = HERE.parent / "cases"
+FIXTURE = "fixture_backends:Misbehaving"
+
+
+def _run(pytester, monkeypatch, target, env: dict, *args, subprocess: bool = False):
+    monkeypatch.syspath_prepend(str(HERE))  # fixture_backends, for this process and spawned workers
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])))  # xdist
+    for k, v in env.items():
+        monkeypatch.setenv(f"OPCONFORM_TEST_{k}", ",".join(v))
+    report = pytester.path / "results.json"
+    run = pytester.runpytest_subprocess if subprocess else pytester.runpytest
+    result = run(str(target), "--backend", FIXTURE, "--report", str(report), "-p", "no:cacheprovider", *args)
+    return result, json.loads(report.read_text())
+
+
+def _verdicts(doc) -> dict[str, str]:
+    return {f"{r['case']}[{r['dataset']}]": r["verdict"] for r in doc["records"]}
+
+
+def test_describe_exit_names_the_signal():
+    assert describe_exit(-11) == "signal SIGSEGV (11)"
+    assert describe_exit(-6) == "signal SIGABRT (6)"
+    assert describe_exit(3) == "exit code 3"
+
+
+def test_whole_suite_with_5_crashes_and_2_hangs(pytester, monkeypatch):
+    """DESIGN / issue: the 7 chosen cases get crash / timeout, every other verdict equals a clean run."""
+    manifest = read_manifest(SUITE)
+    node = sorted(c["name"] for c in manifest["cases"] if c["kind"] == "node")
+    segfault, abort, hang = node[10:13], node[500:502], [node[900], node[1500]]
+    clean_result, clean = _run(pytester, monkeypatch, SUITE, {}, "-q")
+    assert clean_result.ret == 0
+    result, doc = _run(pytester, monkeypatch, SUITE, {"SEGFAULT": segfault, "ABORT": abort, "HANG": hang},
+                       "-q", "--case-timeout", "3")
+    got, want = _verdicts(doc), _verdicts(clean)
+    assert got.keys() == want.keys()
+    changed = {k: v for k, v in got.items() if v != want[k]}
+    assert changed == {**{f"{n}[0]": CRASH for n in segfault + abort}, **{f"{n}[0]": TIMEOUT for n in hang}}
+    messages = {f"{r['case']}[{r['dataset']}]": r["message"] for r in doc["records"]}
+    assert all("SIGSEGV" in messages[f"{n}[0]"] for n in segfault)
+    assert all("SIGABRT" in messages[f"{n}[0]"] for n in abort)
+    assert all("--case-timeout" in messages[f"{n}[0]"] for n in hang)
+    result.assert_outcomes(passed=len(got) - 7, failed=7)
+
+
+def test_raise_wrong_dtype_and_shape_get_their_verdicts(pytester, monkeypatch):
+    node = SUITE / "node"
+    picks = ["test_cast_float32_to_float16_edge", "test_cast_int8_to_int4_exhaustive",
+             "test_cast_float16_to_float32_edge", "test_cast_uint8_to_float8e4m3fn_exhaustive"]
+    for p in picks:
+        (pytester.path / "s" / p).parent.mkdir(exist_ok=True)
+        os.symlink(node / p, pytester.path / "s" / p)
+    result, doc = _run(pytester, monkeypatch, pytester.path / "s",
+                       {"RAISE": picks[:1], "WRONG_DTYPE": picks[1:2], "WRONG_SHAPE": picks[2:3]}, "-q")
+    v = _verdicts(doc)
+    assert v == {f"{picks[0]}[0]": "error", f"{picks[1]}[0]": "fail", f"{picks[2]}[0]": "fail", f"{picks[3]}[0]": "pass"}
+    msgs = {r["case"]: r["message"] for r in doc["records"]}
+    assert "raised on purpose" in msgs[picks[0]]
+    assert "int4" in msgs[picks[1]] and "float64" in msgs[picks[1]]
+    assert "shape" in msgs[picks[2]]
+
+
+def test_worker_is_started_once_for_many_cases_and_again_after_a_death(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    names = sorted(p.name for p in (SUITE / "node").iterdir())[:30]
+    monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", names[10])
+    from runners.results import Result
+
+    runner = IsolatedRunner(FIXTURE, timeout=30)
+    try:
+        verdicts = []
+        for n in names:
+            stub = Result(case=n, dataset=0, kind="node", verdict="error", message="", backend="b",
+                          backend_version="0", tier="strict")
+            what, r = runner.run(SUITE / "node" / n, 0, "strict", stub)
+            verdicts.append(r.verdict)
+    finally:
+        runner.close()
+    assert verdicts[10] == CRASH and set(verdicts[:10] + verdicts[11:]) == {"pass"}
+    assert runner.starts == 2
+
+
+def test_a_probe_that_crashes_is_recorded_not_failed(pytester, monkeypatch):
+    probe = "test_cast_float32_to_int8_probe"
+    (pytester.path / "s").mkdir()
+    os.symlink(SUITE / "probe" / probe, pytester.path / "s" / probe)
+    result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"SEGFAULT": [probe]}, "-q")
+    assert _verdicts(doc) == {f"{probe}[0]": CRASH}
+    assert result.ret == 0
+
+
+def test_isolation_works_with_xdist(pytester, monkeypatch):
+    picks = sorted(p.name for p in (SUITE / "node").iterdir())[:12]
+    (pytester.path / "s").mkdir()
+    for p in picks:
+        os.symlink(SUITE / "node" / p, pytester.path / "s" / p)
+    result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"SEGFAULT": picks[3:4], "HANG": picks[7:8]},
+                       "-n", "2", "--case-timeout", "3", subprocess=True)
+    v = _verdicts(doc)
+    assert v[f"{picks[3]}[0]"] == CRASH and v[f"{picks[7]}[0]"] == TIMEOUT
+    assert sum(1 for x in v.values() if x == "pass") == 10
+
+
+def test_bad_case_timeout_is_a_usage_error(pytester):
+    result = pytester.runpytest(str(SUITE / "node"), "--backend", "opconform", "--case-timeout", "0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--case-timeout 0: must be a positive number of seconds*"])
