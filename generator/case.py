@@ -23,6 +23,24 @@ REQUIRED_META = ("op", "domain", "opset", "family", "spec", "compare", "flags", 
 
 
 @dataclass
+class Twin:
+    """The same case in another model format, with its own data sets (graph/ kind: the NHWC TFLite twin
+    of an NCHW ONNX graph; DESIGN.md, "The case format").
+
+    input_perms / output_perms: for each ONNX graph input / output in order, the permutation that turns
+    the ONNX tensor into the twin's: twin_array == numpy.transpose(onnx_array, perm)."""
+
+    format: str  # "tflite"
+    model: bytes
+    input_names: list[str]
+    output_names: list[str]
+    input_perms: list[list[int]]
+    output_perms: list[list[int]]
+    inputs: list[list[np.ndarray]]  # per data set, in the twin's input order
+    outputs: list[list[np.ndarray]]
+
+
+@dataclass
 class Case:
     name: str  # test_<op>_<what>, lower snake case, unique in a suite
     kind: str
@@ -30,6 +48,7 @@ class Case:
     inputs: list[list[np.ndarray]]  # one list of input arrays per data set
     outputs: list[list[np.ndarray]] | None  # expected outputs per data set (node / graph)
     meta: dict = field(default_factory=dict)
+    twin: Twin | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -44,6 +63,9 @@ class Case:
                 raise ValueError(f"{self.name}: a {self.kind} case needs expected outputs for every data set")
         elif self.outputs is not None:
             raise ValueError(f"{self.name}: a {self.kind} case has no expected outputs")
+        if self.twin is not None and (len(self.twin.inputs) != len(self.inputs)
+                                      or len(self.twin.outputs) != len(self.inputs)):
+            raise ValueError(f"{self.name}: the twin needs inputs and outputs for every data set")
 
 
 def ir_version_for(opset: int) -> int:

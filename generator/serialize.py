@@ -2,6 +2,9 @@
 
 Layout (DESIGN.md): <suite>/manifest.json and <suite>/<kind>/<name>/ holding model.onnx,
 test_data_set_<i>/input_<j>.pb (and output_<j>.pb for node / graph kinds) and case.json.
+A case with a twin (graph/ kind: the NHWC TFLite model) adds model.<format> and
+test_data_set_<i>/<format>_input_<j>.pb / <format>_output_<j>.pb; case.json["twin"] names the twin's
+inputs / outputs, their element types, and the permutation from each ONNX input / output.
 Every file is written deterministically (sorted JSON keys, deterministic protobuf), so two
 generations with the same options are byte-identical. Reading a case checks each file against
 the sha256 that case.json records.
@@ -19,7 +22,7 @@ import onnx
 from onnx import numpy_helper
 
 from generator import dtypes
-from generator.case import GENERATOR_VERSION, KINDS, Case
+from generator.case import GENERATOR_VERSION, KINDS, Case, Twin
 
 MANIFEST = "manifest.json"
 SUITE_FORMAT = "opconform-suite/1"
@@ -87,7 +90,31 @@ def case_files(case: Case) -> dict[str, bytes]:
         if case.outputs is not None:
             for j, ((name, dt), arr) in enumerate(zip(outs, case.outputs[i])):
                 files[f"test_data_set_{i}/output_{j}.pb"] = tensor_bytes(arr, name, dt)
+    if case.twin is not None:
+        files.update(twin_files(case.twin))
     return files
+
+
+def twin_files(twin: Twin) -> dict[str, bytes]:
+    files = {f"model.{twin.format}": bytes(twin.model)}
+    for i, (ins, outs) in enumerate(zip(twin.inputs, twin.outputs)):
+        for prefix, names, arrays in (("input", twin.input_names, ins), ("output", twin.output_names, outs)):
+            for j, (name, arr) in enumerate(zip(names, arrays)):
+                files[f"test_data_set_{i}/{twin.format}_{prefix}_{j}.pb"] = tensor_bytes(
+                    arr, name, dtypes.from_numpy(np.asarray(arr).dtype))
+    return files
+
+
+def twin_json(twin: Twin, onnx_ins: list[str], onnx_outs: list[str]) -> dict:
+    """case.json["twin"]: the twin's model file and, per input / output, its name, element type, the ONNX
+    tensor it stands for and the permutation: twin == numpy.transpose(onnx, perm)."""
+    def entries(names, onnx_names, perms, arrays):
+        return [{"name": n, "onnx": o, "perm": [int(p) for p in perm],
+                 "type": dtypes.from_numpy(np.asarray(a).dtype).name}
+                for n, o, perm, a in zip(names, onnx_names, perms, arrays)]
+    return {"format": twin.format, "model": f"model.{twin.format}",
+            "inputs": entries(twin.input_names, onnx_ins, twin.input_perms, twin.inputs[0]),
+            "outputs": entries(twin.output_names, onnx_outs, twin.output_perms, twin.outputs[0])}
 
 
 def case_json(case: Case, files: dict[str, bytes]) -> dict:
@@ -99,6 +126,9 @@ def case_json(case: Case, files: dict[str, bytes]) -> dict:
         generator_version=GENERATOR_VERSION,
         sha256={path: sha256(data) for path, data in sorted(files.items())},
     )
+    if case.twin is not None:
+        ins, outs = graph_io_types(case.model)
+        meta["twin"] = twin_json(case.twin, [n for n, _ in ins], [n for n, _ in outs])
     return meta
 
 
@@ -117,6 +147,23 @@ def write_case(case: Case, suite_dir: Path) -> dict:
 
 
 @dataclass
+class LoadedTwin:
+    """The twin of a case read back from disk (hash-checked). perm: twin == numpy.transpose(onnx, perm)."""
+
+    format: str
+    model_path: Path
+    model: bytes
+    inputs: list[list[np.ndarray]]
+    outputs: list[list[np.ndarray]]
+    input_names: list[str]
+    output_names: list[str]
+    input_types: list[dtypes.DType]
+    output_types: list[dtypes.DType]
+    input_perms: list[list[int]]
+    output_perms: list[list[int]]
+
+
+@dataclass
 class LoadedCase:
     """A case read back from disk. meta is None for a plain ONNX node-test directory."""
 
@@ -127,6 +174,7 @@ class LoadedCase:
     inputs: list[list[np.ndarray]]
     outputs: list[list[np.ndarray]] | None
     meta: dict | None
+    twin: LoadedTwin | None = None
 
     @property
     def n_datasets(self) -> int:
@@ -203,6 +251,7 @@ def read_case(case_dir: Path | str) -> LoadedCase:
     has_outputs = kind in ("node", "graph")
     if has_outputs and any(len(o) == 0 for o in outputs):
         raise CaseError(case_dir, "a data set has no output_<j>.pb")
+    twin = _read_twin(case_dir, meta, hashes, len(inputs)) if meta and "twin" in meta else None
     return LoadedCase(
         name=meta.get("name", case_dir.name) if meta else case_dir.name,
         kind=kind,
@@ -211,7 +260,31 @@ def read_case(case_dir: Path | str) -> LoadedCase:
         inputs=inputs,
         outputs=outputs if has_outputs else None,
         meta=meta,
+        twin=twin,
     )
+
+
+def _read_twin(case_dir: Path, meta: dict, hashes, n_datasets: int) -> LoadedTwin:
+    spec = meta["twin"]
+    try:
+        fmt, model_rel = str(spec["format"]), str(spec["model"])
+        ins = [(str(e["name"]), dtypes.get(e["type"]), [int(p) for p in e["perm"]]) for e in spec["inputs"]]
+        outs = [(str(e["name"]), dtypes.get(e["type"]), [int(p) for p in e["perm"]]) for e in spec["outputs"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CaseError(case_dir / "case.json", f"corrupt twin entry ({exc.__class__.__name__}: {exc})") from None
+    model_path = case_dir / model_rel
+    model = _read(model_path, hashes, model_rel)
+    inputs, outputs = [], []
+    for ds in _dataset_dirs(case_dir):
+        inputs.append(_read_tensors(ds, f"{fmt}_input", hashes, case_dir))
+        outputs.append(_read_tensors(ds, f"{fmt}_output", hashes, case_dir))
+    if len(inputs) != n_datasets or any(len(i) != len(ins) for i in inputs) or any(
+            len(o) != len(outs) for o in outputs):
+        raise CaseError(case_dir, f"the {fmt} twin lacks data: every data set needs {len(ins)} "
+                                  f"{fmt}_input_<j>.pb and {len(outs)} {fmt}_output_<j>.pb")
+    return LoadedTwin(fmt, model_path, model, inputs, outputs, [n for n, _, _ in ins], [n for n, _, _ in outs],
+                      [t for _, t, _ in ins], [t for _, t, _ in outs], [p for _, _, p in ins],
+                      [p for _, _, p in outs])
 
 
 def is_suite(path: Path) -> bool:

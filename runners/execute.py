@@ -9,6 +9,10 @@ This is the one place that decides a verdict from what a backend does (DESIGN.md
                 what it raised, recorded for the report; never a failure. Unsupported stays
                 "unsupported" (the backend does not implement it: nothing to compare across backends)
 
+A backend runs ONNX models unless it says otherwise with `model_format` (e.g. "tflite"): it is then handed
+the case's twin in that format (LoadedCase.twin: model bytes, its own data sets and expected outputs), and
+a case without such a twin is unsupported on it.
+
 The function is pure apart from the backend calls and the prepared-model cache it is handed, so it
 runs the same in the pytest process and in an isolated worker process (crash / timeout verdicts are
 the worker's to give). It never lets a backend exception escape.
@@ -89,6 +93,26 @@ def unsupported_reason(error: str | None) -> str:
     return (error or "").removeprefix(f"{Unsupported.__name__}: ") or "unsupported"
 
 
+def model_format(backend) -> str:
+    """The model format a backend runs: "onnx" unless its `model_format` names a twin's format."""
+    return getattr(backend, "model_format", "onnx") or "onnx"
+
+
+def _twin(backend, case: LoadedCase):
+    """The case's twin in the backend's format, None for an ONNX backend. Raises Unsupported if missing."""
+    fmt = model_format(backend)
+    if fmt == "onnx":
+        return None
+    if case.twin is None or case.twin.format != fmt:
+        raise Unsupported(f"the case has no {fmt} model (only graph cases have a twin)")
+    return case.twin
+
+
+def _inputs(backend, case: LoadedCase, i: int) -> list:
+    twin = _twin(backend, case)
+    return list((twin or case).inputs[i])
+
+
 def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepared, bool]:
     """(prepared entry, whether this call paid for prepare)."""
     key = (backend.name, str(case.dir))
@@ -97,7 +121,8 @@ def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepare
         return entry, False
     t0 = time.perf_counter()
     try:
-        entry = _Prepared(value=backend.prepare(case.model, case))
+        twin = _twin(backend, case)
+        entry = _Prepared(value=backend.prepare(case.model if twin is None else twin.model, case))
     except Unsupported as exc:
         entry = _Prepared(error=describe_exception(exc), unsupported=True)
     except Exception as exc:  # noqa: BLE001 - any backend exception is a verdict, never a crash of ours
@@ -172,6 +197,12 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.verdict = INVALID_CASE
         r.message = f"{label}: {case.dir}: no test_data_set_{i} (the case has {case.n_datasets} data sets)"
         return
+    try:
+        _twin(backend, case)
+    except Unsupported as exc:  # a backend of another model format and a case without that twin
+        r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
+        r.message = f"{label}: unsupported: {unsupported_reason(r.error)}"
+        return
     entry, _ = _prepare(backend, case, cache)
 
     if case.kind == "negative":
@@ -185,7 +216,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.message = f"{label}: the backend accepted a model it must refuse (prepare did not raise)"
             return
         try:
-            outputs = backend.run(entry.value, list(case.inputs[i]))
+            outputs = backend.run(entry.value, _inputs(backend, case, i))
         except Exception as exc:  # noqa: BLE001
             r.error = describe_exception(exc)
             if phase == "run":
@@ -214,7 +245,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.verdict, r.message = ERROR, f"{label}: prepare raised {entry.error}"
         return
     try:
-        outputs = backend.run(entry.value, list(case.inputs[i]))
+        outputs = backend.run(entry.value, _inputs(backend, case, i))
     except Unsupported as exc:
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
@@ -231,24 +262,28 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.message = f"{label}: recorded {len(r.outputs)} output(s)"
         return
 
-    _compare(case, i, tier, outputs, r)
+    _compare(case, i, tier, outputs, r, _twin(backend, case))
 
 
-def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result) -> None:
+def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None) -> None:
+    """twin: the case's twin when the backend ran it (its expected outputs, names and types are used)."""
     label = f"{case.name}[{i}]"
-    expected = case.outputs[i]
+    expected = case.outputs[i] if twin is None else twin.outputs[i]
     try:
         _, outs = graph_io_types(case.model)
     except KeyError as exc:
         r.verdict = INVALID_CASE
         r.message = f"{label}: invalid case: {case.dir / 'model.onnx'}: {exc.args[0]}"
         return
+    if twin is not None:
+        outs = list(zip(twin.output_names, twin.output_types))
     names = [n for n, _ in outs][: len(expected)]
     types = [t for _, t in outs][: len(expected)]
     outputs = list(outputs) if outputs is not None else []
     spec = case.meta.get("compare") if case.meta else None
     try:
-        outcome = compare_outputs(expected, outputs, names, types, spec, tier, inputs=list(case.inputs[i]),
+        outcome = compare_outputs(expected, outputs, names, types, spec, tier,
+                                  inputs=list((twin or case).inputs[i]),
                                   max_shown=MAX_SHOWN)
     except ValueError as exc:  # compare_outputs: a bad compare spec in case.json (or a bad tier)
         r.verdict = INVALID_CASE
