@@ -88,6 +88,11 @@ def generate_into(target: Path, names: list[str], profile: str, seed: int, max_o
                             if k in meta})
         progress.step(len(entries))
     progress.close()
+    for name in names:  # files a family writes beside its cases (e.g. a table), covered by --check
+        extra = getattr(families.load(name), "extra_files", None)
+        for rel, data in sorted((extra(profile, seed, max_opset) if extra else {}).items()):
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            (target / rel).write_bytes(data)
     options = {"families": names, "profile": profile, "seed": seed, "max_opset": max_opset}
     write_manifest(target, options, entries)
     return len(entries)
