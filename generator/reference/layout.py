@@ -431,7 +431,7 @@ def _run_implicit(op: Op, vals: list, form: str) -> np.ndarray:
     return y if form == "onnx" else _to_last(y)
 
 
-def _run_op(op: Op, vals: list, form: str) -> list[np.ndarray]:
+def run_op(op: Op, vals: list, form: str) -> list[np.ndarray]:
     a, t = op.attrs, op.type
     if t in IMPLICIT:
         return [_run_implicit(op, vals, form)]
@@ -476,7 +476,7 @@ def run(g: Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
             raise ValueError(f"input {name!r}: shape {x.shape}, the graph declares {g.tensors[name].shape}")
         vals[name] = x
     for op in g.ops:
-        results = _run_op(op, [vals[n] for n in op.inputs], g.form)
+        results = run_op(op, [vals[n] for n in op.inputs], g.form)
         for name, r in zip(op.outputs, results):
             if r.shape != g.tensors[name].shape:
                 raise ValueError(f"{op.type} -> {name!r}: computed shape {r.shape}, declared {g.tensors[name].shape}")
