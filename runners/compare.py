@@ -19,6 +19,9 @@ Modes (NaN below means NaN of the output's own type; types without NaN never hav
            on the ordered line of encodings (-0 and +0 are one point) is <= n. Integers: |a - e| <= n.
   abs      param "abs": k. Integers: |a - e| <= k in exact integer arithmetic (no wraparound).
            Floats: |a - e| <= k in float64, NaN matches NaN, an infinity only itself.
+  allclose params "rtol", "atol". Floats: |a - e| <= atol + rtol * |e| in float64, NaN matches NaN, an
+           infinity only itself (for results of float32 sums whose order the spec leaves to the backend).
+           Integers / bool / strings: exact.
   parsed   number -> string outputs; param "source_type" (element type of the number that was formatted).
            Both texts are read back with the Cast reference (generator.reference.cast). Identical text
            matches. Float sources: strict tier: both parse to the same value of source_type (bits; any
@@ -44,7 +47,7 @@ from generator.dtypes import DType
 import generator.reference.cast as cast_ref
 
 TIERS = ("strict", "tolerant")
-MODES = ("exact", "ulp", "abs", "parsed", "default", "none")
+MODES = ("exact", "ulp", "abs", "allclose", "parsed", "default", "none")
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-7
 
 
@@ -87,9 +90,10 @@ def resolve_spec(spec: dict | None, output: str, tier: str) -> dict:
     mode = resolved.get("mode")
     if mode not in MODES:
         raise ValueError(f"compare spec of output {output!r}: unknown mode {mode!r} (known: {', '.join(MODES)})")
-    need = {"ulp": "ulp", "abs": "abs", "parsed": "source_type"}.get(mode)
-    if need and need not in resolved:
-        raise ValueError(f"compare spec of output {output!r}: mode {mode!r} needs {need!r}")
+    need = {"ulp": ("ulp",), "abs": ("abs",), "allclose": ("rtol", "atol"), "parsed": ("source_type",)}.get(mode, ())
+    for key in need:
+        if key not in resolved:
+            raise ValueError(f"compare spec of output {output!r}: mode {mode!r} needs {key!r}")
     return resolved
 
 
@@ -100,6 +104,8 @@ def describe(resolved: dict, tier: str) -> str:
         what = f"ulp <= {resolved['ulp']}"
     elif mode == "abs":
         what = f"abs <= {resolved['abs']}"
+    elif mode == "allclose":
+        what = f"|a - e| <= {resolved['atol']:g} + {resolved['rtol']:g} * |e|"
     elif mode == "parsed":
         what = f"parsed as {resolved['source_type']}" + (f", rel <= {resolved['rel']:g}" if "rel" in resolved else "")
     elif mode == "none":
@@ -215,6 +221,15 @@ def _match_abs(e, a, t: DType, k) -> np.ndarray:
         return _match_exact(e, a, t, {}, "strict")
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.abs(_float64(a) - _float64(e)) <= float(k)
+    return _float_special(e, a, t, close)
+
+
+def _match_allclose(e, a, t: DType, rtol, atol) -> np.ndarray:
+    if not t.is_float:
+        return _match_exact(e, a, t, {}, "strict")
+    ef, af = _float64(e), _float64(a)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(af - ef) <= float(atol) + float(rtol) * np.abs(ef)
     return _float_special(e, a, t, close)
 
 
@@ -370,6 +385,8 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
         ok = _match_ulp(ef, af, t, resolved["ulp"])
     elif mode == "abs":
         ok = _match_abs(ef, af, t, resolved["abs"])
+    elif mode == "allclose":
+        ok = _match_allclose(ef, af, t, resolved["rtol"], resolved["atol"])
     elif mode == "default":
         ok = _match_default(ef, af, t)
     else:  # "none": probe outputs are recorded, never judged
