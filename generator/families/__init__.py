@@ -12,6 +12,7 @@ from types import ModuleType
 # name -> module; one line per family
 FAMILIES = {
     "cast": "generator.families.cast",
+    "layout": "generator.families.layout",
 }
 
 PROFILES = ("quick", "default", "exhaustive")
