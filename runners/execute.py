@@ -108,6 +108,16 @@ def _twin(backend, case: LoadedCase):
     return case.twin
 
 
+def _native(backend, case: LoadedCase) -> None:
+    """Raises Unsupported when case.json "native" names ops only a native implementation can judge (e.g. a
+    negative case whose model-local function body cannot refuse the model) and the backend's `native_ops`
+    lacks one."""
+    need = (case.meta or {}).get("native") or {}
+    missing = [op for op in need.get("ops", []) if op not in (getattr(backend, "native_ops", None) or ())]
+    if missing:
+        raise Unsupported(f"not applicable: needs a native {', '.join(missing)} ({need.get('reason', '')})")
+
+
 def _inputs(backend, case: LoadedCase, i: int) -> list:
     twin = _twin(backend, case)
     return list((twin or case).inputs[i])
@@ -199,7 +209,8 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         return
     try:
         _twin(backend, case)
-    except Unsupported as exc:  # a backend of another model format and a case without that twin
+        _native(backend, case)
+    except Unsupported as exc:  # another model format without a twin; a case only a native op can judge
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported: {unsupported_reason(r.error)}"
         return

@@ -16,7 +16,7 @@ from onnx import helper
 from generator import dtypes
 from generator.case import GENERATOR_VERSION
 from generator.dtypes import DType
-from generator.reference import NodeFunction, lookup
+from generator.reference import REFERENCES, NodeFunction, lookup
 from generator.serialize import read_tensor
 from runners.backends.base import Backend, Unsupported, as_declared, io_types
 
@@ -64,9 +64,17 @@ class OpconformBackend(Backend):
     def version(self) -> str:
         return GENERATOR_VERSION
 
+    @property
+    def native_ops(self) -> frozenset[str]:
+        """Every node runs its own reference, never a model-local function body (case.json "native")."""
+        return frozenset(f"{d or 'ai.onnx'}::{op}" for d, op in REFERENCES)
+
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
         ins, outs = io_types(model)
         opsets = {_domain(o.domain): o.version for o in model.opset_import}
+        ranks = {v.name: len(v.type.tensor_type.shape.dim) for v in model.graph.input
+                 if v.type.tensor_type.HasField("shape")}
+        types = dict(ins)
         steps = []
         for node in model.graph.node:
             dom = _domain(node.domain)
@@ -75,7 +83,11 @@ class OpconformBackend(Backend):
                 raise Unsupported(f"opconform has no reference for {dom or 'ai.onnx'}::{node.op_type}")
             if dom not in opsets:
                 raise ValueError(f"node {node.op_type!r}: the model imports no opset for domain {dom!r}")
-            steps.append(Step(fn, node, {a.name: decode_attribute(a) for a in node.attribute}, opsets[dom]))
+            attrs = {a.name: decode_attribute(a) for a in node.attribute}
+            check = getattr(fn, "validate", None)  # a reference that refuses a model does so here, at prepare
+            if check is not None and all(n in types and n in ranks for n in node.input):
+                check(attrs, opsets[dom], [types[n] for n in node.input], [ranks[n] for n in node.input])
+            steps.append(Step(fn, node, attrs, opsets[dom]))
         constants = {init.name: _tensor(init) for init in model.graph.initializer}
         return Prepared(steps, constants, ins, outs)
 
