@@ -20,12 +20,14 @@ import numpy as np
 from generator.dtypes import DType
 from generator.reference.cast import cast_node
 from generator.reference.convert_promote_types import convert_promote_types_node
+from generator.reference.layout_kernels import ONNX_NODES as LAYOUT_NODES
 
 NodeFunction = Callable[[list[np.ndarray], dict, int, list[DType]], list[np.ndarray]]
 
 REFERENCES: dict[tuple[str, str], NodeFunction] = {
     ("", "Cast"): cast_node,
     ("org.openvinotoolkit", "ConvertPromoteTypes"): convert_promote_types_node,
+    **{("", op): fn for op, fn in LAYOUT_NODES.items()},  # the layout family's graphs
 }
 
 

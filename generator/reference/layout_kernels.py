@@ -1,7 +1,10 @@
 """Numpy kernels for the operators of the layout family, each written for ONE layout: channels first
 (N, C, spatial...), the layout ONNX states for Conv / MaxPool / AveragePool. The NHWC twin runs the same
-kernels with its data transposed in and out (generator/reference/layout_exec.py), so both layouts get their
+kernels with its data transposed in and out (generator.reference.layout.run), so both layouts get their
 expected outputs from one computation.
+
+The second half holds the ONNX node entries (REFERENCES, generator/reference/__init__.py) of the operators
+the layout family's ONNX graphs use, each mapping the ONNX inputs / attributes onto a kernel.
 
 Arithmetic: every kernel computes in float64 from float32 inputs and rounds its result to float32 once.
 For add / sub / mul that is the correctly rounded float32 result (float64 holds the exact product and sum
@@ -90,9 +93,9 @@ def conv(x, w, b, strides, dilations, pads, group: int = 1) -> np.ndarray:
     return _out(acc)
 
 
-def pool(x, kind: str, kernel, strides, pads) -> np.ndarray:
-    """Max or average pooling, channels first (ONNX MaxPool-12 / AveragePool-19 with count_include_pad=0;
-    TFLite MAX_POOL_2D / AVERAGE_POOL_2D, whose SAME average divides by the number of real pixels)."""
+def pool(x, kind: str, kernel, strides, pads, count_include_pad: bool = False) -> np.ndarray:
+    """Max or average pooling, channels first (ONNX MaxPool-12 / AveragePool-19; TFLite MAX_POOL_2D /
+    AVERAGE_POOL_2D, whose SAME average divides by the number of real pixels: count_include_pad=0)."""
     x = _f64(x)
     if kind == "max":
         acc = None
@@ -103,6 +106,10 @@ def pool(x, kind: str, kernel, strides, pads) -> np.ndarray:
         raise ValueError(f"pool kind {kind!r}")
     total = count = None
     ones = np.ones((1, 1) + x.shape[2:])
+    if count_include_pad:  # the padded pixels count: pad both with the window's own fill first
+        width = [(0, 0), (0, 0)] + [tuple(p) for p in pads]
+        x, ones = np.pad(x, width), np.pad(ones, width, constant_values=1.0)
+        pads = [(0, 0)] * len(pads)
     for (_, view), (_, cview) in zip(_windows(x, kernel, strides, [1] * len(kernel), pads, 0.0),
                                      _windows(ones, kernel, strides, [1] * len(kernel), pads, 0.0)):
         total = view.copy() if total is None else total + view
@@ -222,3 +229,180 @@ def fully_connected(x, w, b) -> np.ndarray:
     if b is not None:
         acc = acc + _f64(b)
     return _out(acc)
+
+
+# ---------------------------------------------------------------------------------------
+# ONNX node entries: fn(inputs, attrs, opset, input_types) -> outputs (generator/reference/__init__.py)
+# ---------------------------------------------------------------------------------------
+def _onnx_pads(attrs: dict, x: np.ndarray, kernel, strides, dilations) -> list[tuple[int, int]]:
+    """(begin, end) per spatial axis from ONNX pads / auto_pad (onnx.defs Conv-11, "auto_pad")."""
+    n = len(kernel)
+    auto = attrs.get("auto_pad", "NOTSET")
+    if auto == "NOTSET":
+        flat = list(attrs.get("pads", [0] * 2 * n))
+        return list(zip(flat[:n], flat[n:]))
+    if auto == "VALID":
+        return [(0, 0)] * n
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        pads = [same_pads(i, k, s, d) for i, k, s, d in zip(x.shape[2:], kernel, strides, dilations)]
+        return pads if auto == "SAME_UPPER" else [(e, b) for b, e in pads]
+    raise ValueError(f"auto_pad {auto!r}")
+
+
+def conv_node(inputs, attrs, opset, types):
+    """ONNX Conv-11 (onnx.defs Conv: X (N, C, D1..Dn), W (M, C/group, k1..kn), optional B)."""
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else None
+    n = w.ndim - 2
+    kernel = tuple(attrs.get("kernel_shape", w.shape[2:]))
+    strides, dilations = tuple(attrs.get("strides", (1,) * n)), tuple(attrs.get("dilations", (1,) * n))
+    pads = _onnx_pads(attrs, x, kernel, strides, dilations)
+    return [conv(x, w, b, strides, dilations, pads, int(attrs.get("group", 1)))]
+
+
+def _pool_node(kind: str):
+    def node(inputs, attrs, opset, types):
+        """ONNX MaxPool-12 / AveragePool-19 without ceil_mode, dilations or a second output."""
+        x = inputs[0]
+        kernel = tuple(attrs["kernel_shape"])
+        n = len(kernel)
+        if attrs.get("ceil_mode", 0) or any(d != 1 for d in attrs.get("dilations", [1] * n)):
+            raise ValueError("ceil_mode / dilations of pooling are not implemented by this reference")
+        strides = tuple(attrs.get("strides", (1,) * n))
+        pads = _onnx_pads(attrs, x, kernel, strides, (1,) * n)
+        return [pool(x, kind, kernel, strides, pads, bool(attrs.get("count_include_pad", 0)))]
+    return node
+
+
+max_pool_node = _pool_node("max")
+average_pool_node = _pool_node("avg")
+
+
+def _elementwise_node(fn):
+    def node(inputs, attrs, opset, types):
+        """ONNX elementwise operator (multidirectional broadcasting, onnx/docs/Broadcasting.md)."""
+        return [fn(*inputs)]
+    return node
+
+
+def concat_node(inputs, attrs, opset, types):
+    return [concat(inputs, int(attrs["axis"]))]
+
+
+def split_node(inputs, attrs, opset, types):
+    """ONNX Split-13 / 18: sizes from the `split` input (or attribute before 13), or num_outputs equal parts
+    (the last one smaller)."""
+    x = inputs[0]
+    axis = int(attrs.get("axis", 0))
+    sizes = inputs[1] if len(inputs) > 1 and inputs[1] is not None else attrs.get("split")
+    if sizes is None:
+        n = attrs.get("num_outputs")
+        if n is None:
+            raise ValueError("Split without `split` sizes needs num_outputs")
+        dim = np.shape(x)[norm_axis(axis, np.ndim(x))]
+        part = -(-dim // int(n))
+        sizes = [part] * (dim // part) + ([dim % part] if dim % part else [])
+    return split(x, axis, [int(s) for s in np.asarray(sizes).reshape(-1)])
+
+
+def pad_node(inputs, attrs, opset, types):
+    """ONNX Pad-18, mode constant: pads [x1_begin, x2_begin, ..., x1_end, ...] over `axes` (default all)."""
+    if attrs.get("mode", "constant") != "constant":
+        raise ValueError(f"Pad mode {attrs['mode']!r} is not implemented by this reference")
+    x = inputs[0]
+    flat = [int(v) for v in np.asarray(inputs[1]).reshape(-1)]
+    value = float(np.asarray(inputs[2]).reshape(-1)[0]) if len(inputs) > 2 and inputs[2] is not None else 0.0
+    axes = [norm_axis(int(a), x.ndim) for a in np.asarray(inputs[3]).reshape(-1)] if len(inputs) > 3 and \
+        inputs[3] is not None else list(range(x.ndim))
+    k = len(axes)
+    if min(flat, default=0) < 0:
+        raise ValueError("negative pads are not implemented by this reference")
+    width = [(0, 0)] * x.ndim
+    for i, a in enumerate(axes):
+        width[a] = (flat[i], flat[k + i])
+    return [pad(x, width, value)]
+
+
+def slice_node(inputs, attrs, opset, types):
+    """ONNX Slice-13: starts, ends, optional axes and steps inputs; clamping as the operator states."""
+    x = inputs[0]
+    starts, ends = (np.asarray(v).reshape(-1).tolist() for v in inputs[1:3])
+    axes = np.asarray(inputs[3]).reshape(-1).tolist() if len(inputs) > 3 and inputs[3] is not None \
+        else list(range(len(starts)))
+    steps = np.asarray(inputs[4]).reshape(-1).tolist() if len(inputs) > 4 and inputs[4] is not None \
+        else [1] * len(starts)
+    full_s, full_e, full_st = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        a = norm_axis(int(a), x.ndim)
+        full_s[a], full_e[a], full_st[a] = int(s), int(e), int(st)
+    return [slice_(x, full_s, full_e, full_st)]
+
+
+def _reduce_node(kind: str):
+    def node(inputs, attrs, opset, types):
+        """ONNX ReduceMean / ReduceMax (axes an input from opset 18, an attribute before)."""
+        x = inputs[0]
+        if opset >= 18:
+            axes = inputs[1] if len(inputs) > 1 and inputs[1] is not None else None
+        else:
+            axes = attrs.get("axes")
+        axes = [] if axes is None else [int(a) for a in np.asarray(axes).reshape(-1)]
+        if not axes:
+            if attrs.get("noop_with_empty_axes", 0):
+                return [np.asarray(x, dtype=F32).copy()]
+            axes = list(range(np.ndim(x)))
+        return [reduce(x, kind, axes, bool(attrs.get("keepdims", 1)))]
+    return node
+
+
+def softmax_node(inputs, attrs, opset, types):
+    """ONNX Softmax-13 (one axis, default -1); before 13 the input is coerced to 2-D at axis (default 1)."""
+    x = np.asarray(inputs[0])
+    if opset >= 13:
+        return [softmax(x, int(attrs.get("axis", -1)))]
+    axis = norm_axis(int(attrs.get("axis", 1)), x.ndim)
+    flat = x.reshape(int(np.prod(x.shape[:axis])), -1)
+    return [softmax(flat, -1).reshape(x.shape)]
+
+
+def transpose_node(inputs, attrs, opset, types):
+    x = inputs[0]
+    return [transpose(x, attrs.get("perm", list(reversed(range(np.ndim(x))))))]
+
+
+def reshape_node(inputs, attrs, opset, types):
+    """ONNX Reshape-14: 0 copies the input's dimension (allowzero 0), -1 is inferred."""
+    x = np.asarray(inputs[0])
+    shape = [int(s) for s in np.asarray(inputs[1]).reshape(-1)]
+    if not attrs.get("allowzero", 0):
+        shape = [x.shape[i] if s == 0 else s for i, s in enumerate(shape)]
+    return [reshape(x, shape)]
+
+
+def flatten_node(inputs, attrs, opset, types):
+    x = np.asarray(inputs[0])
+    axis = int(attrs.get("axis", 1))
+    axis = axis + x.ndim if axis < 0 else axis  # Flatten-13: axis in [-r, r]
+    return [reshape(x, [int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis:]))])]
+
+
+def gemm_node(inputs, attrs, opset, types):
+    """ONNX Gemm-13: alpha * A' @ B' + beta * C."""
+    a, b = _f64(inputs[0]), _f64(inputs[1])
+    a = a.T if attrs.get("transA", 0) else a
+    b = b.T if attrs.get("transB", 0) else b
+    acc = float(attrs.get("alpha", 1.0)) * (a @ b)
+    if len(inputs) > 2 and inputs[2] is not None:
+        acc = acc + float(attrs.get("beta", 1.0)) * _f64(inputs[2])
+    return [_out(acc)]
+
+
+ONNX_NODES = {
+    "Conv": conv_node, "MaxPool": max_pool_node, "AveragePool": average_pool_node,
+    "Add": _elementwise_node(add), "Sub": _elementwise_node(sub), "Mul": _elementwise_node(mul),
+    "Abs": _elementwise_node(abs_), "Relu": _elementwise_node(relu), "Sigmoid": _elementwise_node(sigmoid),
+    "Tanh": _elementwise_node(tanh), "PRelu": _elementwise_node(prelu),
+    "Concat": concat_node, "Split": split_node, "Pad": pad_node, "Slice": slice_node,
+    "ReduceMean": _reduce_node("mean"), "ReduceMax": _reduce_node("max"), "Softmax": softmax_node,
+    "Transpose": transpose_node, "Reshape": reshape_node, "Flatten": flatten_node, "Gemm": gemm_node,
+}
