@@ -11,7 +11,8 @@ This is the one place that decides a verdict from what a backend does (DESIGN.md
 
 A backend runs ONNX models unless it says otherwise with `model_format` (e.g. "tflite"): it is then handed
 the case's twin in that format (LoadedCase.twin: model bytes, its own data sets and expected outputs), and
-a case without such a twin is unsupported on it.
+a case without such a twin is unsupported on it. A converter pipeline takes the model of one format and
+the data sets (inputs, expected outputs) of the other: it says so with `data_format`.
 
 The function is pure apart from the backend calls and the prepared-model cache it is handed, so it
 runs the same in the pytest process and in an isolated worker process (crash / timeout verdicts are
@@ -98,9 +99,15 @@ def model_format(backend) -> str:
     return getattr(backend, "model_format", "onnx") or "onnx"
 
 
-def _twin(backend, case: LoadedCase):
-    """The case's twin in the backend's format, None for an ONNX backend. Raises Unsupported if missing."""
-    fmt = model_format(backend)
+def data_format(backend) -> str:
+    """The format whose data sets a backend takes: its `data_format`, else its model format."""
+    return getattr(backend, "data_format", None) or model_format(backend)
+
+
+def _twin(backend, case: LoadedCase, fmt: str | None = None):
+    """The case's twin in format `fmt` (default: the backend's data format), None for "onnx".
+    Raises Unsupported if the case has no such twin."""
+    fmt = fmt or data_format(backend)
     if fmt == "onnx":
         return None
     if case.twin is None or case.twin.format != fmt:
@@ -131,7 +138,7 @@ def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepare
         return entry, False
     t0 = time.perf_counter()
     try:
-        twin = _twin(backend, case)
+        twin = _twin(backend, case, model_format(backend))
         entry = _Prepared(value=backend.prepare(case.model if twin is None else twin.model, case))
     except Unsupported as exc:
         entry = _Prepared(error=describe_exception(exc), unsupported=True)
@@ -208,6 +215,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.message = f"{label}: {case.dir}: no test_data_set_{i} (the case has {case.n_datasets} data sets)"
         return
     try:
+        _twin(backend, case, model_format(backend))
         _twin(backend, case)
         _native(backend, case)
     except Unsupported as exc:  # another model format without a twin; a case only a native op can judge
