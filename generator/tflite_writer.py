@@ -203,6 +203,10 @@ class TfliteError(ValueError):
     """Not a .tflite this module can read (str() names the problem)."""
 
 
+class TfliteUnknownOperator(TfliteError):
+    """A well-formed .tflite with an operator this reader does not know."""
+
+
 def read_tflite(data: bytes) -> Graph:
     """A graph of form "tflite" from .tflite bytes written by write_tflite."""
     if len(data) < 8 or data[4:8] != FILE_IDENTIFIER:
@@ -291,4 +295,4 @@ def _read_op(builtin: str, opt, ins: list[int], outs: list[int], array, ensure, 
         return Op("reshape", x, outputs, {"shape": params(1)})
     if builtin == "FULLY_CONNECTED":
         return Op("fully_connected", [ensure(i) for i in ins if i >= 0], outputs)
-    raise TfliteError(f"operator {builtin} is not one this reader knows")
+    raise TfliteUnknownOperator(f"operator {builtin} is not one this reader knows")

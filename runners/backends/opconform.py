@@ -108,3 +108,26 @@ class OpconformBackend(Backend):
                     values[name] = r
                     types[name] = dtypes.from_numpy(np.asarray(r).dtype)
         return [as_declared(values[name], t) for name, t in prepared.outputs]
+
+
+class OpconformTfliteBackend(Backend):
+    """The TFLite twins of graph cases, run with the same kernels (generator.reference.layout.run)."""
+
+    name = "opconform-tflite"
+    model_format = "tflite"
+
+    def version(self) -> str:
+        return GENERATOR_VERSION
+
+    def prepare(self, model: bytes, case):
+        from generator.tflite_writer import TfliteUnknownOperator, read_tflite
+
+        try:
+            return read_tflite(bytes(model))
+        except TfliteUnknownOperator as exc:
+            raise Unsupported(f"opconform-tflite: {exc}") from None
+
+    def run(self, prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        from generator.reference.layout import run
+
+        return run(prepared, inputs)

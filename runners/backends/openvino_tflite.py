@@ -1,0 +1,81 @@
+"""OpenVINO's TFLite frontend on CPU: runs the TFLite twins of graph cases (model_format "tflite"), a backend
+apart from OpenVINO's ONNX importer.
+
+CPU settings for conformance (../shared/spec/README.md): f32 inference precision (the CPU plugin would
+use bf16 where the CPU has it) and accuracy execution mode. Inputs and outputs are matched by tensor name.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+from runners.backends.base import Backend, Unsupported
+
+CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
+UNSUPPORTED_TEXT = re.compile(r"OpConversionFailure|No conversion rule|is not supported|"
+                              r"Cannot create .* layer|unsupported operation", re.IGNORECASE)
+
+
+@dataclass
+class Prepared:
+    compiled: object
+    inputs: list[str]
+    outputs: list[object]  # ov output ports in the twin's output order
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:400] or type(exc).__name__
+
+
+def _port(ports, name: str | None, i: int):
+    if name is not None:
+        for p in ports:
+            if name in p.get_names():
+                return p
+    if i < len(ports):
+        return ports[i]
+    raise ValueError(f"the model has no output {name!r}")
+
+
+class OpenVinoTfliteBackend(Backend):
+    name = "openvino-tflite"
+    model_format = "tflite"
+
+    def __init__(self):
+        self.core = ov.Core()
+
+    def version(self) -> str:
+        return ov.get_version()
+
+    def settings(self) -> dict:
+        return {"device": "CPU", "frontend": "tflite", **CONFIG}
+
+    def prepare(self, model: bytes, case) -> Prepared:
+        twin = getattr(case, "twin", None)
+        with tempfile.TemporaryDirectory(prefix="opconform-ov-tflite-") as tmp:
+            path = Path(tmp) / "model.tflite"  # the frontend is chosen by the file's extension
+            path.write_bytes(bytes(model))
+            try:
+                ov_model = self.core.read_model(str(path))
+                compiled = self.core.compile_model(ov_model, "CPU", CONFIG)
+            except RuntimeError as exc:
+                if UNSUPPORTED_TEXT.search(str(exc)):
+                    raise Unsupported(f"openvino-tflite: {_one_line(exc)}") from None
+                raise
+        names = list(twin.input_names) if twin else [p.get_any_name() for p in compiled.inputs]
+        out_names = list(twin.output_names) if twin else [None] * len(compiled.outputs)
+        outputs = [_port(compiled.outputs, n, i) for i, n in enumerate(out_names)]
+        return Prepared(compiled, names, outputs)
+
+    def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(prepared.inputs):
+            raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        request = prepared.compiled.create_infer_request()
+        results = request.infer({n: np.ascontiguousarray(x) for n, x in zip(prepared.inputs, inputs)})
+        return [np.array(results[p]) for p in prepared.outputs]
