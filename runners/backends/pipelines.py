@@ -69,6 +69,19 @@ def _converter_message(text: str) -> str:
     return " | ".join(picked)[:800] or "no message"
 
 
+def _where(exc: BaseException, package: str) -> str:
+    """The converter's innermost frame of a traceback, e.g. "tflite2onnx/op/conv.py:96 in parse": it names
+    the operator's converter when the message does not."""
+    where, tb = "unknown", exc.__traceback__
+    while tb is not None:
+        path = Path(tb.tb_frame.f_code.co_filename)
+        if package in path.parts:
+            rel = path.parts[path.parts.index(package):]
+            where = f"{'/'.join(rel)}:{tb.tb_lineno} in {tb.tb_frame.f_code.co_name}"
+        tb = tb.tb_next
+    return where
+
+
 def _reorder(names_wanted: list[str], names_have: list[str]) -> list[int]:
     """Index into names_have for each wanted name; positions when the converter renamed them."""
     def norm(n: str) -> str:
@@ -121,7 +134,7 @@ class Tflite2OnnxOnnxRuntime(Backend):
                 tflite2onnx.convert(str(src), str(dst), explicit_layouts=layouts or None)
             except Exception as exc:  # noqa: BLE001 - whatever the converter raises is its rejection
                 raise ConversionError(f"tflite2onnx rejected the model: {type(exc).__name__}: "
-                                      f"{_converter_message(str(exc))}") from None
+                                      f"{_converter_message(str(exc))} (at {_where(exc, 'tflite2onnx')})") from None
             converted = onnx.load(str(dst))
         inner = OnnxRuntimeBackend().prepare(converted, None)
         wanted_in = [v.name for v in case.model.graph.input if v.name not in {i.name for i in case.model.graph.initializer}]
