@@ -1,0 +1,304 @@
+"""ONNX QLinearConv-10, written from ../shared/spec/QLinearConv-10.txt ([QLinearConv] below).
+
+    y = saturate(round_half_even(acc * x_scale * w_scale[m] / y_scale) + y_zero_point)
+    acc = B[m] + sum over the group's input channels and the kernel of
+          (x - x_zero_point) * (w[m] - w_zero_point[m])
+
+1-D, 2-D and 3-D (any N-D in fact). Decisions where the text is silent (docs/quantization.md):
+  * the convolution and the bias addition are exact integer arithmetic; a padded position holds the
+    real value 0, i.e. the quantized value x_zero_point, so it adds nothing to acc;
+  * requantization is the exact value acc * x_scale * w_scale / y_scale of the float32 scale values
+    (exact dyadic rationals), rounded half to even ("round" of the ONNX quantization operators);
+  * acc beyond the int32 range is undefined (the bias, the one accumulator-domain tensor the spec types,
+    is int32, and implementations accumulate in int32): such elements are reported, not computed;
+  * a scale that is not a positive finite number is undefined (the spec's formula divides by y_scale
+    and gives no meaning to a negative scale).
+
+Speed: the convolution runs as one BLAS matmul per kernel offset over all output positions (a loop over
+the kernel, never over output positions). Products and partial sums are integers, so float32 BLAS is
+exact while every partial sum stays below 2**24 (float64 below 2**53), which a bound on the inputs
+decides before choosing the type. Requantization estimates acc * c in float64 (c = x_scale * w_scale /
+y_scale rounded once) and proves each element's rounding: an element whose estimate lies within the
+estimate's error bound of a half-integer is recomputed in exact integer arithmetic on Python ints.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import gcd, isfinite, prod
+
+import numpy as np
+
+from generator import dtypes
+from generator.dtypes import DType
+
+SPEC_FILE = "QLinearConv-10.txt"
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+UNDEF_ACC_INT32 = ("acc = conv + bias is outside int32: the spec types the bias (the accumulator domain) "
+                   "int32 and says nothing of wider sums [QLinearConv-10: B, T4]")
+UNDEF_SCALE = ("a scale is not a positive finite number: the requantization acc * x_scale * w_scale / "
+               "y_scale has no meaning the spec gives [QLinearConv-10: x_scale, w_scale, y_scale]")
+
+# |acc * c| beyond _LIMIT saturates every output type whatever y_zero_point is; below it the float64
+# estimate is within 2**-39 of the exact value, well inside _WINDOW.
+_LIMIT = 4096.0
+_WINDOW = 2.0**-36
+
+
+def _ints(v, n: int, name: str, default: int) -> list[int]:
+    if v is None:
+        return [default] * n
+    v = [int(i) for i in v]
+    if len(v) != n:
+        raise ValueError(f"QLinearConv: {name} has {len(v)} values, the kernel has {n} spatial axes")
+    return v
+
+
+def resolve_padding(in_shape: tuple, kernel: tuple, strides: list[int], dilations: list[int], auto_pad: str,
+                    pads: list[int] | None) -> tuple[list[int], list[int], list[int]]:
+    """(pads at the beginning, pads at the end, output shape) per spatial axis [QLinearConv: auto_pad, pads].
+
+    NOTSET: explicit pads, [x1_begin, x2_begin, ..., x1_end, x2_end, ...], 0 if absent. VALID: none.
+    SAME_UPPER / SAME_LOWER: output = ceil(input / stride); the total padding is what that output needs
+    with the dilated kernel, split equally, the odd one at the end (UPPER) or the beginning (LOWER)."""
+    n = len(kernel)
+    if auto_pad not in AUTO_PADS:
+        raise ValueError(f"QLinearConv: auto_pad must be one of {', '.join(AUTO_PADS)}, not {auto_pad!r}")
+    if auto_pad != "NOTSET" and pads is not None:
+        raise ValueError("QLinearConv: pads cannot be used together with auto_pad " + auto_pad)
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = [-(-i // s) for i, s in zip(in_shape, strides)]
+        total = [max(0, (o - 1) * s + e - i) for o, s, e, i in zip(out, strides, extent, in_shape)]
+        small = [t // 2 for t in total]
+        begin = small if auto_pad == "SAME_UPPER" else [t - h for t, h in zip(total, small)]
+        end = [t - b for t, b in zip(total, begin)]
+        return begin, end, out
+    if auto_pad == "VALID" or pads is None:
+        pads = [0] * (2 * n)
+    pads = [int(p) for p in pads]
+    if len(pads) != 2 * n or min(pads) < 0:
+        raise ValueError(f"QLinearConv: pads must be {2 * n} values >= 0, got {pads}")
+    begin, end = pads[:n], pads[n:]
+    out = [(i + b + e - x) // s + 1 for i, b, e, x, s in zip(in_shape, begin, end, extent, strides)]
+    return begin, end, out
+
+
+def check_shapes(x_shape: tuple, w_shape: tuple, group: int, n_w_scale: int, n_w_zero_point: int,
+                 b_shape: tuple | None, kernel_shape=None, scalars: dict | None = None) -> None:
+    """Raise ValueError for shapes the spec rules out [QLinearConv: inputs w, w_scale, w_zero_point, B, group]:
+    X.shape[1] == W.shape[1] * group; M divisible by group; w_scale / w_zero_point with 1 or M elements;
+    B 1-D of M elements; kernel_shape (when given) equal to W's spatial shape; x_scale, x_zero_point,
+    y_scale, y_zero_point (`scalars`: name -> element count) per tensor."""
+    if len(x_shape) < 3 or len(w_shape) != len(x_shape):
+        raise ValueError(f"QLinearConv: x {tuple(x_shape)} and w {tuple(w_shape)} must both be N x C x D1 ... Dn")
+    m, c = w_shape[0], x_shape[1]
+    if group < 1 or c != w_shape[1] * group or m % group:
+        raise ValueError(f"QLinearConv: x has {c} channels, w {tuple(w_shape)} with group {group}: "
+                         f"the spec needs X.shape[1] == W.shape[1] * group and M divisible by group")
+    for name, count in (("w_scale", n_w_scale), ("w_zero_point", n_w_zero_point)):
+        if count not in (1, m):
+            raise ValueError(f"QLinearConv: {name} has {count} elements; it must have 1 or M = {m}")
+    if b_shape is not None and tuple(b_shape) != (m,):
+        raise ValueError(f"QLinearConv: B has shape {tuple(b_shape)}; it must be 1-D of M = {m} elements")
+    if kernel_shape is not None and tuple(int(k) for k in kernel_shape) != tuple(w_shape[2:]):
+        raise ValueError(f"QLinearConv: kernel_shape {list(kernel_shape)} differs from w's {list(w_shape[2:])}")
+    for name, count in (scalars or {}).items():
+        if count != 1:
+            raise ValueError(f"QLinearConv: {name} has {count} elements; it is per tensor (one element)")
+
+
+def accumulate(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: np.ndarray, group: int,
+               begin: list[int], end: list[int], out: list[int], strides: list[int],
+               dilations: list[int]) -> tuple[np.ndarray, int]:
+    """sum (x - x_zero_point) * (w - w_zero_point) over each group's channels and the kernel, exactly
+    [QLinearConv: summary; padding holds x_zero_point]. w_zero_point: 1 or M values.
+
+    Returns (acc, bound): acc (N, M, *out) of exact integers (float32, float64 or int64, whichever holds
+    every partial sum exactly), bound >= every |partial sum|."""
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    g, mg = group, m // group
+    positions = prod(out)
+    wz = np.asarray(w_zero_point, dtype=np.int16).reshape((-1,) + (1,) * (w.ndim - 1))
+    wd = w.astype(np.int16) - wz  # in [-255, 255]
+    xd_max = max(abs(int(x.min()) - x_zero_point), abs(int(x.max()) - x_zero_point)) if x.size else 0
+    bound = cg * prod(kernel) * xd_max * (int(np.abs(wd).max()) if wd.size else 0)
+    # every partial sum is an integer of magnitude <= bound: exact in float32 below 2**24, float64 below 2**53
+    dt = np.float32 if bound < 2**24 else np.float64 if bound < 2**53 else np.int64
+    padded = np.zeros((n, c) + tuple(i + b + e for i, b, e in zip(x.shape[2:], begin, end)), dtype=dt)
+    inner = (slice(None), slice(None)) + tuple(slice(b, b + i) for b, i in zip(begin, x.shape[2:]))
+    # padded positions keep 0 = x_zero_point - x_zero_point
+    np.subtract(x, np.array(x_zero_point, dtype=dt), out=padded[inner], dtype=dt)
+    # im2col: cols[n, channel, kernel offset, *output position], one strided copy per kernel offset
+    taps = prod(kernel)
+    cols = np.empty((n, c, taps) + tuple(out), dtype=dt)
+    for k, offset in enumerate(itertools.product(*(range(size) for size in kernel))):
+        window = tuple(slice(o * d, o * d + s * (size - 1) + 1, s)
+                       for o, d, s, size in zip(offset, dilations, strides, out))
+        cols[:, :, k] = padded[(slice(None), slice(None)) + window]
+    del padded
+    acc = np.matmul(wd.astype(dt).reshape(g, mg, cg * taps), cols.reshape(n, g, cg * taps, positions))
+    return acc.reshape((n, m) + tuple(out)), bound
+
+
+def multiplier(x_scale: float, w_scale: float, y_scale: float) -> tuple[int, int]:
+    """x_scale * w_scale / y_scale of float32 values as an exact reduced fraction (numerator, denominator)."""
+    (xn, xd), (wn, wd), (yn, yd) = (float(v).as_integer_ratio() for v in (x_scale, w_scale, y_scale))
+    num, den = xn * wn * yd, xd * wd * yn
+    g = gcd(num, den)
+    return num // g, den // g
+
+
+def requantize(acc: np.ndarray, multipliers: list[tuple[int, int]], y_zero_point: int, to: DType,
+               acc_bound: int) -> np.ndarray:
+    """saturate(round_half_even(acc * c[m]) + y_zero_point) exactly; c[m] = num / den, the exact multiplier
+    of output channel m (axis 1 of acc) [QLinearConv: summary; the rounding of ONNX's quantization ops].
+
+    acc: exact integers with |acc| <= acc_bound <= 2**31. An estimate of acc * c rounds as the exact value
+    does unless a half-integer lies within its error bound; only such elements are looked at again, first
+    in float64, then in exact integer arithmetic. Values beyond _LIMIT saturate whatever their rounding."""
+    shape = [1] * acc.ndim
+    shape[1] = len(multipliers)
+    c64 = [num / den for num, den in multipliers]  # int / int is correctly rounded
+    # the float64 estimate is exact when c is a float64 and acc * c needs no more than 53 bits
+    if all(f.as_integer_ratio() == nd and _odd_bits(nd[0]) + acc_bound.bit_length() <= 53
+           for f, nd in zip(c64, multipliers)):
+        q = np.rint(np.multiply(acc, np.array(c64).reshape(shape), dtype=np.float64))
+    else:
+        # float32 (|acc| < 2**24 exact, c a normal float32): error < 2**-22.9 |acc * c| < 2**-10.9
+        # float64: error < 2**-51.9 |acc * c| < 2**-39, for |acc * c| <= _LIMIT
+        single = acc.dtype == np.float32 and all(2.0**-126 <= f <= 2.0**127 for f in c64)
+        dt, window = (np.float32, 2.0**-10) if single else (np.float64, _WINDOW)
+        est = np.multiply(acc, np.array(c64, dtype=dt).reshape(shape), dtype=dt)
+        q = np.rint(est)
+        np.subtract(est, q, out=est)
+        np.abs(est, out=est)
+        near = est >= dt(0.5 - window)
+        if near.any():
+            flat = np.flatnonzero(near)
+            channel = (flat // prod(acc.shape[2:])) % acc.shape[1]
+            q.reshape(-1)[flat] = _round_near(acc.reshape(-1)[flat], channel, c64, multipliers)
+    q += y_zero_point
+    np.clip(q, to.int_min, to.int_max, out=q)
+    return q.astype(to.np_dtype)
+
+
+def _odd_bits(num: int) -> int:
+    """Bits of num without its trailing zeros (the significand a float64 must hold)."""
+    num = abs(num)
+    return (num >> ((num & -num).bit_length() - 1)).bit_length() if num else 0
+
+
+def _round_near(acc: np.ndarray, channel: np.ndarray, c64: list[float], multipliers: list[tuple[int, int]]):
+    """round_half_even(acc * c) of a few elements: the float64 estimate, and exact integer arithmetic on
+    Python ints (object arrays) where that estimate is within _WINDOW of a half-integer."""
+    acc = acc.astype(np.float64)
+    est = acc * np.array(c64)[channel]
+    q = np.rint(est)
+    near = np.abs(est - q) >= 0.5 - _WINDOW
+    if near.any():
+        a = np.array([int(v) for v in acc[near].tolist()], dtype=object)
+        num = np.array([multipliers[k][0] for k in channel[near].tolist()], dtype=object)
+        den = np.array([multipliers[k][1] for k in channel[near].tolist()], dtype=object)
+        twice = 2 * a * num + den  # floor((2 a n + d) / 2d) = floor(a n / d + 1/2)
+        exact = twice // (2 * den)
+        tie = (twice % (2 * den)) == 0
+        exact = exact - (tie & (exact % 2 == 1))  # a tie rounds to the even neighbour
+        q[near] = np.clip(exact, -_LIMIT, _LIMIT).astype(np.float64)
+    return np.clip(q, -_LIMIT, _LIMIT)
+
+
+def _positive_finite(v: np.ndarray) -> bool:
+    v = np.asarray(v, dtype=np.float32)
+    return bool(v.min() > 0 and np.isfinite(v.max()))  # NaN fails the first test
+
+
+def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale,
+                 y_zero_point, bias: np.ndarray | None = None, *, y_type: DType | str | None = None,
+                 auto_pad: str = "NOTSET", dilations=None, group: int = 1, kernel_shape=None, pads=None,
+                 strides=None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """QLinearConv [QLinearConv-10: summary, attributes, inputs]. Returns (y, undefined).
+
+    y has the type of y_zero_point (T3; y_type when y_zero_point is a Python int) and shape
+    (N, M, *output spatial shape). undefined maps each reason the spec leaves elements undefined to the
+    bool mask of those elements (y holds placeholders there); it is empty when every element is defined.
+    Raises ValueError for a model the spec rules out (shapes, attributes)."""
+    x, w = np.asarray(x), np.asarray(w)
+    y_type = dtypes.get(y_type) if y_type is not None else dtypes.from_numpy(np.asarray(y_zero_point).dtype)
+    w_scale = np.asarray(w_scale, dtype=np.float32).reshape(-1)
+    w_zero_point = np.asarray(w_zero_point).reshape(-1)
+    check_shapes(x.shape, w.shape, int(group), w_scale.size, w_zero_point.size,
+                 None if bias is None else np.shape(bias), kernel_shape,
+                 {k: np.size(v) for k, v in (("x_scale", x_scale), ("x_zero_point", x_zero_point),
+                                             ("y_scale", y_scale), ("y_zero_point", y_zero_point))})
+    kernel = w.shape[2:]
+    nd = len(kernel)
+    strides = _ints(strides, nd, "strides", 1)
+    dilations = _ints(dilations, nd, "dilations", 1)
+    if min(strides + dilations, default=1) < 1:
+        raise ValueError(f"QLinearConv: strides {strides} and dilations {dilations} must be >= 1")
+    begin, end, out = resolve_padding(x.shape[2:], kernel, strides, dilations, auto_pad, pads)
+    if min(out, default=1) < 1:
+        raise ValueError(f"QLinearConv: the dilated kernel is larger than the padded input (output {out})")
+    m = w.shape[0]
+    shape = (x.shape[0], m) + tuple(out)
+    xs, ys = (float(np.asarray(v, np.float32).reshape(-1)[0]) for v in (x_scale, y_scale))
+    if not (xs > 0 and ys > 0 and isfinite(xs) and isfinite(ys) and _positive_finite(w_scale)):
+        return np.zeros(shape, dtype=y_type.np_dtype), {UNDEF_SCALE: np.ones(shape, dtype=bool)}
+    acc, bound = accumulate(x, int(np.asarray(x_zero_point).reshape(-1)[0]), w, w_zero_point, int(group),
+                            begin, end, out, strides, dilations)
+    undefined = {}
+    if bias is not None:
+        bias = np.asarray(bias, dtype=np.int64)
+        acc = acc.astype(np.float64) + bias.astype(np.float64).reshape((1, m) + (1,) * nd)
+        bound += int(np.abs(bias).max()) if bias.size else 0
+    if bound > INT32_MAX:
+        outside = (acc < INT32_MIN) | (acc > INT32_MAX)
+        if outside.any():
+            undefined[UNDEF_ACC_INT32] = outside
+            acc = np.where(outside, 0, acc)
+    unique = {s: multiplier(xs, s, ys) for s in set(w_scale.tolist())}
+    multipliers = [unique[s] for s in np.broadcast_to(w_scale, (m,)).tolist()]
+    y = requantize(acc, multipliers, int(np.asarray(y_zero_point).reshape(-1)[0]), y_type, min(bound, 2**31))
+    return y, undefined
+
+
+def _attr(attrs: dict, name: str, default=None):
+    v = attrs.get(name, default)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def qlinear_conv_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
+    """QLinearConv as a graph node, for the opconform backend [QLinearConv-10]. Undefined elements
+    hold placeholders (the suite has no expectation for them)."""
+    if len(inputs) not in (8, 9):
+        raise ValueError(f"QLinearConv takes 8 or 9 inputs, got {len(inputs)}")
+    x, xs, xz, w, ws, wz, ys, yz = inputs[:8]
+    b = inputs[8] if len(inputs) == 9 else None
+    for name, v in zip(("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale",
+                        "y_zero_point"), inputs[:8]):
+        if v is None:
+            raise ValueError(f"QLinearConv: input {name} is required")
+    y, _ = qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, b, auto_pad=_attr(attrs, "auto_pad", "NOTSET"),
+                        dilations=attrs.get("dilations"), group=int(attrs.get("group", 1)),
+                        kernel_shape=attrs.get("kernel_shape"), pads=attrs.get("pads"),
+                        strides=attrs.get("strides"))
+    return [y]
+
+
+def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> None:
+    """What a model must satisfy before any data [QLinearConv-10], from the static shape of each node
+    input (None where unknown): raises ValueError for a model the spec rules out."""
+    shapes = list(shapes) + [None] * (9 - len(shapes))
+    x, w, ws, wz, b = shapes[0], shapes[3], shapes[4], shapes[5], shapes[8]
+    if x is None or w is None:
+        return
+    group = int(attrs.get("group", 1))
+    check_shapes(tuple(x), tuple(w), group, prod(ws) if ws is not None else 1, prod(wz) if wz is not None else 1,
+                 b, attrs.get("kernel_shape"),
+                 {name: prod(s) for name, s in zip(("x_scale", "x_zero_point", "y_scale", "y_zero_point"),
+                                                   (shapes[1], shapes[2], shapes[6], shapes[7])) if s is not None})
