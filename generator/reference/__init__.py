@@ -22,7 +22,7 @@ from generator.reference.cast import cast_node
 from generator.reference.convert_promote_types import convert_promote_types_node
 from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear_node
 from generator.reference.layout_kernels import ONNX_NODES as LAYOUT_NODES
-from generator.reference.qlinear_conv import qlinear_conv_check, qlinear_conv_node
+from generator.reference.qlinear_conv import qlinear_conv_node
 
 NodeFunction = Callable[[list[np.ndarray], dict, int, list[DType]], list[np.ndarray]]
 
@@ -34,21 +34,7 @@ REFERENCES: dict[tuple[str, str], NodeFunction] = {
     ("", "QLinearConv"): qlinear_conv_node,
 }
 
-# Checks of a node before any data (the opconform backend runs them at prepare, so that a model the spec
-# rules out is refused there): check(static shape of each node input or None, attrs, opset) raises
-# ValueError.
-NodeCheck = Callable[[list[tuple | None], dict, int], None]
-
-CHECKS: dict[tuple[str, str], NodeCheck] = {
-    ("", "QLinearConv"): qlinear_conv_check,
-}
-
 
 def lookup(domain: str, op_type: str) -> NodeFunction | None:
     """The node function of an operator, or None; "ai.onnx" and "" are the same domain."""
     return REFERENCES.get(("" if domain == "ai.onnx" else domain, op_type))
-
-
-def lookup_check(domain: str, op_type: str) -> NodeCheck | None:
-    """The prepare-time check of an operator, or None."""
-    return CHECKS.get(("" if domain == "ai.onnx" else domain, op_type))

@@ -302,3 +302,7 @@ def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> N
                  b, attrs.get("kernel_shape"),
                  {name: prod(s) for name, s in zip(("x_scale", "x_zero_point", "y_scale", "y_zero_point"),
                                                    (shapes[1], shapes[2], shapes[6], shapes[7])) if s is not None})
+
+
+# the opconform backend calls this at prepare with the static shapes it knows (graph inputs, initializers)
+qlinear_conv_node.validate_shapes = qlinear_conv_check

@@ -42,6 +42,17 @@ def _tensor(t: onnx.TensorProto) -> np.ndarray:
     return read_tensor(t.SerializeToString(), t.name or "<tensor>")
 
 
+def _static_shapes(model: onnx.ModelProto) -> dict[str, tuple]:
+    """Shapes known before any data: graph inputs whose every dimension is a number, and initializers."""
+    shapes = {}
+    for v in model.graph.input:
+        t = v.type.tensor_type
+        if t.HasField("shape") and all(d.HasField("dim_value") for d in t.shape.dim):
+            shapes[v.name] = tuple(d.dim_value for d in t.shape.dim)
+    shapes.update((init.name, tuple(init.dims)) for init in model.graph.initializer)
+    return shapes
+
+
 @dataclass
 class Step:
     fn: NodeFunction
@@ -75,6 +86,7 @@ class OpconformBackend(Backend):
         ranks = {v.name: len(v.type.tensor_type.shape.dim) for v in model.graph.input
                  if v.type.tensor_type.HasField("shape")}
         types = dict(ins)
+        shapes = _static_shapes(model)
         steps = []
         for node in model.graph.node:
             dom = _domain(node.domain)
@@ -87,6 +99,9 @@ class OpconformBackend(Backend):
             check = getattr(fn, "validate", None)  # a reference that refuses a model does so here, at prepare
             if check is not None and all(n in types and n in ranks for n in node.input):
                 check(attrs, opsets[dom], [types[n] for n in node.input], [ranks[n] for n in node.input])
+            check_shapes = getattr(fn, "validate_shapes", None)  # the same, from the shapes known at prepare
+            if check_shapes is not None:
+                check_shapes([shapes.get(n) for n in node.input], attrs, opsets[dom])
             steps.append(Step(fn, node, attrs, opsets[dom]))
         constants = {init.name: _tensor(init) for init in model.graph.initializer}
         return Prepared(steps, constants, ins, outs)
