@@ -12,6 +12,7 @@ from types import ModuleType
 # name -> module; one line per family
 FAMILIES = {
     "cast": "generator.families.cast",
+    "dynamic_quantize_linear": "generator.families.dynamic_quantize_linear",
     "layout": "generator.families.layout",
 }
 
