@@ -273,8 +273,8 @@ def conv_concat_negative_axis(rng) -> Pattern:
 
 @_pattern
 def conv_concat_height_negative_axis(rng) -> Pattern:
-    return Pattern("Concat", PROPAGATION, _concat(rng, -3),
-                   what="Concat axis -3 (H): ONNX axis -2")
+    return Pattern("Concat", PROPAGATION, _concat(rng, -3, other_c=8),
+                   what="Concat axis -3 (H, 5 + 8 = 13): ONNX axis -2")
 
 
 @_pattern
@@ -428,9 +428,9 @@ def slice_asymmetric(rng) -> Pattern:
 def strided_slice_asymmetric(rng) -> Pattern:
     b = _B(rng)
     c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y = b.op("strided_slice", [c], "y", begin=[0, 4, 1, 0], end=[2, 0, 7, 11], strides=[1, -2, 3, 2])
+    y = b.op("strided_slice", [c], "y", begin=[1, 4, 1, 0], end=[2, 0, 7, 11], strides=[1, -1, 3, 2])
     return Pattern("Slice", PROPAGATION, b.done(y),
-                   what="StridedSlice begin [0, 4, 1, 0] end [2, 0, 7, 11] strides [1, -2, 3, 2] (H backwards)")
+                   what="StridedSlice begin [1, 4, 1, 0] end [2, 0, 7, 11] strides [1, -1, 3, 2] (H backwards)")
 
 
 @_pattern
@@ -472,15 +472,15 @@ def prelu_per_channel_slope(rng) -> Pattern:
 def split_channel_axis(rng) -> Pattern:
     b = _B(rng)
     c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y1, y2 = b.op("split", [c], ["y1", "y2"], axis=3, sizes=[4, 7])
+    y1, y2 = b.op("split", [c], ["y1", "y2"], axis=3, sizes=[8, 3])
     return Pattern("Split", PROPAGATION, b.done(y1, y2),
-                   what="Split on C into [4, 7]: ONNX axis 1, both outputs NCHW")
+                   what="Split on C into [8, 3]: ONNX axis 1, both outputs NCHW")
 
 
 @_pattern
 def pool_max_then_average(rng) -> Pattern:
     b = _B(rng)
-    c = b.conv(b.input("x", (2, 11, 13, 3)), 5, "conv")
+    c = b.conv(b.input("x", (2, 11, 13, 3)), 7, "conv")
     p = b.op("max_pool", [c], "max_pooled", kernel=[2, 2], strides=[2, 2], padding="VALID")
     y = b.op("avg_pool", [p], "y", kernel=[3, 3], strides=[1, 1], padding="SAME")
     return Pattern("AveragePool", PROPAGATION, b.done(y),
@@ -490,7 +490,7 @@ def pool_max_then_average(rng) -> Pattern:
 @_pattern
 def depthwise_conv_multiplier2(rng) -> Pattern:
     b = _B(rng)
-    x = b.input("x", (1, 7, 11, 3))
+    x = b.input("x", (1, 9, 13, 3))
     w, bias = b.const("dw_weights", (1, 3, 3, 6)), b.const("dw_bias", (6,))
     y = b.op("depthwise_conv", [x, w, bias], "y", padding="SAME", strides=[2, 2], dilations=[1, 1])
     return Pattern("Conv", PROPAGATION, b.done(y),
@@ -511,9 +511,9 @@ def rank3_explicit_nwc(rng) -> Pattern:
 def rank5_conv3d(rng) -> Pattern:
     b = _B(rng)
     x = b.input("x", (1, 3, 5, 7, 2))
-    w, bias = b.const("conv_weights", (2, 3, 3, 2, 5)), b.const("conv_bias", (5,))
+    w, bias = b.const("conv_weights", (2, 3, 3, 2, 11)), b.const("conv_bias", (11,))
     c = b.op("conv", [x, w, bias], "conv", padding="SAME", strides=[1, 1, 1], dilations=[1, 1, 1])
-    t = b.op("add", [c, b.const("shift", (5,))], "shifted")
+    t = b.op("add", [c, b.const("shift", (11,))], "shifted")
     y = b.op("mean", [b.op("relu", [t], "relu")], "y", axes=[1], keepdims=True)
     return Pattern("Conv", PROPAGATION, b.done(y),
                    what="5-D: CONV_3D (NDHWC, weights DHWIO) -> Add (C,) -> Relu -> Mean over D: NCDHW, axis 2")
