@@ -14,6 +14,7 @@ FAMILIES = {
     "cast": "generator.families.cast",
     "dynamic_quantize_linear": "generator.families.dynamic_quantize_linear",
     "layout": "generator.families.layout",
+    "qlinear_conv": "generator.families.qlinear_conv",
 }
 
 PROFILES = ("quick", "default", "exhaustive")

@@ -1,0 +1,415 @@
+"""The QLinearConv family (ONNX QLinearConv-10): quantized 1-D, 2-D and 3-D convolution.
+
+One Conv entry per case (test_qlinearconv_<what>): a model, and data sets drawn for it (inputs uniform
+over their types unless the entry says otherwise; scales log-uniform, y_scale set from the accumulator so
+outputs spread over the output range). Every listed attribute is its own case:
+  padding      pads absent / zero / symmetric / asymmetric, auto_pad NOTSET / VALID, SAME_UPPER and
+               SAME_LOWER with odd and even total padding, strides 1 and 2, dilations 1 and 2
+  kernel       kernel_shape given, 1x1, even, odd, as large as the padded input
+  channels     group 2, depthwise, depthwise with a channel multiplier, batch 3; 1-D and 3-D
+  quantization per-output-channel w_scale (and w_zero_point, distinct per channel); every x / w / y
+               type pair with zero points at both ends of their ranges; x_zero_point != 0 with padding
+  bias         present, negative, large enough to saturate; outputs saturating at both ends
+  rounding     exact requantization ties (power-of-two scales; and a multiplier 1/6 that is no float)
+               and random scales
+  random_<i>   configurations drawn by seeded hypothesis
+  negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
+  *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
+
+Expected values come from generator.reference.qlinear_conv only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from math import prod
+from typing import Callable, Iterator
+
+import numpy as np
+from hypothesis import strategies as st
+
+from generator import dtypes, sampling
+from generator.case import Case, node_model
+from generator.reference import qlinear_conv as ref
+
+FAMILY = "qlinear_conv"
+OP = "QLinearConv"
+OPSET = 10
+NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B")
+
+PROFILES = {
+    # datasets: per case; random: hypothesis-drawn configurations
+    "quick": dict(datasets=1, random=0),
+    "default": dict(datasets=3, random=16),
+    "exhaustive": dict(datasets=8, random=128),
+}
+
+COMPARE = {
+    "mode": "exact",
+    "reason": "one result per input: the exact value acc * x_scale * w_scale / y_scale rounded half to even, "
+              "plus y_zero_point, saturated",
+    "tolerant": {"mode": "abs", "abs": 1, "reason": "fixed-point requantization is common practice: +-1"},
+}
+CLAUSE = "Summary; attributes auto_pad, dilations, group, kernel_shape, pads, strides; inputs x .. B"
+
+
+@dataclass(frozen=True)
+class Conv:
+    """One case: shapes, attributes, types, and how its data sets are drawn."""
+
+    what: str
+    x_shape: tuple = (1, 3, 7, 7)
+    kernel: tuple = (3, 3)
+    m: int = 4
+    attrs: dict = field(default_factory=dict)  # auto_pad, pads, strides, dilations, group, kernel_shape
+    types: tuple = ("uint8", "uint8", "uint8")  # x, w, y
+    per_channel: str | None = None  # None | "scale" (w_zero_point equal) | "zero_point" (both distinct)
+    bias: str | None = None  # None | "random" | "negative" | "saturate" | "int32_overflow"
+    scales: str = "random"  # "random" | "pow2" | "sixth" | "saturate" | "bad"
+    zero_points: str = "random"  # "random" | "ends" (both ends of each type, in turn)
+    spread: int | None = None  # x and w within +-spread of their zero points (None: the whole type)
+
+    @property
+    def group(self) -> int:
+        return int(self.attrs.get("group", 1))
+
+    @property
+    def w_shape(self) -> tuple:
+        return (self.m, self.x_shape[1] // self.group) + tuple(self.kernel)
+
+    @property
+    def name(self) -> str:
+        return f"test_qlinearconv_{self.what}"
+
+    def params(self) -> dict:
+        p = {"x_shape": list(self.x_shape), "w_shape": list(self.w_shape), "x_type": self.types[0],
+             "w_type": self.types[1], "y_type": self.types[2], "bias": self.bias or "absent",
+             "per_channel": self.per_channel or "no", "scales": self.scales}
+        p.update({k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in self.attrs.items()})
+        return p
+
+
+def _same_cases() -> list[Conv]:
+    """SAME_UPPER / SAME_LOWER for strides 1, 2 and dilations 1, 2, with odd and even total padding
+    (per axis: (stride, dilation, kernel, input) giving that parity; stride 1 with dilation 2 pads
+    2 * (k - 1), never odd). W is H + 2, which keeps the parity, so a swapped axis shows."""
+    grid = {(1, 1, "even"): (3, 6), (1, 1, "odd"): (4, 6), (1, 2, "even"): (3, 7), (2, 1, "even"): (3, 7),
+            (2, 1, "odd"): (3, 6), (2, 2, "even"): (3, 7), (2, 2, "odd"): (3, 6)}
+    out = []
+    for mode in ("SAME_UPPER", "SAME_LOWER"):
+        for (s, d, parity), (k, h) in grid.items():
+            out.append(Conv(f"{mode.lower()}_s{s}_d{d}_{parity}", (1, 2, h, h + 2), (k, k), 3,
+                            {"auto_pad": mode, "strides": [s, s], "dilations": [d, d]}))
+    return out
+
+
+def catalogue() -> list[Conv]:
+    """Every fixed case of the family."""
+    u8, i8 = "uint8", "int8"
+    cases = [
+        Conv("pads_absent"),
+        Conv("pads_zero", attrs={"pads": [0, 0, 0, 0]}),
+        Conv("pads_symmetric", attrs={"pads": [1, 1, 1, 1]}),
+        Conv("pads_asymmetric", attrs={"pads": [2, 0, 1, 3]}),
+        Conv("auto_pad_notset", attrs={"auto_pad": "NOTSET", "pads": [1, 2, 1, 2]}),
+        Conv("auto_pad_valid", (1, 3, 8, 7), attrs={"auto_pad": "VALID"}),
+        Conv("auto_pad_valid_strides", (1, 3, 8, 7), attrs={"auto_pad": "VALID", "strides": [2, 3]}),
+        *_same_cases(),
+        Conv("strides_2", (1, 3, 9, 8), attrs={"strides": [2, 2], "pads": [1, 1, 1, 1]}),
+        Conv("dilations_2", (1, 3, 9, 8), attrs={"dilations": [2, 2], "pads": [2, 1, 2, 1]}),
+        Conv("strides_dilations_per_axis", (1, 3, 9, 10), attrs={"strides": [1, 2], "dilations": [2, 1],
+                                                                 "pads": [1, 0, 0, 1]}),
+        Conv("kernel_shape_given", attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+        Conv("kernel_1x1", kernel=(1, 1)),
+        Conv("kernel_even", kernel=(2, 4), attrs={"pads": [1, 1, 0, 2]}),
+        Conv("kernel_odd", kernel=(3, 5), attrs={"pads": [1, 2, 1, 2]}),
+        Conv("kernel_full_padded", (1, 3, 5, 4), (7, 6), attrs={"pads": [1, 1, 1, 1]}),
+        Conv("kernel_full_valid", (1, 3, 5, 4), (5, 4), attrs={"auto_pad": "VALID"}),
+        Conv("group_2", (1, 4, 6, 6), m=6, attrs={"group": 2, "pads": [1, 1, 1, 1]}),
+        Conv("depthwise", (1, 4, 6, 6), m=4, attrs={"group": 4, "pads": [1, 1, 1, 1]}),
+        Conv("depthwise_multiplier", (1, 3, 6, 6), m=6, attrs={"group": 3, "pads": [1, 1, 1, 1]}),
+        Conv("batch_3", (3, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]}),
+        Conv("conv1d", (1, 3, 11), (3,), attrs={"pads": [1, 2], "strides": [2]}),
+        Conv("conv1d_same_lower_dilation", (2, 2, 9), (3,), 3, {"auto_pad": "SAME_LOWER", "dilations": [2]}),
+        Conv("conv3d", (1, 2, 4, 5, 6), (3, 2, 3), 3, {"pads": [1, 0, 1, 1, 1, 0]}),
+        Conv("conv3d_same_upper_strides", (1, 2, 5, 4, 6), (2, 3, 3), 3,
+             {"auto_pad": "SAME_UPPER", "strides": [2, 1, 2]}),
+        Conv("per_channel_scale", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale"),
+        Conv("per_channel_zero_point", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="zero_point"),
+        Conv("per_channel_zero_point_int8", m=5, attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8),
+             per_channel="zero_point"),
+        Conv("x_zero_point_padding", attrs={"pads": [2, 2, 2, 2]}, zero_points="ends"),
+        Conv("x_zero_point_padding_int8", attrs={"pads": [2, 2, 2, 2]}, types=(i8, i8, i8), zero_points="ends"),
+        Conv("bias", attrs={"pads": [1, 1, 1, 1]}, bias="random"),
+        Conv("bias_negative", attrs={"pads": [1, 1, 1, 1]}, bias="negative"),
+        Conv("bias_saturate", attrs={"pads": [1, 1, 1, 1]}, bias="saturate"),
+        Conv("bias_saturate_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), bias="saturate"),
+        Conv("saturate_both_ends", attrs={"pads": [1, 1, 1, 1]}, scales="saturate"),
+        Conv("saturate_both_ends_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="saturate"),
+        Conv("ties_pow2", attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3),
+        Conv("ties_pow2_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="pow2", spread=3),
+        Conv("ties_pow2_per_channel", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", scales="pow2",
+             spread=3),
+        Conv("ties_pow2_bias", attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3, bias="random"),
+        Conv("ties_inexact_multiplier", attrs={"pads": [1, 1, 1, 1]}, scales="sixth", spread=2),
+        Conv("random_scales", (2, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]}),
+    ]
+    for x in (u8, i8):
+        for w in (u8, i8):
+            for y in (u8, i8):
+                cases.append(Conv(f"x_{x}_w_{w}_y_{y}", attrs={"pads": [1, 1, 1, 1]}, types=(x, w, y),
+                                  zero_points="ends"))
+    return cases
+
+
+def probe_catalogue() -> list[Conv]:
+    """Data the spec leaves undefined (whole data sets go to probe/)."""
+    return [
+        Conv("bias_int32_overflow_probe", attrs={"pads": [1, 1, 1, 1]}, bias="int32_overflow"),
+        Conv("scale_probe", attrs={"pads": [1, 1, 1, 1]}, scales="bad"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# data sets
+# ---------------------------------------------------------------------------------------------
+def _type(name: str) -> dtypes.DType:
+    return dtypes.get(name)
+
+
+def _zero_points(conv: Conv, rs: np.random.RandomState, i: int) -> tuple[int, np.ndarray, int]:
+    xt, wt, yt = (_type(t) for t in conv.types)
+    if conv.zero_points == "ends" and i > 0:  # data set 0 draws them; the rest go round the four corners
+        corner = [(0, 0, 0), (1, 1, 1), (0, 1, 0), (1, 0, 1)][(i - 1) % 4]
+        xz, wz, yz = ((t.int_min, t.int_max)[c] for t, c in zip((xt, wt, yt), corner))
+    else:
+        xz, wz, yz = (int(rs.randint(t.int_min, t.int_max + 1)) for t in (xt, wt, yt))
+    if conv.per_channel == "zero_point":  # distinct values per output channel
+        wzs = rs.choice(np.arange(wt.int_min, wt.int_max + 1), conv.m, replace=False)
+    else:
+        wzs = np.full(conv.m if conv.per_channel else 1, wz)
+    return xz, wzs, yz
+
+
+def _draw_ints(t: dtypes.DType, shape: tuple, zp, spread: int | None, rs: np.random.RandomState) -> np.ndarray:
+    if spread is None:
+        return rs.randint(t.int_min, t.int_max + 1, shape).astype(t.np_dtype)
+    v = np.asarray(zp).reshape((-1,) + (1,) * (len(shape) - 1)) + rs.randint(-spread, spread + 1, shape)
+    return np.clip(v, t.int_min, t.int_max).astype(t.np_dtype)
+
+
+def _f32(v) -> np.ndarray:
+    return np.asarray(v, dtype=np.float64).astype(np.float32)
+
+
+def _log_uniform(rs: np.random.RandomState, lo: float, hi: float, n: int | None = None):
+    return _f32(2.0 ** rs.uniform(lo, hi, n))
+
+
+def _geometry(conv: Conv):
+    a = conv.attrs
+    nd = len(conv.kernel)
+    strides, dilations = a.get("strides", [1] * nd), a.get("dilations", [1] * nd)
+    begin, end, out = ref.resolve_padding(conv.x_shape[2:], conv.kernel, strides, dilations,
+                                          a.get("auto_pad", "NOTSET"), a.get("pads"))
+    return begin, end, out, strides, dilations
+
+
+def draw_dataset(conv: Conv, rs: np.random.RandomState, i: int) -> list[np.ndarray]:
+    """The inputs of data set i (NAMES order; B only when the case has a bias)."""
+    xt, wt, _ = (_type(t) for t in conv.types)
+    xz, wzs, yz = _zero_points(conv, rs, i)
+    x = _draw_ints(xt, conv.x_shape, xz, conv.spread, rs)
+    w = _draw_ints(wt, conv.w_shape, wzs if conv.per_channel else wzs[0], conv.spread, rs)
+    begin, end, out, strides, dilations = _geometry(conv)
+    acc, _ = ref.accumulate(x, xz, w, wzs, conv.group, begin, end, out, strides, dilations)
+    spread = max(1.0, float(np.percentile(np.abs(acc), 95)))  # the accumulator's typical size
+    n_ws = conv.m if conv.per_channel else None
+    bias = None
+    if conv.scales == "pow2":  # c = 2**-e with e >= 1: exact float32 products, ties at acc = 2**(e-1) mod 2**e
+        e = max(1, int(np.ceil(np.log2(spread / 60))))
+        xs = _f32(2.0 ** rs.randint(-8, -1))
+        ws = _f32(2.0 ** rs.randint(-8, -1, n_ws)) if n_ws else _f32(2.0 ** rs.randint(-8, -1))
+        ys = _f32(float(xs) * (ws.max() if n_ws else float(ws)) * 2.0**e)
+    elif conv.scales == "sixth":  # c = 0.5 * 0.25 / 0.75 = 1/6 (no float): ties where acc = 3 mod 6
+        xs, ws, ys = _f32(0.5), _f32(0.25), _f32(0.75)
+    else:
+        xs = _log_uniform(rs, -10, -2)
+        ws = _log_uniform(rs, -10, -3, n_ws)
+        target = rs.uniform(60, 250) if conv.scales != "saturate" else rs.uniform(0.05, 0.5)
+        ys = _f32(float(xs) * float(np.max(ws)) * spread / target)
+        if conv.scales == "bad":
+            bad = [("y_scale", 0.0), ("y_scale", -float(ys)), ("x_scale", np.inf), ("w_scale", np.nan),
+                   ("x_scale", -0.0)][i % 5]
+            xs, ws, ys = (_f32(bad[1]) if bad[0] == name else v
+                          for name, v in (("x_scale", xs), ("w_scale", ws), ("y_scale", ys)))
+    if conv.bias:
+        q = int(spread)
+        if conv.bias == "random":
+            bias = rs.randint(-2 * q, 2 * q + 1, conv.m)
+        elif conv.bias == "negative":
+            bias = -rs.randint(1, 2 * q + 1, conv.m)
+        elif conv.bias == "saturate":  # both signs, far beyond the output range, acc + B still in int32
+            bias = rs.randint(1 << 20, 1 << 28, conv.m) * np.resize([1, -1], conv.m)
+        else:  # int32_overflow: acc + B crosses the int32 range for most elements
+            bias = np.resize([ref.INT32_MAX - q // 4, ref.INT32_MIN + q // 4], conv.m)
+        bias = bias.astype(np.int32)
+    ws = np.asarray(ws, dtype=np.float32).reshape((conv.m,) if n_ws else ())
+    wzs = wzs.astype(wt.np_dtype).reshape((conv.m,) if conv.per_channel else ())
+    yt = _type(conv.types[2])
+    inputs = [x, _f32(xs).reshape(()), np.array(xz, xt.np_dtype), w, ws, wzs, _f32(ys).reshape(()),
+              np.array(yz, yt.np_dtype)]
+    return inputs + ([bias] if bias is not None else [])
+
+
+def expected(conv: Conv, inputs: list[np.ndarray]) -> tuple[np.ndarray, dict]:
+    """(y, undefined) from the reference."""
+    a = conv.attrs
+    return ref.qlinear_conv(*inputs[:8], inputs[8] if len(inputs) > 8 else None, y_type=conv.types[2],
+                            auto_pad=a.get("auto_pad", "NOTSET"), dilations=a.get("dilations"),
+                            group=conv.group, kernel_shape=a.get("kernel_shape"), pads=a.get("pads"),
+                            strides=a.get("strides"))
+
+
+# ---------------------------------------------------------------------------------------------
+# models and cases
+# ---------------------------------------------------------------------------------------------
+def model(conv: Conv, input_shapes: list[tuple] | None = None):
+    """The one-node model; input_shapes overrides the declared shapes (negative cases)."""
+    xt, wt, yt = (_type(t) for t in conv.types)
+    f32 = dtypes.get("float")
+    per = (conv.m,) if conv.per_channel else ()
+    shapes = [conv.x_shape, (), (), conv.w_shape, per, per, (), (), (conv.m,)]
+    types = [xt, f32, xt, wt, f32, wt, f32, yt, dtypes.get("int32")]
+    n = 9 if conv.bias else 8
+    shapes = list(input_shapes or shapes[:n])
+    _, _, out, _, _ = _geometry(conv)
+    y_shape = (conv.x_shape[0], conv.m) + tuple(out)
+    return node_model(OP, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs), OPSET)
+
+
+def _meta(conv: Conv, seed: int, flags: list[str], compare: dict, **extra) -> dict:
+    meta = {"op": OP, "domain": "", "opset": OPSET, "family": FAMILY,
+            "spec": {"file": ref.SPEC_FILE, "clause": CLAUSE}, "compare": compare, "flags": flags, "seed": seed,
+            "params": conv.params()}
+    meta.update(extra)
+    return meta
+
+
+def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iterator[Case]:
+    """The node case of the data sets the spec defines, and the probe case of those it does not."""
+    s = sampling.case_seed(seed, conv.name)
+    rs = np.random.RandomState(s)  # legacy RandomState: its stream is frozen across numpy versions
+    node_sets, probe_sets, reasons = [], [], set()
+    for i in range(n_datasets):
+        inputs = draw_dataset(conv, rs, i)
+        y, undefined = expected(conv, inputs)
+        if undefined:
+            probe_sets.append(inputs)
+            reasons.update(undefined)
+        else:
+            node_sets.append((inputs, [y]))
+    if node_sets:
+        yield Case(conv.name, "node", model(conv), [i for i, _ in node_sets], [o for _, o in node_sets],
+                   _meta(conv, s, flags, COMPARE))
+    if probe_sets:
+        name = conv.name if conv.name.endswith("_probe") else f"{conv.name}_probe"
+        yield Case(name, "probe", model(conv), probe_sets, None,
+                   _meta(conv, s, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
+                         undefined=sorted(reasons)))
+
+
+def negative_cases(seed: int) -> Iterator[Case]:
+    """Models the spec rules out [QLinearConv-10: w, w_scale, w_zero_point, B, group]. The declared shapes
+    make them invalid before any data; the one data set has those shapes, for backends that only look
+    at run time."""
+    base = Conv("negative", m=4, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", bias="random")
+    bad = {
+        "negative_w_scale_length": (4, (3,), "w_scale has 3 elements: 1 or M = 4 [w_scale]"),
+        "negative_w_zero_point_length": (5, (2,), "w_zero_point has 2 elements: 1 or M = 4 [w_zero_point]"),
+        "negative_bias_length": (8, (5,), "B has 5 elements: it must have M = 4 [B]"),
+    }
+    for what, (j, shape, why) in bad.items():
+        conv = replace(base, what=what)
+        rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
+        inputs = draw_dataset(conv, rs, 0)
+        inputs[j] = np.resize(inputs[j], shape)
+        shapes = [np.shape(v) for v in inputs]
+        yield _negative(conv, inputs, shapes, why, seed)
+    # 3 input channels cannot be split into 2 groups: w has C / group = 1 channel, and 1 * 2 != 3
+    conv = Conv("negative_group_channels", (1, 3, 7, 7), m=4, attrs={"group": 2, "pads": [1, 1, 1, 1]})
+    rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
+    inputs = draw_dataset(replace(conv, x_shape=(1, 2, 7, 7)), rs, 0)
+    inputs[0] = rs.randint(0, 256, conv.x_shape).astype(np.uint8)
+    yield _negative(conv, inputs, [np.shape(v) for v in inputs],
+                    "x has 3 channels, w 1 per group with group 2: X.shape[1] == W.shape[1] * group [w, group]", seed)
+
+
+def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int) -> Case:
+    return Case(conv.name, "negative", model(conv, shapes), [inputs], None,
+                _meta(conv, sampling.case_seed(seed, conv.name), ["negative"],
+                      {"mode": "none", "reason": "the backend must refuse the model"}, phase="prepare", invalid=why))
+
+
+# ---------------------------------------------------------------------------------------------
+# random configurations (seeded hypothesis)
+# ---------------------------------------------------------------------------------------------
+@st.composite
+def configurations(draw) -> Conv:
+    """A valid configuration: 1 to 3 spatial axes, groups, kernel, strides, dilations, padding, types."""
+    nd = draw(st.integers(1, 3))
+    group = draw(st.sampled_from([1, 1, 2, 3]))
+    cg, mg = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    kmax = 4 if nd < 3 else 3
+    kernel = tuple(draw(st.integers(1, kmax)) for _ in range(nd))
+    strides = [draw(st.integers(1, 3)) for _ in range(nd)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(nd)]
+    auto_pad = draw(st.sampled_from(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))
+    attrs: dict = {"strides": strides, "dilations": dilations}
+    if group > 1:
+        attrs["group"] = group
+    pads = [0] * (2 * nd)
+    if auto_pad == "NOTSET":
+        if draw(st.booleans()):
+            pads = [draw(st.integers(0, 2)) for _ in range(2 * nd)]
+            attrs["pads"] = pads
+    else:
+        attrs["auto_pad"] = auto_pad
+    if draw(st.booleans()):
+        attrs["kernel_shape"] = list(kernel)
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    top = 9 if nd < 3 else 5
+    spatial = tuple(draw(st.integers(max(1, e - pads[a] - pads[a + nd]), max(1, e - pads[a] - pads[a + nd]) + top))
+                    for a, e in enumerate(extent))
+    types = tuple(draw(st.sampled_from(["uint8", "int8"])) for _ in range(3))
+    return Conv("random", (draw(st.integers(1, 2)), cg * group) + spatial, kernel, mg * group, attrs, types,
+                per_channel=draw(st.sampled_from([None, None, "scale", "zero_point"])),
+                bias=draw(st.sampled_from([None, None, "random", "negative"])))
+
+
+def random_configurations(n: int, seed: int) -> list[Conv]:
+    drawn = sampling.draw(configurations(), n, sampling.case_seed(seed, "test_qlinearconv_random"))
+    return [replace(c, what=f"random_{i:03d}") for i, c in enumerate(drawn)]
+
+
+def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
+    """Units of generation: the catalogue, the probes and negatives, the random configurations."""
+    if max_opset < OPSET:
+        return []
+    opts = PROFILES[profile]
+    n = opts["datasets"]
+
+    def fixed() -> Iterator[Case]:
+        for conv in catalogue():
+            yield from conv_cases(conv, max(n, 5) if conv.zero_points == "ends" else n, seed, ["edge"])
+
+    def others() -> Iterator[Case]:
+        for conv in probe_catalogue():
+            yield from conv_cases(conv, 5, seed, ["probe"])
+        yield from negative_cases(seed)
+
+    def randoms() -> Iterator[Case]:
+        for conv in random_configurations(opts["random"], seed):
+            yield from conv_cases(conv, n, seed, ["random"])
+
+    return [fixed, others] + ([randoms] if opts["random"] else [])
