@@ -19,6 +19,7 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "onnxruntime": ("runners.backends.onnxruntime", "OnnxRuntimeBackend", "onnxruntime", "onnxruntime"),
     "onnx-reference": ("runners.backends.onnx_reference", "OnnxReferenceBackend", None, None),
     "opconform": ("runners.backends.opconform", "OpconformBackend", None, None),
+    "openvino": ("runners.backends.openvino", "OpenVinoBackend", "openvino", "openvino"),
     "opconform-tflite": ("runners.backends.opconform", "OpconformTfliteBackend", None, None),
     "litert": ("runners.backends.litert", "LiteRTBackend", "ai_edge_litert", "litert"),
     "openvino-tflite": ("runners.backends.openvino_tflite", "OpenVinoTfliteBackend", "openvino", "openvino"),

@@ -1,0 +1,165 @@
+"""OpenVINO on CPU: ONNX models through its ONNX frontend; OpenVINO's own operators built natively.
+
+- f32 inference precision and accuracy mode (the CPU plugin otherwise runs in bf16 where the CPU has it);
+  the settings are recorded in every report.
+- Model-local functions are inlined (onnx.inliner) first: the ONNX frontend does not accept them.
+- A model whose nodes are all OpenVINO operators (domain org.openvinotoolkit; today ConvertPromoteTypes-14)
+  is built natively with openvino.opset14, never through its function body: the output element types and
+  values are OpenVINO's own, and building or compiling raises where OpenVINO refuses the node.
+- Inputs and outputs travel bit-exactly (runners/backends/openvino_tensors.py); an element type OpenVINO has
+  no equivalent for (the FNUZ float8 types, float6, int2) is Unsupported.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+import openvino as ov
+import openvino.opset14 as ops
+from onnx import helper
+
+from generator.dtypes import DType
+from generator.reference import convert_promote_types as cpt
+from runners.backends.base import Backend, Unsupported, io_types
+from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
+
+DEVICE = "CPU"
+CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
+
+# OpenVINO's words for "not implemented here" (at read or compile time), as opposed to a refusal of a model.
+_UNSUPPORTED_TEXT = re.compile(
+    r"does not support the following ONNX operations|Unsupported operation of type|Not Implemented"
+    r"|is not supported|Unsupported data type|OpConversionFailure", re.IGNORECASE)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _summary(exc: BaseException) -> str:
+    """OpenVINO's messages are C++ traces: keep the lines that say what failed."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    keep = [ln for ln in lines if not ln.startswith(("Exception from src", "Check '"))] or lines
+    return " ".join(keep[:3])[:600] if keep else type(exc).__name__
+
+
+def _attributes(node: onnx.NodeProto) -> dict:
+    out = {}
+    for a in node.attribute:
+        v = helper.get_attribute_value(a)
+        out[a.name] = v.decode("utf-8") if isinstance(v, bytes) else v
+    return out
+
+
+def _convert_promote_types(attrs: dict, inputs: list) -> list:
+    """ConvertPromoteTypes-14 natively; only the attributes the node carries are passed (OpenVINO's own
+    defaults apply to the rest)."""
+    kw = {}
+    for name in ("promote_unsafe", "pytorch_scalar_promotion"):
+        if name in attrs:
+            kw[name] = bool(attrs[name])
+    if "u64_integer_promotion_target" in attrs:
+        kw["u64_integer_promotion_target"] = attrs["u64_integer_promotion_target"]
+    node = ops.convert_promote_types(inputs[0], inputs[1], **kw)
+    return [node.output(0), node.output(1)]
+
+
+# (domain, op_type) -> builder(attributes, input outputs) -> outputs
+NATIVE = {(cpt.DOMAIN, cpt.OP_TYPE): _convert_promote_types}
+
+
+@dataclass
+class Prepared:
+    compiled: ov.CompiledModel
+    inputs: list[tuple[str, DType]]
+    outputs: list[tuple[str, DType]]
+    native: bool
+
+
+def _shape(v: onnx.ValueInfoProto) -> ov.PartialShape:
+    t = v.type.tensor_type
+    if not t.HasField("shape"):
+        return ov.PartialShape.dynamic()
+    return ov.PartialShape([d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim])
+
+
+def _is_native(model: onnx.ModelProto) -> bool:
+    kinds = {(n.domain, n.op_type) in NATIVE for n in model.graph.node}
+    if kinds == {True, False}:
+        raise Unsupported("openvino backend: a graph mixing OpenVINO-native and ONNX nodes is not supported")
+    return kinds == {True}
+
+
+class OpenVinoBackend(Backend):
+    name = "openvino"
+    native_ops = frozenset(f"{d}::{op}" for d, op in NATIVE)
+
+    def __init__(self):
+        self.core = ov.Core()
+
+    def version(self) -> str:
+        return ov.get_version()
+
+    def settings(self) -> dict:
+        return {"device": DEVICE, **CONFIG, "onnx_local_functions": "inlined (onnx.inliner)",
+                "native_ops": sorted(self.native_ops)}
+
+    def prepare(self, model: onnx.ModelProto, case) -> Prepared:
+        ins, outs = io_types(model)
+        for name, t in ins + outs:
+            if ov_type(t) is None:
+                raise Unsupported(f"OpenVINO has no element type for {t.name} ({name!r})")
+        native = _is_native(model)
+        ov_model = self._native(model, ins, outs) if native else self._read_onnx(model)
+        try:
+            compiled = self.core.compile_model(ov_model, DEVICE, CONFIG)
+        except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError / its own types
+            if _UNSUPPORTED_TEXT.search(str(exc)):
+                raise Unsupported(f"openvino: {_summary(exc)}") from None
+            raise RuntimeError(f"openvino compile_model: {_summary(exc)}") from None
+        return Prepared(compiled, ins, outs, native)
+
+    def _read_onnx(self, model: onnx.ModelProto) -> ov.Model:
+        if model.functions:
+            model = onnx.inliner.inline_local_functions(model)
+        try:
+            return self.core.read_model(io.BytesIO(model.SerializeToString()))
+        except Exception as exc:  # noqa: BLE001
+            if _UNSUPPORTED_TEXT.search(str(exc)):
+                raise Unsupported(f"openvino ONNX frontend: {_summary(exc)}") from None
+            raise RuntimeError(f"openvino ONNX frontend: {_summary(exc)}") from None
+
+    def _native(self, model: onnx.ModelProto, ins, outs) -> ov.Model:
+        """The graph built node by node with openvino.opset14; raises what OpenVINO raises (a refusal)."""
+        shapes = {v.name: _shape(v) for v in model.graph.input}
+        params = [ops.parameter(shapes[name], ov_type(t), name=name) for name, t in ins]
+        values = {name: p.output(0) for (name, _), p in zip(ins, params)}
+        for node in model.graph.node:
+            try:
+                results = NATIVE[(node.domain, node.op_type)](_attributes(node), [values[n] for n in node.input])
+            except Exception as exc:  # noqa: BLE001 - validation failures are RuntimeError with a C++ trace
+                raise RuntimeError(f"openvino {node.op_type}: {_summary(exc)}") from None
+            values.update(zip(node.output, results))
+        results = [values[name] for name, _ in outs]
+        for (name, _), r in zip(outs, results):
+            r.get_tensor().set_names({name})
+        return ov.Model(results, params, "opconform")
+
+    def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(prepared.inputs):
+            raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        request = prepared.compiled.create_infer_request()
+        for (name, t), x in zip(prepared.inputs, inputs):
+            request.set_tensor(prepared.compiled.input(name), to_tensor(x, t))
+        try:
+            request.infer()
+        except Exception as exc:  # noqa: BLE001
+            if _UNSUPPORTED_TEXT.search(str(exc)):
+                raise Unsupported(f"openvino: {_summary(exc)}") from None
+            raise RuntimeError(f"openvino infer: {_summary(exc)}") from None
+        return [from_tensor(request.get_tensor(prepared.compiled.output(name))) for name, _ in prepared.outputs]
