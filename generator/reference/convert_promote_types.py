@@ -226,33 +226,27 @@ def common_type(t0: DType | str, t1: DType | str, rank0: int = 1, rank1: int = 1
 # the values
 # ---------------------------------------------------------------------------------------
 def convert(x: np.ndarray, src: DType | str, to: DType | str) -> tuple[np.ndarray, np.ndarray]:
-    """One input converted to the common type: ONNX Cast [Cast.txt], except that a value outside `to`'s
-    range is undefined [CPT: "undefined behaviors"]. Returns (y, why) like generator.reference.cast.cast:
-    why is "" where the result is defined, else the reason."""
+    """One input converted to the common type: ONNX Cast [Cast.txt] without saturation (saturate=0), except
+    that a value outside `to`'s range is undefined [CPT: "undefined behaviors"]. Without saturation every
+    value inside the range keeps its meaning: an f8e5m2 input's own Inf stays Inf (saturate=1 would make it
+    57344), as Inf does between the IEEE types. Returns (y, why) like generator.reference.cast.cast: why is
+    "" where the result is defined, else the reason."""
     src, to = dtypes.get(src), dtypes.get(to)
-    y, why = cast_ref.cast(x, src, to)
+    y, why = cast_ref.cast(x, src, to, saturate=False)
     # booleans fit everywhere; Cast defines every value -> bool; float -> integer ranges are Cast's own
     if src.kind == "bool" or to.kind == "bool" or src == to or (src.is_float and to.is_integer):
         return y, why
     why = why.copy()
     if to.is_integer:
         ints = np.array([int(v) for v in np.asarray(x).ravel().tolist()], dtype=object).reshape(np.shape(x))
-        out = (ints < to.int_min) | (ints > to.int_max) if ints.size else np.zeros(np.shape(x), dtype=bool)
-        out = np.asarray(out, dtype=bool)
+        out = np.asarray((ints < to.int_min) | (ints > to.int_max), dtype=bool)
     else:
-        # saturate=0 turns every overflow of a finite value into Inf / NaN ([x] > FLT_MAX, Cast's tables)
-        y_nosat, _ = cast_ref.cast(x, src, to, saturate=False)
-        finite_in = np.ones(np.shape(x), dtype=bool)
-        if src.is_float:
-            with np.errstate(invalid="ignore"):
-                v = np.asarray(x).astype(np.float64)
-            finite_in = np.isfinite(v)
-            inf_lost = np.isinf(v) & (not to.has_inf)
-        else:
-            inf_lost = np.zeros(np.shape(x), dtype=bool)
+        # saturate=0: a finite value whose rounded magnitude exceeds the largest finite one ([x] > FLT_MAX)
+        # becomes Inf or NaN; an Inf where `to` has none becomes NaN
         with np.errstate(invalid="ignore"):
-            finite_out = np.isfinite(np.asarray(y_nosat).astype(np.float64))
-        out = (finite_in & ~finite_out) | inf_lost
+            v = np.asarray(x).astype(np.float64)
+            w = np.asarray(y).astype(np.float64)
+        out = (np.isfinite(v) & ~np.isfinite(w)) | (np.isinf(v) & (not to.has_inf))
     why[out & (why == "")] = UNDEF_RANGE
     return y, why
 
