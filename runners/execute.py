@@ -2,7 +2,9 @@
 
 This is the one place that decides a verdict from what a backend does (DESIGN.md, "Verdicts"):
 
-  node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported
+  node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported; the outputs are
+                judged in every tier, the verdict is the selected tier's, and `tiers_met` lists the
+                tiers whose comparison passes (empty where the backend raised or did not run)
   negative      pass if the backend refuses the model at the phase case.json names
                 ("prepare": prepare must raise; "run": prepare or run may raise), else fail
   probe         always "probe": what the backend returned (values and bit patterns) or the text of
@@ -31,7 +33,7 @@ import numpy as np
 from generator import dtypes
 from generator.serialize import CaseError, LoadedCase, graph_io_types
 from runners.backends.base import Unsupported
-from runners.compare import compare_outputs
+from runners.compare import TIERS, compare_outputs
 from runners.results import (ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result,
                              float_value, jsonable)
 
@@ -200,6 +202,8 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
                     backend_version=version, tier=tier, settings=settings, op=meta.get("op"),
                     family=meta.get("family"), params=meta.get("params"))
+    if case.kind in ("node", "graph"):
+        result.tiers_met = []  # filled by the comparison; a data set that errs meets no tier
     t0 = time.perf_counter()
     try:
         _judge(backend, case, i, tier, prepared_cache, result)
@@ -304,6 +308,10 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
         outcome = compare_outputs(expected, outputs, names, types, spec, tier,
                                   inputs=list((twin or case).inputs[i]),
                                   max_shown=MAX_SHOWN)
+        # judged in every tier, so that a report can say which tiers a backend meets (the verdict is `tier`'s)
+        met = {t: compare_outputs(expected, outputs, names, types, spec, t, max_shown=0).ok
+               for t in TIERS if t != tier}
+        met[tier] = outcome.ok
     except ValueError as exc:  # compare_outputs: a bad compare spec in case.json (or a bad tier)
         r.verdict = INVALID_CASE
         r.message = f"{label}: invalid case: {case.dir / 'case.json'}: {exc}"
@@ -314,6 +322,7 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
         return
     r.n_mismatch, r.n_total = int(outcome.n_mismatch), int(outcome.n_total)
     r.mismatches = [jsonable(m) for m in outcome.mismatches[:MAX_SHOWN]]
+    r.tiers_met = [t for t in TIERS if met[t]]
     if outcome.ok:
         r.verdict = PASS
         r.message = f"{label}: {outcome.message}" if outcome.message else f"{label}: pass"

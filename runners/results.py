@@ -60,6 +60,8 @@ class Result:
     op: str | None = None
     family: str | None = None
     params: dict | None = None
+    # node / graph data sets: the tiers ("strict", "tolerant") whose comparison passes; None for other kinds
+    tiers_met: list[str] | None = None
 
     @property
     def failed(self) -> bool:
