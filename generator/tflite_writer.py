@@ -264,7 +264,8 @@ def _read_op(builtin: str, opt, ins: list[int], outs: list[int], array, ensure, 
     if builtin in ("CONV_2D", "DEPTHWISE_CONV_2D"):
         attrs = {"padding": _PADDING_NAME[opt.padding], "strides": [opt.strideH, opt.strideW],
                  "dilations": [opt.dilationHFactor, opt.dilationWFactor]}
-        return Op("conv" if builtin == "CONV_2D" else "depthwise_conv", [ensure(i) for i in ins if i >= 0], outputs, attrs)
+        kind = "conv" if builtin == "CONV_2D" else "depthwise_conv"
+        return Op(kind, [ensure(i) for i in ins if i >= 0], outputs, attrs)
     if builtin == "CONV_3D":
         attrs = {"padding": _PADDING_NAME[opt.padding], "strides": [opt.strideD, opt.strideH, opt.strideW],
                  "dilations": [opt.dilationDFactor, opt.dilationHFactor, opt.dilationWFactor]}

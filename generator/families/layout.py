@@ -88,8 +88,8 @@ def _node(g: L.Graph, op: L.Op, inits: list) -> onnx.NodeProto:
             return helper.make_node("AveragePool", x, y, kernel_shape=list(a["kernel"]), count_include_pad=0, **common)
         w = g.tensors[x[1]]
         group = g.tensors[x[0]].shape[1] if t == "depthwise_conv" else 1
-        return helper.make_node("Conv", x, y, kernel_shape=list(w.shape[2:]), dilations=list(a.get("dilations", [1] * n)),
-                                group=group, **common)
+        return helper.make_node("Conv", x, y, kernel_shape=list(w.shape[2:]),
+                                dilations=list(a.get("dilations", [1] * n)), group=group, **common)
     simple = {"add": "Add", "sub": "Sub", "mul": "Mul", "abs": "Abs", "relu": "Relu", "logistic": "Sigmoid",
               "tanh": "Tanh", "prelu": "PRelu"}
     if t in simple:

@@ -137,7 +137,8 @@ class Tflite2OnnxOnnxRuntime(Backend):
                                       f"{_converter_message(str(exc))} (at {_where(exc, 'tflite2onnx')})") from None
             converted = onnx.load(str(dst))
         inner = OnnxRuntimeBackend().prepare(converted, None)
-        wanted_in = [v.name for v in case.model.graph.input if v.name not in {i.name for i in case.model.graph.initializer}]
+        inits = {i.name for i in case.model.graph.initializer}
+        wanted_in = [v.name for v in case.model.graph.input if v.name not in inits]
         wanted_out = [v.name for v in case.model.graph.output]
         have_in = [n for n, _ in inner.inputs]
         have_out = [n for n, _ in inner.outputs]
