@@ -45,6 +45,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write a JSON results file (one record per item) at the end of the session")
     group.addoption("--case-timeout", default=60.0, type=float, metavar="SECONDS",
                     help="kill the backend's worker when one data set runs longer (verdict timeout; default 60)")
+    group.addoption("--baseline", default=None, metavar="PATH",
+                    help="gate mode: fail only on items worse than this baseline's verdicts; list items now better")
+    group.addoption("--update-baseline", action="store_true",
+                    help="write this run's verdicts to the --baseline file (items not run keep their old verdict)")
+    group.addoption("--shard", default=None, metavar="I/N",
+                    help="run only shard I of N (a stable split by case name; the N shards run every case once)")
     group.addoption("--isolation", default="process", choices=("process", "none"),
                     help="process (default): the backend runs in a worker process, so a crash or hang costs "
                          "one data set; none: in the pytest process (for debugging a backend)")
@@ -72,11 +78,33 @@ def pytest_configure(config: pytest.Config) -> None:
     if not timeout > 0:
         raise pytest.UsageError(f"--case-timeout {timeout:g}: must be a positive number of seconds")
     run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report)
+    _configure_gate(config, run)
     if config.getoption("isolation") == "process":
         from runners.worker import IsolatedRunner
 
         run.isolated = IsolatedRunner(spec, timeout=timeout)
     config.pluginmanager.register(run, PLUGIN_NAME)
+
+
+def _configure_gate(config: pytest.Config, run: "OpconformRun") -> None:
+    from runners.gate import GateError, parse_shard, read_baseline
+
+    baseline, update = config.getoption("baseline"), config.getoption("update_baseline")
+    try:
+        if config.getoption("shard"):
+            run.shard = parse_shard(config.getoption("shard"))
+        if update and not baseline:
+            raise GateError("--update-baseline needs --baseline PATH (the file to write)")
+        if baseline:
+            run.baseline_path = Path(baseline).resolve()
+            if update:
+                run.want_records = True
+                if run.baseline_path.exists():  # kept for the items this run does not judge
+                    run.previous_baseline = read_baseline(run.baseline_path)
+            else:
+                run.baseline = read_baseline(run.baseline_path)
+    except GateError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _one_line(text: str) -> str:
@@ -220,6 +248,7 @@ class CaseItem(pytest.Item):
             from runners.execute import unsupported_reason
 
             pytest.skip(f"unsupported: {unsupported_reason(self.result.error)}")
+        run.gate(self)
         raise CaseFailure(self.result)
 
     def repr_failure(self, excinfo, style=None):
@@ -252,6 +281,7 @@ class MissingCaseItem(CaseItem):
                                           f"{where}: missing file (the suite's manifest.json lists the case)",
                                           run.backend, run.tier)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
+        run.gate(self)
         raise CaseFailure(self.result)
 
     def reportinfo(self):
@@ -277,6 +307,12 @@ class OpconformRun:
         self.records: list[dict] = []
         self.is_worker = hasattr(config, "workerinput")  # pytest-xdist worker
         self.isolated = None  # runners.worker.IsolatedRunner unless --isolation none
+        self.shard: tuple[int, int] | None = None
+        self.baseline: dict | None = None  # gate mode: the baseline read
+        self.previous_baseline: dict | None = None  # --update-baseline: what the file held before
+        self.baseline_path: Path | None = None
+        self.regressions: list[str] = []
+        self.better: list[str] = []
         self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.tier_counts: dict[str, dict[str, int]] = {}  # family -> data sets judged / passing per tier
         self.written = False
@@ -314,6 +350,22 @@ class OpconformRun:
             return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier)
         return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared)
 
+    def gate(self, item: CaseItem) -> None:
+        """In gate mode, a failing item no worse than the baseline is an xfail; a worse one fails as a
+        regression (the message says what the baseline had)."""
+        if self.baseline is None:
+            return
+        from runners.gate import is_worse, item_key
+
+        base = self.baseline["verdicts"].get(item_key(item.case_name, item.index))
+        r = item.result
+        if is_worse(r.verdict, base):
+            item.user_properties.append(("opconform_regression", base or "new"))
+            r.message = (f"regression: {r.verdict}, baseline {base or 'has no verdict (a new case)'}\n"
+                         f"{r.message}")
+            return
+        pytest.xfail(f"baseline: {base}")
+
     def _stub(self, item: CaseItem):
         """The record a crash or timeout fills in: the case's identity from its case.json."""
         from runners.results import ERROR, Result
@@ -347,6 +399,14 @@ class OpconformRun:
         return None
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        if self.shard is not None:
+            from runners.gate import shard_of
+
+            i, n = self.shard
+            keep = [it for it in items if not isinstance(it, CaseItem) or shard_of(it.case_name, n) == i]
+            if len(keep) != len(items):
+                config.hook.pytest_deselected(items=[it for it in items if it not in set(keep)])
+                items[:] = keep
         if not (self.xfails or self.skips):
             return
         for item in items:
@@ -401,11 +461,30 @@ class OpconformRun:
         tiers = getattr(report, "opconform_tiers", None)
         if tiers is not None and not self.is_worker:
             count_tiers(self.tier_counts, *json.loads(tiers))
+        if self.baseline is not None and report.when == "call" and not self.is_worker:
+            props = dict(report.user_properties)
+            name = report.nodeid.rsplit("::", 1)[-1]
+            if "opconform_regression" in props:
+                self.regressions.append(f"{name} (baseline: {props['opconform_regression']})")
+            elif "opconform_verdict" in props:
+                from runners.gate import is_better
+
+                base = self.baseline["verdicts"].get(name)
+                if is_better(props["opconform_verdict"], base):
+                    self.better.append(f"{name}: {props['opconform_verdict']} (baseline: {base})")
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if self.isolated is not None:
             self.isolated.close()
-        if self.report is None or self.is_worker:
+        if self.is_worker:
+            return
+        if self.baseline_path is not None and self.config.getoption("update_baseline"):
+            from runners.gate import write_baseline
+
+            write_baseline(self.baseline_path, self.records,
+                           {"name": self.name, "version": self.version, "settings": self.settings},
+                           self.previous_baseline)
+        if self.report is None:
             return
         from runners.results import write_results
 
@@ -435,6 +514,18 @@ class OpconformRun:
                 terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line(f"opconform: results written to {self.report}")
+        if self.baseline_path is not None and self.config.getoption("update_baseline") and not self.is_worker:
+            terminalreporter.write_line(f"opconform: baseline written to {self.baseline_path}")
+        if self.baseline is not None and not self.is_worker:
+            tr = terminalreporter
+            tr.write_line(f"opconform gate: {len(self.regressions)} regression(s) against {self.baseline_path}, "
+                          f"{len(self.better)} item(s) better than the baseline")
+            for line in sorted(self.regressions)[:100]:
+                tr.write_line(f"  REGRESSION {line}", red=True)
+            for line in sorted(self.better)[:100]:
+                tr.write_line(f"  better     {line}", green=True)
+            if self.better:
+                tr.write_line("  (record the improvements with --update-baseline)")
 
 
 def count_tiers(counts: dict[str, dict[str, int]], family: str, verdict: str, tiers_met: list[str]) -> None:
