@@ -32,6 +32,10 @@ from runners.backends.base import Backend, Unsupported
 
 ONNX2TF_ENV = "OPCONFORM_ONNX2TF"
 ONNX2TF_TIMEOUT = 600  # seconds for one conversion (TensorFlow's import alone takes several)
+# onnx2tf downloads sample images for its dummy inference when every input looks like an NHWC image with 3
+# channels; it reads them from its working directory first. We put seeded uniform [0, 1) data there, so the
+# conversion needs no network (the data only feed onnx2tf's own output checks, not the converted model).
+ONNX2TF_SAMPLE = "calibration_image_sample_data_20x128x128x3_float32.npy"
 LAYOUT_LETTERS = {3: "NWC", 4: "NHWC", 5: "NDHWC"}
 
 
@@ -204,6 +208,8 @@ class Onnx2TfLiteRT(Backend):
         with tempfile.TemporaryDirectory(prefix="opconform-onnx2tf-") as tmp:
             src, out = Path(tmp) / "model.onnx", Path(tmp) / "out"
             src.write_bytes(model.SerializeToString())
+            sample = np.random.default_rng(0).uniform(0.0, 1.0, (20, 128, 128, 3)).astype(np.float32)
+            np.save(Path(tmp) / ONNX2TF_SAMPLE, sample)
             try:
                 done = subprocess.run([cmd, "-i", str(src), "-o", str(out)], capture_output=True, text=True,
                                       timeout=ONNX2TF_TIMEOUT, cwd=tmp)
