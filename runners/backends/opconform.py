@@ -134,6 +134,9 @@ class OpconformTfliteBackend(Backend):
     def version(self) -> str:
         return GENERATOR_VERSION
 
+    def settings(self) -> dict:
+        return {"runs": "TFLite twins with the layout kernels (generator.reference.layout)"}
+
     def prepare(self, model: bytes, case):
         from generator.tflite_writer import TfliteUnknownOperator, read_tflite
 
