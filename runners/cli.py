@@ -1,6 +1,8 @@
 """The `opconform` command.
 
     opconform backends [--json]     the backends this installation knows, their versions, whether installed
+    opconform report RESULTS.json... -o report.html [--format html|md]
+                                    results files of one or more backends as one report (runners/report.py)
 
 Running a suite goes through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
@@ -48,6 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "opconform.backends entry point group); NAME is what --backend takes.")
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.set_defaults(func=cmd_backends)
+    p = sub.add_parser("report", help="render results files (one per backend) as an HTML or Markdown report",
+                       description="Render one or more results files (pytest SUITE --backend B --report B.json) "
+                                   "side by side: scoreboard, counts and tiers per family, the Cast and "
+                                   "ConvertPromoteTypes grids, failing items, probe divergence.")
+    p.add_argument("results", nargs="+", metavar="RESULTS.json")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write the report")
+    p.add_argument("--format", choices=("html", "md"), default=None,
+                   help="html (default, or from the .md suffix of --output) or md (Markdown, for CI logs)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
@@ -70,11 +81,34 @@ def cmd_backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from runners.report import load, render
+
+    out = Path(args.output)
+    fmt = args.format or ("md" if out.suffix.lower() in (".md", ".markdown") else "html")
+    try:
+        runs = load(args.results)
+    except ValueError as exc:
+        print(f"opconform report: {exc}", file=sys.stderr)
+        return 2
+    text = render(runs, fmt)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"opconform report: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"opconform report: wrote {out} ({fmt}, {len(runs)} backend(s))")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: backends")
+        parser.error("a command is required: backends, report")
     try:
         return args.func(args)
     except KeyboardInterrupt:
