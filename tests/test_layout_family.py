@@ -72,6 +72,11 @@ def test_a_wrong_permutation_cannot_pass_sizes_are_distinct():
             assert len(shape) == len(set(shape)), (name, n, g.tensors[n].shape)
 
 
+def test_no_case_below_opset_18():
+    assert family.work("default", 0, 17) == []
+    assert len(family.work("quick", 0, 18)) == len(NAMES)
+
+
 def test_generation_is_deterministic():
     make = family.PATTERNS["test_layout_mul_broadcast_wc_graph_input"]
     a = case_files(family.build_case(make, "test_layout_mul_broadcast_wc_graph_input", 0, 2))

@@ -188,7 +188,7 @@ class Onnx2TfLiteRT(Backend):
         if version is None:  # in its own environment: ask the package there
             python = Path(cmd).with_name("python")
             try:
-                version = subprocess.run([str(python), "-c", "import onnx2tf; print(onnx2tf.__version__)"],
+                version = subprocess.run([str(python), "-c", "import importlib.metadata as m; print(m.version('onnx2tf'))"],
                                          capture_output=True, text=True, timeout=120).stdout.strip() or "unknown"
             except (OSError, subprocess.SubprocessError):
                 version = "unknown"
