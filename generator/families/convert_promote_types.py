@@ -1,0 +1,477 @@
+"""The ConvertPromoteTypes family (OpenVINO ConvertPromoteTypes-14, ../shared/spec/ConvertPromoteTypes-14.txt).
+
+Every ordered pair of the element types the spec's rules cover x promote_unsafe x pytorch_scalar_promotion x
+input ranks (dimensioned / scalar on each side), plus u64 + signed with several u64_integer_promotion_target
+values, plus every example of the spec text with the spec's result.
+
+  <name>           node/: both inputs converted to the common type (values of Cast); case.json "common_type"
+  <name>_probe     probe/: the elements that conversion leaves undefined (outside the common type's range)
+  <name>           negative/: safe mode must refuse the pair (phase prepare); only a native implementation
+                   can, so case.json "native" makes every other backend report it not applicable
+
+Names: test_convert_promote_types_<type 0>_<type 1>_<dim|scalar>_<dim|scalar>_<safe|unsafe>[_pytorch]
+[_target_<t>]. The model is one node ConvertPromoteTypes (domain org.openvinotoolkit, version 14) and a
+model-local function of that name: two Casts to the common type (in a negative case, to the type unsafe mode
+gives), so ONNX backends can run the value part. A scalar input gets one data set per value it takes.
+
+Expected values come from generator.reference.convert_promote_types (Cast: generator.reference.cast) only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+import onnx
+from hypothesis import strategies as st
+from onnx import helper
+
+from generator import dtypes, sampling
+from generator.case import Case, node_model
+from generator.dtypes import DType
+from generator.reference import cast as cast_ref
+from generator.reference import convert_promote_types as ref
+
+FAMILY = "convert_promote_types"
+OP = ref.OP_TYPE
+PREFIX = "test_convert_promote_types"
+MIN_OPSET = 13  # ai.onnx opset of the function body: Cast-13 has bfloat16; newer types need newer Casts
+FUNCTION_IR = 8  # model-local functions came with IR version 8
+
+PROFILES = {
+    # all8: every bit pattern of a <= 8-bit type in a dimensioned input; random: seeded draws for wider types;
+    # scalars: how many values (data sets) a scalar input takes
+    "quick": dict(all8=False, random=0, scalars=2),
+    "default": dict(all8=True, random=24, scalars=3),
+    "exhaustive": dict(all8=True, random=256, scalars=5),
+}
+
+# input ranks: 0 a scalar; a dimensioned input_0 is 1-d, a dimensioned input_1 2-d (shape (1, n))
+SHAPES = {"dim_dim": (1, 2), "scalar_dim": (0, 2), "dim_scalar": (1, 0), "scalar_scalar": (0, 0)}
+# u64 + signed, unsafe: targets beside the default f32 (float and integer, wider and narrower)
+U64_TARGETS = ("f64", "f16", "bf16", "f8e4m3", "i64", "u64", "i32")
+
+EXACT = {"mode": "exact", "reason": "Cast defines one result for every value inside the common type's range"}
+NATIVE = {"ops": [f"{ref.DOMAIN}::{OP}"],
+          "reason": "only a native ConvertPromoteTypes decides the common type; the model's function body (two "
+                    "Casts) cannot refuse a pair"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    t0: DType
+    t1: DType
+    ranks: tuple[int, int]  # 0: scalar; 1 / 2: dimensioned
+    unsafe: bool
+    pytorch: bool
+    target: str = ref.DEFAULT_TARGET
+    name: str = ""  # set by the constructors below
+    written: tuple[str, ...] | None = None  # attributes the node carries (None: all three)
+    shapes: tuple | None = None  # dimensioned shapes to use instead of the value counts (spec examples)
+
+    @property
+    def decision(self) -> ref.Decision:
+        return ref.decide(self.t0, self.t1, *self.ranks, promote_unsafe=self.unsafe,
+                          pytorch_scalar_promotion=self.pytorch, u64_integer_promotion_target=self.target)
+
+    @property
+    def unsafe_common(self) -> DType:
+        return ref.common_type(self.t0, self.t1, *self.ranks, promote_unsafe=True,
+                               pytorch_scalar_promotion=self.pytorch, u64_integer_promotion_target=self.target)
+
+    @property
+    def attrs(self) -> dict:
+        every = {"promote_unsafe": int(self.unsafe), "pytorch_scalar_promotion": int(self.pytorch),
+                 "u64_integer_promotion_target": self.target}
+        return {k: x for k, x in every.items() if self.written is None or k in self.written}
+
+    @property
+    def params(self) -> dict:
+        shape = "_".join("scalar" if r == 0 else "dim" for r in self.ranks)
+        return {"input_0": self.t0.name, "input_1": self.t1.name, "shapes": shape,
+                "promote_unsafe": int(self.unsafe), "pytorch_scalar_promotion": int(self.pytorch),
+                "u64_integer_promotion_target": self.target,
+                "attributes": sorted(self.attrs)}
+
+
+def _short(t: DType) -> str:
+    return dtypes.short(t)
+
+
+def matrix_variants() -> Iterator[Variant]:
+    """Every ordered pair x promote_unsafe x pytorch_scalar_promotion x ranks."""
+    for t0 in ref.spec_types():
+        for t1 in ref.spec_types():
+            yield from pair_variants(t0, t1)
+
+
+def pair_variants(t0: DType, t1: DType) -> Iterator[Variant]:
+    for shape, (r0, r1) in SHAPES.items():
+        for unsafe in (False, True):
+            for pytorch in (False, True):
+                name = (f"{PREFIX}_{_short(t0)}_{_short(t1)}_{shape}_{'unsafe' if unsafe else 'safe'}"
+                        + ("_pytorch" if pytorch else ""))
+                yield Variant(t0, t1, (r0, r1), unsafe, pytorch, name=name)
+
+
+def target_variants() -> Iterator[Variant]:
+    """u64 with each signed integer, both orders, for each u64_integer_promotion_target of U64_TARGETS."""
+    u64 = dtypes.get("uint64")
+    for target in U64_TARGETS:
+        for s in ref.spec_types():
+            if s.kind != "int":
+                continue
+            for t0, t1 in ((u64, s), (s, u64)):
+                name = f"{PREFIX}_{_short(t0)}_{_short(t1)}_dim_dim_unsafe_target_{target}"
+                yield Variant(t0, t1, (1, 2), True, False, target, name=name)
+
+
+# The examples of the spec text: (what, input 0, input 1, ranks, attributes, the spec's result or None for
+# "exceptions ... when promote_unsafe will be set to false"). Attributes absent are the defaults.
+SPEC_EXAMPLES = (
+    ("int8_float32", "i8", "f32", (1, 1), {}, "f32"),
+    ("int32_uint8", "i32", "u8", (1, 1), {}, "i32"),
+    ("float16_int64", "f16", "i64", (1, 1), {"promote_unsafe": True}, "f16"),
+    ("float16_int64_safe", "f16", "i64", (1, 1), {}, None),
+    ("float64_uint64", "f64", "u64", (1, 1), {"promote_unsafe": True}, "f64"),
+    ("float64_uint64_safe", "f64", "u64", (1, 1), {}, None),
+    ("int8_uint8", "i8", "u8", (1, 1), {"promote_unsafe": True}, "i16"),
+    ("int8_uint8_safe", "i8", "u8", (1, 1), {}, None),
+    ("float16_bfloat16", "f16", "bf16", (1, 1), {"promote_unsafe": True}, "f32"),
+    ("float16_bfloat16_safe", "f16", "bf16", (1, 1), {}, None),
+    ("float8e4m3fn_float8e5m2", "f8e4m3", "f8e5m2", (1, 1), {"promote_unsafe": True}, "f16"),
+    ("float8e4m3fn_float8e5m2_safe", "f8e4m3", "f8e5m2", (1, 1), {}, None),
+    ("uint64_int8", "u64", "i8", (1, 1), {"promote_unsafe": True}, "f32"),
+    ("uint64_int8_safe", "u64", "i8", (1, 1), {}, None),
+    ("scalar_int64_dim_uint8", "i64", "u8", (0, 1), {"pytorch_scalar_promotion": True, "promote_unsafe": True}, "u8"),
+    ("scalar_int64_dim_uint8_safe", "i64", "u8", (0, 1), {"pytorch_scalar_promotion": True}, None),
+    ("scalar_float16_dim_int8", "f16", "i8", (0, 1), {"pytorch_scalar_promotion": True}, "f16"),
+    # Example 1 / 2 / 3 (XML): the attributes written out, the shapes of the example
+    ("xml1_float16_float32", "f16", "f32", ((256, 56), (3,)),
+     {"promote_unsafe": False, "pytorch_scalar_promotion": False, "u64_integer_promotion_target": "f32"}, "f32"),
+    ("xml2_int16_uint32", "i16", "u32", ((256, 56), (3,)),
+     {"promote_unsafe": True, "pytorch_scalar_promotion": False, "u64_integer_promotion_target": "f32"}, "i64"),
+    ("xml3_int16_uint64", "i16", "u64", ((256, 56), (3,)),
+     {"promote_unsafe": True, "pytorch_scalar_promotion": False, "u64_integer_promotion_target": "f32"}, "f32"),
+)
+
+
+def example_variants() -> Iterator[tuple[Variant, str | None]]:
+    for what, n0, n1, ranks, attrs, result in SPEC_EXAMPLES:
+        shapes = None
+        if isinstance(ranks[0], tuple):
+            shapes, ranks = ranks, tuple(len(s) for s in ranks)
+        v = Variant(ref.element_type(n0), ref.element_type(n1), ranks, bool(attrs.get("promote_unsafe", False)),
+                    bool(attrs.get("pytorch_scalar_promotion", False)),
+                    attrs.get("u64_integer_promotion_target", ref.DEFAULT_TARGET),
+                    name=f"{PREFIX}_example_{what}", written=tuple(attrs), shapes=shapes)
+        yield v, result
+
+
+# ---------------------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------------------
+def _float_types() -> list[DType]:
+    return [t for t in ref.spec_types() if t.is_float]
+
+
+def _as_type(values: list, t: DType) -> np.ndarray:
+    """Python numbers as elements of t (floats rounded by Cast, saturating; integers out of range dropped)."""
+    if t.kind == "bool":
+        return np.array(sorted({bool(v) for v in values}), dtype=bool)
+    if t.is_integer:
+        ints = sorted({int(v) for v in values if t.int_min <= v <= t.int_max})
+        return np.array(ints, dtype=object).astype(t.np_dtype)
+    y, why = cast_ref.cast(np.array([float(v) for v in values], dtype=np.float64), "double", t)
+    return y[why == ""]
+
+
+def _unique(a: np.ndarray, t: DType) -> np.ndarray:
+    _, idx = np.unique(t.to_bits(a), return_index=True)
+    return a[np.sort(idx)]
+
+
+def _int_candidates() -> list[int]:
+    """Integers where conversion to a float type of the spec rounds or overflows."""
+    out = [0, 1, -1, 2, -2, 3, -7, 100, -100]
+    for f in _float_types():
+        p = f.mantissa_bits + 1  # precision: 2**p + 1 is the first integer f cannot hold
+        out += [(1 << p) - 1, 1 << p, (1 << p) + 1, (1 << p) + 3]
+        if f.finite_max < 2.0**64:
+            fmax = int(f.finite_max)
+            half_ulp = 1 << (fmax.bit_length() - 1 - f.mantissa_bits - 1)
+            out += [fmax, fmax + 1, fmax + half_ulp - 1, fmax + half_ulp, fmax + half_ulp + 1]
+    out += [(1 << 31), (1 << 32) - 1, (1 << 63) - (1 << 10) + 1, (1 << 63) + (1 << 40) + 1]
+    return out + [-v for v in out]
+
+
+def _float_candidates(t: DType) -> list[float]:
+    """+-0, +-1, thirds, the type's extremes, and the boundaries of every narrower float type of the spec
+    (its largest value, the tie just above it, its smallest subnormal and half of it, mantissa ties)."""
+    out = [0.0, -0.0, 1.0, -1.0, 0.5, -1.5, 1 / 3, -1 / 3, t.finite_max, -t.finite_max, t.smallest_normal,
+           t.smallest_subnormal, -t.smallest_subnormal]
+    for f in _float_types():
+        if f == t:
+            continue
+        big, sub, m = f.finite_max, f.smallest_subnormal, f.mantissa_bits
+        ulp = 2.0 ** (math.floor(math.log2(big)) - m)
+        out += [big, big + ulp / 2, big + ulp / 2 * (1 + 2.0**-20), -(big + ulp), sub, sub / 2, -sub * 0.75,
+                1 + 2.0 ** -(m + 1), 1 + 3 * 2.0 ** -(m + 1)]
+    return [v for v in out if abs(v) <= t.finite_max]  # (f64's own boundaries overflow to inf: dropped)
+
+
+def _specials(t: DType) -> np.ndarray:
+    vals = [np.inf, -np.inf] if t.has_inf else []
+    out = np.array(vals, dtype=np.float64).astype(t.np_dtype)
+    bits = [t.nan_bits] + ([t.negative_nan_bits] if t.negative_nan_bits is not None else [])
+    return np.concatenate([out, t.from_bits(np.array(bits))])
+
+
+def edge_values(t: DType) -> np.ndarray:
+    """The value catalogue of one type: extremes (u64 max, i64 min ...), integers that float types cannot
+    hold exactly, the range boundaries of the narrower types, NaN and infinities."""
+    if t.kind == "bool":
+        return np.array([False, True])
+    if t.is_integer:
+        return _unique(_as_type(_int_candidates() + [t.int_min, t.int_max, t.int_min + 1, t.int_max - 1], t), t)
+    return _unique(np.concatenate([_as_type(_float_candidates(t), t), _specials(t)]), t)
+
+
+def random_values(t: DType, n: int, seed: int) -> np.ndarray:
+    """n seeded draws: integers over the whole range, floats as bit patterns (every exponent, NaNs)."""
+    if n == 0 or t.kind == "bool":
+        return np.array([], dtype=t.np_dtype)
+    if t.is_integer:
+        return np.array(sampling.draw(st.integers(t.int_min, t.int_max), n, seed), dtype=object).astype(t.np_dtype)
+    patterns = sampling.draw(st.integers(0, (1 << t.bits) - 1), n, seed)
+    return t.from_bits(np.array(patterns, dtype=np.uint64))
+
+
+def scalar_values(t: DType, k: int) -> np.ndarray:
+    """The first k values a scalar input takes, one data set each: the largest value, one inside every
+    type's range, the smallest, then a value that float types cannot hold exactly (integers) or the
+    smallest subnormal (floats), then zero."""
+    if t.kind == "bool":
+        picks: list = [True, False]
+    elif t.is_integer:
+        hard = [(1 << p) + 1 for p in (53, 24, 11, 8, 4, 3) if (1 << p) + 1 <= t.int_max]
+        picks = [t.int_max, 5, t.int_min] + hard[:1] + [0]
+    else:
+        picks = [t.finite_max, -1.5, np.nan, -t.smallest_subnormal, 0.0]
+    picks = picks[:k]
+    if t.is_float:
+        y, _ = cast_ref.cast(np.array(picks, dtype=np.float64), "double", t)
+        return y
+    return np.array(picks, dtype=object).astype(t.np_dtype)
+
+
+class Values:
+    """Per-type values of one generation, drawn once (a type's values are the same in every case)."""
+
+    def __init__(self, profile: dict, seed: int):
+        self.profile, self.seed = profile, seed
+        self._dim: dict[str, np.ndarray] = {}
+
+    def dim(self, t: DType) -> np.ndarray:
+        if t.name not in self._dim:
+            x = edge_values(t)
+            if self.profile["all8"] and t.bits <= 8 and t.kind != "bool":
+                x = np.concatenate([x, t.all_values()])
+            else:
+                s = sampling.case_seed(self.seed, f"{PREFIX}_{t.name}")
+                x = np.concatenate([x, random_values(t, self.profile["random"], s)])
+            self._dim[t.name] = _unique(x, t)
+        return self._dim[t.name]
+
+    def scalar(self, t: DType) -> np.ndarray:
+        return scalar_values(t, self.profile["scalars"])
+
+
+# ---------------------------------------------------------------------------------------
+# cases
+# ---------------------------------------------------------------------------------------
+def onnx_opset(*types: DType) -> int:
+    """The ai.onnx opset of the function body: the first Cast accepting every type involved."""
+    return max([MIN_OPSET] + [t.cast_since for t in types])
+
+
+def _dim_shape(rank: int, n: int) -> tuple:
+    return (n,) if rank == 1 else (1, n)
+
+
+def model(v: Variant, common: DType, shapes: tuple[tuple, tuple]) -> onnx.ModelProto:
+    """The ConvertPromoteTypes node and its model-local function: two Casts to `common`."""
+    opset = onnx_opset(v.t0, v.t1, common)
+    sat = {"saturate": 0} if common.is_float8 else {}  # the reference converts without saturation
+    body = [helper.make_node("Cast", ["input_0"], ["output_0"], to=common.onnx, **sat),
+            helper.make_node("Cast", ["input_1"], ["output_1"], to=common.onnx, **sat)]
+    function = helper.make_function(ref.DOMAIN, OP, ["input_0", "input_1"], ["output_0", "output_1"], body,
+                                    [helper.make_opsetid("", opset)],
+                                    attributes=["promote_unsafe", "pytorch_scalar_promotion",
+                                                "u64_integer_promotion_target"])
+    m = node_model(OP, [("input_0", v.t0, shapes[0]), ("input_1", v.t1, shapes[1])],
+                   [("output_0", common, shapes[0]), ("output_1", common, shapes[1])], v.attrs, opset,
+                   domain=ref.DOMAIN, extra_opsets={ref.DOMAIN: ref.VERSION}, functions=[function])
+    m.ir_version = max(m.ir_version, FUNCTION_IR)
+    return m
+
+
+def _meta(v: Variant, d: ref.Decision, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
+    meta = {
+        "op": OP,
+        "domain": ref.DOMAIN,
+        "opset": opset,
+        "domain_version": ref.VERSION,
+        "family": FAMILY,
+        "spec": {"file": ref.SPEC_FILE, "clause": d.clause},
+        "compare": compare,
+        "flags": flags,
+        "seed": seed,
+        "params": v.params,
+    }
+    meta.update(extra)
+    return meta
+
+
+def negative_case(v: Variant, d: ref.Decision, seed: int, flags: list[str]) -> Case:
+    unsafe = v.unsafe_common
+    shapes = v.shapes or tuple(() if r == 0 else _dim_shape(r, 3) for r in v.ranks)
+    opset = onnx_opset(v.t0, v.t1, unsafe)
+    return Case(name=v.name, kind="negative", model=model(v, unsafe, shapes), inputs=[], outputs=None,
+                meta=_meta(v, d, seed, flags, {"mode": "none", "reason": "the backend must refuse the model"},
+                           opset, phase="prepare", error=d.error, common_type=None,
+                           unsafe_common_type=unsafe.name, native=NATIVE))
+
+
+def _split_dim(x: np.ndarray, t: DType, common: DType):
+    _, why = ref.convert(x, t, common)
+    ok = why == ""
+    return x[ok], x[~ok], sorted(set(why[~ok]))
+
+
+def value_cases(v: Variant, d: ref.Decision, values: Values, seed: int, flags: list[str]) -> Iterator[Case]:
+    """The node case (defined values) and the probe case (undefined ones) of a pair that has a common type."""
+    common, types = d.common, (v.t0, v.t1)
+    rng = np.random.default_rng(seed)
+    good, bad, reasons = [], [], set()
+    for k, (t, r) in enumerate(zip(types, v.ranks)):
+        if v.shapes:  # a spec example: its shapes, filled with defined values of the catalogue
+            pool, _, _ = _split_dim(values.dim(t), t, common)
+            n = int(np.prod(v.shapes[k]))
+            good.append([pool[rng.integers(0, pool.size, n)].reshape(v.shapes[k])])
+            bad.append([])
+            continue
+        # beside a scalar, a dimensioned input holds the edge catalogue only (dim_dim cases hold the rest)
+        x = (values.dim(t) if 0 not in v.ranks else edge_values(t)) if r else values.scalar(t)
+        ok_x, bad_x, why = _split_dim(x, t, common)
+        reasons.update(why)
+        if r:
+            good.append([ok_x.reshape(_dim_shape(r, ok_x.size))] if ok_x.size else [])
+            bad.append([bad_x.reshape(_dim_shape(r, bad_x.size))] if bad_x.size else [])
+        else:  # a scalar: one data set per value
+            good.append([np.asarray(s).reshape(()) for s in ok_x])
+            bad.append([np.asarray(s).reshape(()) for s in bad_x])
+    meta = dict(common_type=common.name, common_type_openvino=ref.element_name(common))
+    if all(good):
+        sets = _datasets(good)
+        outputs = [[ref.convert(x, t, common)[0] for x, t in zip(ins, types)] for ins in sets]
+        shapes = tuple(np.shape(x) for x in sets[0])
+        yield Case(name=v.name, kind="node", model=model(v, common, shapes), inputs=sets, outputs=outputs,
+                   meta=_meta(v, d, seed, flags, dict(EXACT), onnx_opset(*types, common), **meta))
+    if any(bad):
+        # the undefined values of each input beside defined ones of the other (or its first value)
+        sets = _datasets([b or g[:1] for b, g in zip(bad, good)] if all(b or g for b, g in zip(bad, good)) else [])
+        if sets:
+            shapes = tuple(np.shape(x) for x in sets[0])
+            yield Case(name=f"{v.name}_probe", kind="probe", model=model(v, common, shapes), inputs=sets,
+                       outputs=None,
+                       meta=_meta(v, d, seed, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
+                                  onnx_opset(*types, common), undefined=sorted(reasons), **meta))
+
+
+def _datasets(per_input: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """Data sets from each input's arrays: a dimensioned input has one, a scalar one per value; the j-th
+    data set takes the j-th of each (cycling the shorter)."""
+    if not per_input or not all(per_input):
+        return []
+    n = max(len(a) for a in per_input)
+    return [[a[j % len(a)] for a in per_input] for j in range(n)]
+
+
+def variant_cases(v: Variant, values: Values, seed: int, flags: list[str]) -> Iterator[Case]:
+    d = v.decision
+    s = sampling.case_seed(seed, v.name)
+    if d.common is None:
+        yield negative_case(v, d, s, flags)
+    else:
+        yield from value_cases(v, d, values, s, flags)
+
+
+def example_cases(values: Values, seed: int) -> Iterator[Case]:
+    for v, result in example_variants():
+        d = v.decision
+        want = None if result is None else ref.element_type(result)
+        if d.common != want:  # the reference must agree with every example of the spec text
+            raise AssertionError(f"{v.name}: the reference gives {d.common}, the spec says {result}")
+        yield from variant_cases(v, values, seed, ["example"])
+
+
+# ---------------------------------------------------------------------------------------
+# the promotion table (written with the suite)
+# ---------------------------------------------------------------------------------------
+ERROR_MARKS = {ref.ERR_WIDENING: "W", ref.ERR_INT_TO_FLOAT: "F", ref.ERR_U64_SIGNED: "U", ref.ERR_LOWER_RANGE: "R"}
+
+
+def promotion_table() -> str:
+    """Markdown: the common type of every pair, safe and unsafe, without and with pytorch_scalar_promotion."""
+    types = ref.spec_types()
+    names = [ref.element_name(t) for t in types]
+    lines = ["# ConvertPromoteTypes-14: common types", "",
+             f"Written by gen-cases from generator/reference/convert_promote_types.py ({ref.SPEC_FILE}).",
+             "Rows: input_0, columns: input_1 (the table is symmetric: the rules do not depend on order).",
+             f"u64_integer_promotion_target = {ref.DEFAULT_TARGET}. Errors (promote_unsafe = false): "
+             + "; ".join(f"**{mark}** {reason}" for reason, mark in ERROR_MARKS.items()) + ".", ""]
+    tables = [("both inputs dimensioned (or both scalars, or pytorch_scalar_promotion = false)", (1, 1), False),
+              ("pytorch_scalar_promotion = true, input_0 a scalar, input_1 dimensioned", (0, 1), True)]
+    for title, ranks, pytorch in tables:
+        for unsafe in (False, True):
+            lines += [f"## promote_unsafe = {str(unsafe).lower()}; {title}", "",
+                      "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            for t0, n0 in zip(types, names):
+                cells = []
+                for t1 in types:
+                    d = ref.decide(t0, t1, *ranks, promote_unsafe=unsafe, pytorch_scalar_promotion=pytorch)
+                    cells.append(ref.element_name(d.common) if d.common else f"**{ERROR_MARKS[d.error]}**")
+                lines.append(f"| **{n0}** | " + " | ".join(cells) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+TABLE_PATH = "tables/convert_promote_types.md"
+
+
+def extra_files(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> dict[str, bytes]:
+    """Files written into the suite beside the cases (gen-cases --check covers them)."""
+    return {TABLE_PATH: promotion_table().encode("utf-8")}
+
+
+def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
+    """Units of generation: one per ordered pair of types, one for the targets, one for the examples."""
+    values = Values(PROFILES[profile], seed)
+    newest = onnx.defs.onnx_opset_version() if max_opset is None else max_opset
+
+    def keep(cases: Iterator[Case]) -> Iterator[Case]:
+        return (c for c in cases if c.meta["opset"] <= newest)
+
+    def pair(t0: DType, t1: DType) -> Iterator[Case]:
+        for v in pair_variants(t0, t1):
+            yield from keep(variant_cases(v, values, seed, ["matrix"]))
+
+    def targets() -> Iterator[Case]:
+        for v in target_variants():
+            yield from keep(variant_cases(v, values, seed, ["u64_target"]))
+
+    units = [lambda a=a, b=b: pair(a, b) for a in ref.spec_types() for b in ref.spec_types()]
+    return units + [targets, lambda: keep(example_cases(values, seed))]
