@@ -168,7 +168,8 @@ def probe_matrix(runs: list[Run]) -> dict:
             n = min(len(c) for c in columns)
             differing = sum(1 for i in range(n) if len({c[i] for c in columns}) > 1)
             differing += max(len(c) for c in columns) - n
-        outcomes = {c["cls"] if c["cls"] != "value" else "value" for c in cells if c["cls"] != "none"}
+        # backends that did not run it (unsupported, skipped) neither agree nor diverge
+        outcomes = {c["cls"] for c in cells if c["cls"] not in ("none", "unsupported", "skipped")}
         diverge = differing > 0 or len(outcomes) > 1
         rows.append({"case": key[0], "dataset": key[1], "cells": cells, "differing": differing, "diverge": diverge})
     rows.sort(key=lambda r: (not r["diverge"], r["case"]))
