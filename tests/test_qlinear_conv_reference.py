@@ -70,7 +70,8 @@ def slow_qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, bias=None, auto_pad="NOTSET"
     for n in range(n_batch):
         for m in range(m_out):
             g = m // per_group
-            c_mult = Fraction(float(np.asarray(xs, F32))) * Fraction(float(ws[m])) / Fraction(float(np.asarray(ys, F32)))
+            c_mult = (Fraction(float(np.asarray(xs, F32))) * Fraction(float(ws[m]))
+                      / Fraction(float(np.asarray(ys, F32))))
             for pos in itertools.product(*(range(o) for _, _, o in axes)):
                 acc = int(bias[m]) if bias is not None else 0
                 for c in range(cg):

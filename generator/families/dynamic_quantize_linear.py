@@ -159,7 +159,7 @@ def edge_catalogue() -> dict[str, tuple[list[np.ndarray], list[str]]]:
     cat["y_ties"] = (_pad([_tie_dataset(lo, hi, 48, False) for lo, hi in ranges]), ["edge"])
     cat["y_near_ties"] = (_pad([_tie_dataset(lo, hi, 24, True) for lo, hi in ranges]), ["edge"])
     cat["range_near_flt_max"] = ([_f32(v) for v in (
-        [FLT_MAX, -1.0, 0.5, 1e38, -1e37, 3e38],
+        [FLT_MAX, -(2.0**102), 0.5, 1e38, -1e30, 3e38],  # FLT_MAX + 2**102 rounds back to FLT_MAX
         [FLT_MAX / 2, -FLT_MAX / 2, 0.0, 1e38, -1e38, 1.0],
         [-FLT_MAX, 1.0, -1e38, -3e38, 0.0, -1.0],
         [FLT_MAX, FLT_MAX, 0.9 * FLT_MAX, 0.5 * FLT_MAX, 1.0, 0.0],
@@ -170,6 +170,7 @@ def edge_catalogue() -> dict[str, tuple[list[np.ndarray], list[str]]]:
         [FLT_MAX, -FLT_MAX, 0.0, 1.0, -1.0, 1e38],
         [FLT_MAX, -FLT_MAX / 1024, 3e38, -1e35, 2.0, -2.0],
         [2e38, -2e38, 1e38, -1e38, 0.5, -0.5],
+        [FLT_MAX, -(2.0**103), 1.0, -1.0, 0.0, 2.0],  # FLT_MAX + 2**103: the halfway point, to even: inf
     )], ["edge"])
     cat["range_smallest_normal"] = ([_f32(v) for v in (
         [255 * TINY, 0.0, TINY, 100 * TINY, 254.5 * TINY, 0.5 * TINY],  # y_scale = the smallest normal

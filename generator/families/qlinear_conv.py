@@ -66,7 +66,7 @@ class Conv:
     per_channel: str | None = None  # None | "scale" (w_zero_point equal) | "zero_point" (both distinct)
     bias: str | None = None  # None | "random" | "negative" | "saturate" | "int32_overflow"
     scales: str = "random"  # "random" | "pow2" | "sixth" | "saturate" | "bad"
-    zero_points: str = "random"  # "random" | "ends" (both ends of each type, in turn)
+    zero_points: str = "random"  # "random" | "ends" (both ends of each type, in turn) | "middle"
     spread: int | None = None  # x and w within +-spread of their zero points (None: the whole type)
 
     @property
@@ -144,8 +144,9 @@ def catalogue() -> list[Conv]:
         Conv("bias_negative", attrs={"pads": [1, 1, 1, 1]}, bias="negative"),
         Conv("bias_saturate", attrs={"pads": [1, 1, 1, 1]}, bias="saturate"),
         Conv("bias_saturate_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), bias="saturate"),
-        Conv("saturate_both_ends", attrs={"pads": [1, 1, 1, 1]}, scales="saturate"),
-        Conv("saturate_both_ends_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="saturate"),
+        Conv("saturate_both_ends", attrs={"pads": [1, 1, 1, 1]}, scales="saturate", zero_points="middle"),
+        Conv("saturate_both_ends_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="saturate",
+             zero_points="middle"),
         Conv("ties_pow2", attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3),
         Conv("ties_pow2_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="pow2", spread=3),
         Conv("ties_pow2_per_channel", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", scales="pow2",
@@ -182,6 +183,9 @@ def _zero_points(conv: Conv, rs: np.random.RandomState, i: int) -> tuple[int, np
     if conv.zero_points == "ends" and i > 0:  # data set 0 draws them; the rest go round the four corners
         corner = [(0, 0, 0), (1, 1, 1), (0, 1, 0), (1, 0, 1)][(i - 1) % 4]
         xz, wz, yz = ((t.int_min, t.int_max)[c] for t, c in zip((xt, wt, yt), corner))
+    elif conv.zero_points == "middle":  # x and w centred on their zero points: acc of both signs
+        xz, wz = ((t.int_min + t.int_max + 1) // 2 for t in (xt, wt))
+        yz = int(rs.randint(yt.int_min, yt.int_max + 1))
     else:
         xz, wz, yz = (int(rs.randint(t.int_min, t.int_max + 1)) for t in (xt, wt, yt))
     if conv.per_channel == "zero_point":  # distinct values per output channel
@@ -236,7 +240,7 @@ def draw_dataset(conv: Conv, rs: np.random.RandomState, i: int) -> list[np.ndarr
     else:
         xs = _log_uniform(rs, -10, -2)
         ws = _log_uniform(rs, -10, -3, n_ws)
-        target = rs.uniform(60, 250) if conv.scales != "saturate" else rs.uniform(0.05, 0.5)
+        target = rs.uniform(60, 250) if conv.scales != "saturate" else rs.uniform(2000, 20000)
         ys = _f32(float(xs) * float(np.max(ws)) * spread / target)
         if conv.scales == "bad":
             bad = [("y_scale", 0.0), ("y_scale", -float(ys)), ("x_scale", np.inf), ("w_scale", np.nan),
