@@ -215,6 +215,28 @@ def _read_tensors(dirpath: Path, prefix: str, hashes, case_dir: Path) -> list[np
     return arrays
 
 
+def _load_external_data(model: onnx.ModelProto, case_dir: Path, model_path: Path, hashes) -> None:
+    """Tensors stored outside model.onnx must live inside the case directory (a case must not make a
+    runner read files elsewhere) and are hash-checked like every other file; they are loaded here."""
+    from onnx.external_data_helper import ExternalDataInfo, _get_all_tensors, uses_external_data
+
+    root = case_dir.resolve()
+    for tensor in _get_all_tensors(model):
+        if not uses_external_data(tensor):
+            continue
+        location = ExternalDataInfo(tensor).location
+        target = (case_dir / location).resolve()
+        if Path(location).is_absolute() or not target.is_relative_to(root) or target == root:
+            raise CaseError(model_path, f"external data location {location!r} of tensor {tensor.name!r} points "
+                                        "outside the case directory; refused")
+        data = _read(target, hashes, target.relative_to(root).as_posix())
+        info = ExternalDataInfo(tensor)
+        chunk = data[info.offset or 0:][: info.length] if info.length else data[info.offset or 0:]
+        tensor.raw_data = chunk
+        tensor.data_location = onnx.TensorProto.DEFAULT
+        del tensor.external_data[:]
+
+
 def read_case(case_dir: Path | str) -> LoadedCase:
     """Read a case directory, checking every file against case.json. Raises CaseError."""
     case_dir = Path(case_dir)
@@ -239,6 +261,7 @@ def read_case(case_dir: Path | str) -> LoadedCase:
         raise CaseError(model_path, f"not a valid ONNX model ({exc.__class__.__name__})") from None
     if not model.graph.node:
         raise CaseError(model_path, "model has no nodes (truncated or corrupt)")
+    _load_external_data(model, case_dir, model_path, hashes)
     kind = meta.get("kind", "node") if meta else "node"
     inputs, outputs = [], []
     for ds in _dataset_dirs(case_dir):

@@ -117,3 +117,43 @@ def test_case_rejects_bad_names_and_missing_metadata():
         Case("Cast_bad", "node", model, [[np.zeros(1, np.float32)]], [[np.zeros(1, np.float32)]], {})
     with pytest.raises(ValueError, match="lacks"):
         Case("test_cast_x", "node", model, [[np.zeros(1, np.float32)]], [[np.zeros(1, np.float32)]], {"op": "Cast"})
+
+
+def _model_with_external_initializer(location: str) -> onnx.ModelProto:
+    from onnx import TensorProto, helper
+
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2], [0.0, 0.0])
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", "0"), ("length", "8")):
+        entry = w.external_data.add()
+        entry.key, entry.value = k, v
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+
+
+@pytest.mark.parametrize("location", ["../outside.bin", "/etc/passwd", "sub/../../outside.bin"])
+def test_external_data_outside_the_case_directory_is_refused(tmp_path, location):
+    case_dir = tmp_path / "case"
+    case_dir.mkdir()
+    (tmp_path / "outside.bin").write_bytes(np.array([1.0, 2.0], np.float32).tobytes())
+    (case_dir / "model.onnx").write_bytes(_model_with_external_initializer(location).SerializeToString())
+    with pytest.raises(CaseError, match="outside the case directory"):
+        read_case(case_dir)
+
+
+def test_external_data_inside_the_case_directory_is_loaded(tmp_path):
+    case_dir = tmp_path / "case"
+    (case_dir / "test_data_set_0").mkdir(parents=True)
+    (case_dir / "w.bin").write_bytes(np.array([1.5, -2.0], np.float32).tobytes())
+    (case_dir / "model.onnx").write_bytes(_model_with_external_initializer("w.bin").SerializeToString())
+    x = np.array([1.0, 1.0], np.float32)
+    from onnx import numpy_helper
+    (case_dir / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    (case_dir / "test_data_set_0" / "output_0.pb").write_bytes(
+        numpy_helper.from_array(np.array([2.5, -1.0], np.float32), "y").SerializeToString())
+    case = read_case(case_dir)
+    [w] = case.model.graph.initializer
+    assert numpy_helper.to_array(w).tolist() == [1.5, -2.0]
