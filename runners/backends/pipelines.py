@@ -167,6 +167,19 @@ def _invert(order: list[int]) -> list[int]:
 # ---------------------------------------------------------------------------------------
 # onnx2tf + LiteRT
 # ---------------------------------------------------------------------------------------
+def _signature_names(interpreter) -> tuple[dict[int, str], dict[int, str]]:
+    """Tensor index -> the ONNX name onnx2tf keeps in the model's signature (its tensors are renamed
+    "serving_default_x:0", "PartitionedCall:1", ...). Empty where the model has no signature."""
+    try:
+        sigs = interpreter._get_full_signature_list()  # the interpreter's own (underscored) accessor
+    except Exception:  # noqa: BLE001 - an interpreter without it: names only
+        return {}, {}
+    if len(sigs) != 1:
+        return {}, {}
+    sig = next(iter(sigs.values()))
+    return ({i: n for n, i in sig.get("inputs", {}).items()}, {i: n for n, i in sig.get("outputs", {}).items()})
+
+
 def onnx2tf_command() -> str | None:
     """The onnx2tf executable: $OPCONFORM_ONNX2TF, else `onnx2tf` on PATH, else None."""
     env = os.environ.get(ONNX2TF_ENV)
@@ -222,12 +235,12 @@ class Onnx2TfLiteRT(Backend):
             data = tflite.read_bytes()
         twin = case.twin
         prepared = load_interpreter(data)
-        details_in = prepared.interpreter.get_input_details()
-        details_out = prepared.interpreter.get_output_details()
-        order_in = _reorder(twin.input_names, [d["name"] for d in details_in])
-        order_out = _reorder(twin.output_names, [d["name"] for d in details_out])
-        prepared.inputs = [details_in[j]["index"] for j in order_in]
-        prepared.outputs = [details_out[j]["index"] for j in order_out]
+        it = prepared.interpreter
+        ins, outs = _signature_names(it)
+        order_in = _reorder(twin.input_names, [ins.get(d["index"], d["name"]) for d in it.get_input_details()])
+        order_out = _reorder(twin.output_names, [outs.get(d["index"], d["name"]) for d in it.get_output_details()])
+        prepared.inputs = [it.get_input_details()[j]["index"] for j in order_in]
+        prepared.outputs = [it.get_output_details()[j]["index"] for j in order_out]
         return prepared
 
     def run(self, prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
