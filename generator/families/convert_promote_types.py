@@ -43,9 +43,11 @@ FUNCTION_IR = 8  # model-local functions came with IR version 8
 PROFILES = {
     # all8: every bit pattern of a <= 8-bit type in a dimensioned input; random: seeded draws for wider types;
     # scalars: how many values (data sets) a scalar input takes
-    "quick": dict(all8=False, random=0, scalars=2),
-    "default": dict(all8=True, random=24, scalars=3),
-    "exhaustive": dict(all8=True, random=256, scalars=5),
+    # matrix: "all" the shapes x attributes of every pair, or "reduced" (dim_dim without and scalar_dim with
+    # pytorch_scalar_promotion, both modes: the other shapes decide like these)
+    "quick": dict(all8=False, random=0, scalars=2, matrix="reduced"),
+    "default": dict(all8=True, random=24, scalars=3, matrix="all"),
+    "exhaustive": dict(all8=True, random=256, scalars=5, matrix="all"),
 }
 
 # input ranks: 0 a scalar; a dimensioned input_0 is 1-d, a dimensioned input_1 2-d (shape (1, n))
@@ -107,10 +109,12 @@ def matrix_variants() -> Iterator[Variant]:
             yield from pair_variants(t0, t1)
 
 
-def pair_variants(t0: DType, t1: DType) -> Iterator[Variant]:
+def pair_variants(t0: DType, t1: DType, matrix: str = "all") -> Iterator[Variant]:
     for shape, (r0, r1) in SHAPES.items():
         for unsafe in (False, True):
             for pytorch in (False, True):
+                if matrix == "reduced" and (shape, pytorch) not in (("dim_dim", False), ("scalar_dim", True)):
+                    continue
                 name = (f"{PREFIX}_{_short(t0)}_{_short(t1)}_{shape}_{'unsafe' if unsafe else 'safe'}"
                         + ("_pytorch" if pytorch else ""))
                 yield Variant(t0, t1, (r0, r1), unsafe, pytorch, name=name)
@@ -268,22 +272,29 @@ def scalar_values(t: DType, k: int) -> np.ndarray:
 
 
 class Values:
-    """Per-type values of one generation, drawn once (a type's values are the same in every case)."""
+    """Per-type values of one generation, made once (a type's values are the same in every case)."""
 
     def __init__(self, profile: dict, seed: int):
         self.profile, self.seed = profile, seed
         self._dim: dict[str, np.ndarray] = {}
+        self._random: dict[str, np.ndarray] = {}
 
     def dim(self, t: DType) -> np.ndarray:
+        """The edge catalogue, plus every bit pattern of a <= 8-bit type (profiles default, exhaustive)."""
         if t.name not in self._dim:
             x = edge_values(t)
             if self.profile["all8"] and t.bits <= 8 and t.kind != "bool":
                 x = np.concatenate([x, t.all_values()])
-            else:
-                s = sampling.case_seed(self.seed, f"{PREFIX}_{t.name}")
-                x = np.concatenate([x, random_values(t, self.profile["random"], s)])
             self._dim[t.name] = _unique(x, t)
         return self._dim[t.name]
+
+    def random(self, t: DType) -> np.ndarray:
+        """Seeded draws for a type wider than 8 bits (empty for narrower ones: `dim` holds all of them)."""
+        if t.name not in self._random:
+            n = self.profile["random"] if t.bits > 8 else 0
+            x = random_values(t, n, sampling.case_seed(self.seed, f"{PREFIX}_{t.name}"))
+            self._random[t.name] = _unique(x, t) if x.size else x
+        return self._random[t.name]
 
     def scalar(self, t: DType) -> np.ndarray:
         return scalar_values(t, self.profile["scalars"])
@@ -351,44 +362,41 @@ def _split_dim(x: np.ndarray, t: DType, common: DType):
     return x[ok], x[~ok], sorted(set(why[~ok]))
 
 
-def value_cases(v: Variant, d: ref.Decision, values: Values, seed: int, flags: list[str]) -> Iterator[Case]:
-    """The node case (defined values) and the probe case (undefined ones) of a pair that has a common type."""
+def value_cases(v: Variant, d: ref.Decision, name: str, candidates: list[np.ndarray], seed: int,
+                flags: list[str]) -> Iterator[Case]:
+    """The node case (defined values) and the probe case (undefined ones) of a pair that has a common type.
+
+    candidates[k]: the values of input k: one tensor if it is dimensioned, one data set per value if a scalar."""
     common, types = d.common, (v.t0, v.t1)
-    rng = np.random.default_rng(seed)
     good, bad, reasons = [], [], set()
-    for k, (t, r) in enumerate(zip(types, v.ranks)):
-        if v.shapes:  # a spec example: its shapes, filled with defined values of the catalogue
-            pool, _, _ = _split_dim(values.dim(t), t, common)
-            n = int(np.prod(v.shapes[k]))
-            good.append([pool[rng.integers(0, pool.size, n)].reshape(v.shapes[k])])
-            bad.append([])
-            continue
-        # beside a scalar, a dimensioned input holds the edge catalogue only (dim_dim cases hold the rest)
-        x = (values.dim(t) if 0 not in v.ranks else edge_values(t)) if r else values.scalar(t)
-        ok_x, bad_x, why = _split_dim(x, t, common)
-        reasons.update(why)
+    for k, (t, r, x) in enumerate(zip(types, v.ranks, candidates)):
+        _, why = ref.convert(x, t, common)
+        ok = why == ""
+        reasons.update(why[~ok])
         if r:
-            good.append([ok_x.reshape(_dim_shape(r, ok_x.size))] if ok_x.size else [])
-            bad.append([bad_x.reshape(_dim_shape(r, bad_x.size))] if bad_x.size else [])
-        else:  # a scalar: one data set per value
-            good.append([np.asarray(s).reshape(()) for s in ok_x])
-            bad.append([np.asarray(s).reshape(()) for s in bad_x])
+            shape = v.shapes[k] if v.shapes and ok.all() else _dim_shape(r, int(ok.sum()))
+            good.append([x[ok].reshape(shape)] if ok.any() else [])
+            bad.append([x[~ok].reshape(_dim_shape(r, int((~ok).sum())))] if (~ok).any() else [])
+        else:
+            good.append([np.asarray(e).reshape(()) for e in x[ok]])
+            bad.append([np.asarray(e).reshape(()) for e in x[~ok]])
     meta = dict(common_type=common.name, common_type_openvino=ref.element_name(common))
+    opset = onnx_opset(*types, common)
     if all(good):
         sets = _datasets(good)
         outputs = [[ref.convert(x, t, common)[0] for x, t in zip(ins, types)] for ins in sets]
         shapes = tuple(np.shape(x) for x in sets[0])
-        yield Case(name=v.name, kind="node", model=model(v, common, shapes), inputs=sets, outputs=outputs,
-                   meta=_meta(v, d, seed, flags, dict(EXACT), onnx_opset(*types, common), **meta))
+        yield Case(name=name, kind="node", model=model(v, common, shapes), inputs=sets, outputs=outputs,
+                   meta=_meta(v, d, seed, flags, dict(EXACT), opset, **meta))
     if any(bad):
-        # the undefined values of each input beside defined ones of the other (or its first value)
-        sets = _datasets([b or g[:1] for b, g in zip(bad, good)] if all(b or g for b, g in zip(bad, good)) else [])
+        # the undefined values of each input beside the defined ones of the other
+        sets = _datasets([b or g for b, g in zip(bad, good)])
         if sets:
             shapes = tuple(np.shape(x) for x in sets[0])
-            yield Case(name=f"{v.name}_probe", kind="probe", model=model(v, common, shapes), inputs=sets,
+            yield Case(name=f"{name}_probe", kind="probe", model=model(v, common, shapes), inputs=sets,
                        outputs=None,
                        meta=_meta(v, d, seed, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
-                                  onnx_opset(*types, common), undefined=sorted(reasons), **meta))
+                                  opset, undefined=sorted(reasons), **meta))
 
 
 def _datasets(per_input: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
@@ -401,12 +409,30 @@ def _datasets(per_input: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
 
 
 def variant_cases(v: Variant, values: Values, seed: int, flags: list[str]) -> Iterator[Case]:
+    """A negative case, or the cases of the values: the catalogue (<name>), seeded random values of the wider
+    types (<name>_random, both inputs dimensioned), each with its probe."""
     d = v.decision
     s = sampling.case_seed(seed, v.name)
     if d.common is None:
         yield negative_case(v, d, s, flags)
-    else:
-        yield from value_cases(v, d, values, s, flags)
+        return
+    if v.shapes:  # a spec example: its shapes, filled with the defined values of the catalogue, in turn
+        fill = []
+        for t, shape in zip((v.t0, v.t1), v.shapes):
+            x = values.dim(t)
+            x = x[ref.convert(x, t, d.common)[1] == ""]
+            fill.append(np.resize(x, shape))
+        yield from value_cases(v, d, v.name, [f.reshape(-1) for f in fill], s, flags)
+        return
+    both_dim = 0 not in v.ranks
+    # beside a scalar, a dimensioned input holds the edge catalogue only (the dim_dim cases hold the rest)
+    cands = [(values.dim(t) if both_dim else edge_values(t)) if r else values.scalar(t)
+             for t, r in zip((v.t0, v.t1), v.ranks)]
+    yield from value_cases(v, d, v.name, cands, s, flags)
+    rnd = [values.random(t) for t in (v.t0, v.t1)]
+    if both_dim and any(x.size for x in rnd):
+        cands = [x if x.size else values.dim(t) for x, t in zip(rnd, (v.t0, v.t1))]
+        yield from value_cases(v, d, f"{v.name}_random", cands, s, flags + ["random"])
 
 
 def example_cases(values: Values, seed: int) -> Iterator[Case]:
@@ -466,7 +492,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
         return (c for c in cases if c.meta["opset"] <= newest)
 
     def pair(t0: DType, t1: DType) -> Iterator[Case]:
-        for v in pair_variants(t0, t1):
+        for v in pair_variants(t0, t1, PROFILES[profile]["matrix"]):
             yield from keep(variant_cases(v, values, seed, ["matrix"]))
 
     def targets() -> Iterator[Case]:

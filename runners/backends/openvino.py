@@ -33,7 +33,7 @@ CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
 # OpenVINO's words for "not implemented here" (at read or compile time), as opposed to a refusal of a model.
 _UNSUPPORTED_TEXT = re.compile(
     r"does not support the following ONNX operations|Unsupported operation of type|Not Implemented"
-    r"|is not supported|Unsupported data type|OpConversionFailure", re.IGNORECASE)
+    r"|is not supported|Unsupported data type|OpConversionFailure|unsupported (src|dst)_prc", re.IGNORECASE)
 
 
 def _first_line(exc: BaseException) -> str:
