@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import onnx
+import onnx.inliner
 import openvino as ov
 import openvino.opset14 as ops
 from onnx import helper

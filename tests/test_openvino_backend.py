@@ -1,0 +1,183 @@
+"""The OpenVINO backend: settings in force, tensors in and out bit-exactly (bf16, float8, packed 4-bit, bool,
+strings), local functions inlined for the ONNX frontend, ConvertPromoteTypes built natively (output element
+types and refusals are OpenVINO's own), Unsupported for element types OpenVINO lacks.
+
+Values avoid what OpenVINO's CPU plugin is known to get wrong (64-bit integers and doubles are computed in 32
+bits): those are the suite's business (docs/convert_promote_types.md), not these tests'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from generator import dtypes
+from generator.case import finish_model, node_model, value_info
+from generator.reference import convert_promote_types as cpt
+from generator.reference.cast import cast
+
+ov = pytest.importorskip("openvino")
+from runners.backends import openvino_tensors as tensors  # noqa: E402
+from runners.backends.base import Unsupported  # noqa: E402
+from runners.backends.registry import get_backend  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return get_backend("openvino")
+
+
+def test_settings_are_reported_and_in_force(backend):
+    s = backend.settings()
+    assert s["INFERENCE_PRECISION_HINT"] == "f32" and s["EXECUTION_MODE_HINT"] == "ACCURACY" and s["device"] == "CPU"
+    assert backend.version() == ov.get_version()
+    f32 = dtypes.get("float")
+    prepared = backend.prepare(node_model("Cast", [("x", f32, (2,))], [("y", f32, (2,))], {"to": f32.onnx}, 21), None)
+    assert str(prepared.compiled.get_property("INFERENCE_PRECISION_HINT")) in ("f32", "<Type: 'float32'>")
+    assert str(prepared.compiled.get_property("EXECUTION_MODE_HINT")).upper().endswith("ACCURACY")
+
+
+@pytest.mark.parametrize("name", ["int4", "uint4", "uint2", "float4e2m1"])
+def test_pack_unpack_round_trip(name):
+    t = dtypes.get(name)
+    values = t.all_values()
+    for n in range(0, 9):
+        x = values[np.arange(n) % values.size]
+        raw = tensors.pack(x, t)
+        assert len(raw) == -(-n * t.bits // 8)
+        assert (t.to_bits(tensors.unpack(raw, (n,), t)) == t.to_bits(x)).all()
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8e4m3fn", "float8e5m2", "int4", "uint4", "bool", "float16",
+                                  "uint64", "float8e8m0", "string"])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3)])
+def test_tensor_round_trip(name, shape):
+    t = dtypes.get(name)
+    n = int(np.prod(shape))
+    if t.kind == "string":
+        x = np.array(["a", "bé", "", "3.5", "x y"] * 2, dtype=object)[:n].reshape(shape)
+    else:
+        pool = t.all_values() if t.bits <= 8 and t.kind != "bool" else (
+            np.array([True, False]) if t.kind == "bool" else t.from_bits(np.arange(0, 2**16, 4099)))
+        x = pool[np.arange(n) * 7 % pool.size].reshape(shape)
+    tensor = tensors.to_tensor(x, t)
+    assert tensors.our_type(tensor.element_type) == t and tuple(tensor.shape) == shape
+    y = tensors.from_tensor(tensor)
+    assert y.shape == shape and y.dtype == (object if t.kind == "string" else t.np_dtype)
+    if t.kind == "string":
+        assert y.tolist() == x.tolist()
+    else:
+        assert (t.to_bits(y) == t.to_bits(x)).all()
+
+
+def test_packed_layout_first_element_in_low_bits():
+    u4 = dtypes.get("uint4")
+    assert tensors.pack(np.array([1, 2, 3, 4, 5], dtype=u4.np_dtype), u4) == bytes([0x21, 0x43, 0x05])
+
+
+@pytest.mark.parametrize("src", ["bfloat16", "float8e4m3fn", "float8e5m2", "int4", "uint4", "bool", "float16",
+                                 "int8", "uint16"])
+def test_cast_through_the_onnx_frontend_is_bit_exact(backend, src):
+    s, f32 = dtypes.get(src), dtypes.get("float")
+    x = s.all_values() if s.bits <= 8 and s.kind != "bool" else (
+        np.array([True, False]) if s.kind == "bool" else s.from_bits(np.arange(0, 2**16, 97)))
+    if s.is_float and s.has_inf:  # (ONNX Cast of the same type would saturate Inf for float8e5m2; not here)
+        with np.errstate(invalid="ignore"):
+            x = x[~np.isinf(x.astype(np.float64))]
+    for to in (f32, s):
+        model = node_model("Cast", [("x", s, x.shape)], [("y", to, x.shape)], {"to": to.onnx}, 21)
+        y = backend.run(backend.prepare(model, None), [x])[0]
+        want, why = cast(x, s, to)
+        assert y.dtype == to.np_dtype and (why == "").all()
+        assert ((to.to_bits(y) == to.to_bits(want)) | (to.isnan(y) & to.isnan(want))).all(), (src, to.name)
+
+
+def test_local_functions_are_inlined(backend):
+    f32, f16 = dtypes.get("float"), dtypes.get("float16")
+    body = [helper.make_node("Cast", ["a"], ["b"], to=f16.onnx)]
+    fn = helper.make_function("com.example", "ToHalf", ["a"], ["b"], body, [helper.make_opsetid("", 21)])
+    graph = helper.make_graph([helper.make_node("ToHalf", ["x"], ["y"], domain="com.example")], "g",
+                              [value_info("x", f32, (3,))], [value_info("y", f16, (3,))])
+    model = finish_model(graph, 21, {"com.example": 1}, [fn])
+    y = backend.run(backend.prepare(model, None), [np.array([0.1, 65519.0, -2.5], np.float32)])[0]
+    assert y.dtype == np.float16 and y.tolist() == [np.float16(0.1), 65504.0, -2.5]
+
+
+def _cpt_model(t0, t1, shapes, common, **attrs):
+    """A ConvertPromoteTypes model as the family writes them (the function body casts to `common`)."""
+    from generator.families.convert_promote_types import Variant, model
+
+    ranks = tuple(len(s) for s in shapes)
+    v = Variant(dtypes.get(t0), dtypes.get(t1), ranks, attrs.get("promote_unsafe", False),
+                attrs.get("pytorch_scalar_promotion", False), attrs.get("u64_integer_promotion_target", "f32"),
+                written=tuple(attrs))
+    return model(v, dtypes.get(common), shapes)
+
+
+@pytest.mark.parametrize("t0, t1, shapes, attrs", [
+    ("int8", "float", [(3,), (2,)], {}),
+    ("int8", "uint8", [(3,), (2,)], {"promote_unsafe": True}),
+    ("float16", "bfloat16", [(3,), ()], {"promote_unsafe": True}),
+    ("float8e4m3fn", "float8e5m2", [(3,), (1, 2)], {"promote_unsafe": True}),
+    ("uint64", "int16", [(3,), (2,)], {"promote_unsafe": True, "u64_integer_promotion_target": "f64"}),
+    ("int32", "int8", [(), (2,)], {"pytorch_scalar_promotion": True, "promote_unsafe": True}),
+    ("uint4", "int8", [(3,), (2,)], {}),
+])
+def test_convert_promote_types_is_built_natively(backend, t0, t1, shapes, attrs):
+    want = cpt.common_type(t0, t1, len(shapes[0]), len(shapes[1]), **attrs)
+    # the function body casts to float32 on purpose: the native node, not the body, must decide the type
+    model = _cpt_model(t0, t1, shapes, "float", **attrs)
+    prepared = backend.prepare(model, None)
+    assert prepared.native
+    a, b = dtypes.get(t0), dtypes.get(t1)
+    xs = [np.resize(np.array([0, 1, 3], dtype=object).astype(t.np_dtype), s) for t, s in zip((a, b), shapes)]
+    ys = backend.run(prepared, xs)
+    for x, t, y in zip(xs, (a, b), ys):
+        assert y.dtype == want.np_dtype and y.shape == x.shape
+        assert (want.to_bits(y) == want.to_bits(cpt.convert(x, t, want)[0])).all()
+
+
+@pytest.mark.parametrize("t0, t1, shapes, attrs", [
+    ("int8", "uint8", [(3,), (2,)], {}),
+    ("float16", "bfloat16", [(3,), (2,)], {}),
+    ("uint64", "int8", [(3,), (2,)], {}),
+    ("int32", "float", [(3,), (2,)], {}),
+    ("int64", "uint8", [(), (2,)], {"pytorch_scalar_promotion": True}),
+])
+def test_convert_promote_types_refusals_raise_at_prepare(backend, t0, t1, shapes, attrs):
+    with pytest.raises(cpt.PromotionError):
+        cpt.common_type(t0, t1, len(shapes[0]), len(shapes[1]), **attrs)
+    with pytest.raises(RuntimeError) as info:
+        backend.prepare(_cpt_model(t0, t1, shapes, "float", **attrs), None)
+    assert not isinstance(info.value, Unsupported) and "ConvertPromoteTypes" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_native_ops_capability(backend):
+    assert f"{cpt.DOMAIN}::{cpt.OP_TYPE}" in backend.native_ops
+
+
+def test_types_openvino_lacks_are_unsupported(backend):
+    fnuz, f32 = dtypes.get("float8e4m3fnuz"), dtypes.get("float")
+    with pytest.raises(Unsupported, match="float8e4m3fnuz"):
+        backend.prepare(node_model("Cast", [("x", f32, (2,))], [("y", fnuz, (2,))], {"to": fnuz.onnx}, 21), None)
+    assert tensors.ov_type(dtypes.get("int2")) is None and tensors.our_type(ov.Type.u1) is None
+
+
+def test_unknown_op_is_unsupported(backend):
+    f32 = dtypes.get("float")
+    model = node_model("Frob", [("x", f32, (2,))], [("y", f32, (2,))], {}, 21, domain="com.example",
+                       extra_opsets={"com.example": 1})
+    with pytest.raises(Unsupported):
+        backend.prepare(model, None)
+
+
+def test_mixing_native_and_onnx_nodes_is_unsupported(backend):
+    i8, f32 = dtypes.get("int8"), dtypes.get("float")
+    graph = helper.make_graph(
+        [helper.make_node(cpt.OP_TYPE, ["a", "b"], ["c", "d"], domain=cpt.DOMAIN),
+         helper.make_node("Cast", ["c"], ["y"], to=f32.onnx)], "g",
+        [value_info("a", i8, (2,)), value_info("b", f32, (2,))], [value_info("y", f32, (2,))])
+    model = finish_model(graph, 21, {cpt.DOMAIN: 14})
+    with pytest.raises(Unsupported, match="mixing"):
+        backend.prepare(model, None)
