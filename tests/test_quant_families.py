@@ -42,7 +42,8 @@ def qlc_cases():
 def test_dql_catalogue_is_complete(dql_cases):
     want = ["mixed", "all_positive", "all_negative", "single_element", "scalar", "4d", "zero_point_ties",
             "zero_point_near_ties", "y_ties", "y_near_ties", "range_near_flt_max", "range_overflow",
-            "range_smallest_normal", "scale_subnormal", "large", "random_2", "random_7", "random_64"]
+            "range_smallest_normal", "scale_subnormal", "large_random", "length2_random", "length7_random",
+            "length64_random"]
     for what in want:
         assert dql_cases[f"test_dynamicquantizelinear_{what}"].kind == "node", what
     assert dql_cases["test_dynamicquantizelinear_probe"].kind == "probe"
@@ -135,7 +136,7 @@ def test_qlc_catalogue_is_complete(qlc_cases):
                  "negative_group_channels"):
         assert qlc_cases[f"test_qlinearconv_{what}"].kind == "negative"
     assert qlc_cases["test_qlinearconv_bias_int32_overflow_probe"].kind == "probe"
-    assert sum(name.startswith("test_qlinearconv_random_0") for name in qlc_cases) >= 10
+    assert sum(name.startswith("test_qlinearconv_config_") for name in qlc_cases) >= 10
 
 
 def _attrs(case) -> dict:
@@ -245,6 +246,10 @@ def test_generation_is_deterministic_and_seeded(module):
     a, b = _generate(module, "default", 0), _generate(module, "default", 1)
     random = [n for n in a if "random" in n and a[n].kind == "node"]
     assert random and any(n not in b or case_files(a[n]) != case_files(b[n]) for n in random)
+    # --seed changes the random cases only (their names end in _random, or _random_probe)
+    for n in a:
+        if not n.endswith(("_random", "_random_probe")):
+            assert case_files(a[n]) == case_files(b[n]), n
 
 
 def test_our_backend_passes_every_case(dql_cases, qlc_cases, tmp_path):

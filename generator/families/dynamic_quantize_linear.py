@@ -10,9 +10,9 @@ data set checks all three outputs:
   range_near_flt_max / range_overflow        ranges up to FLT_MAX; max - min overflowing to inf (y_scale
                                              inf: every step still defined)
   range_smallest_normal / scale_subnormal    ranges near the smallest normal float32; y_scale subnormal
-  large                                      65536 elements (2**20 in the exhaustive profile)
-  random_<n>                                 seeded hypothesis draws of n float32 values
-  probe / empty_probe / random_<n>_probe     (probe/) inputs whose result the spec leaves undefined: all
+  large_random                               65536 elements (2**20 in the exhaustive profile)
+  length<n>_random                           seeded hypothesis draws of n float32 values
+  probe / empty_probe / length<n>_random_probe  (probe/) inputs whose result the spec leaves undefined: all
                                              zeros, ranges that underflow to y_scale 0, NaN, infinities, empty
 
 Expected values come from generator.reference.dynamic_quantize_linear only.
@@ -280,12 +280,12 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
             yield from cases_of(what, sets, ["probe"], 0)
 
     def large() -> Iterator[Case]:
-        s = sampling.case_seed(seed, "test_dynamicquantizelinear_large")
-        yield from cases_of("large", [large_input(opts["large"], s), -large_input(opts["large"], s + 1)],
+        s = sampling.case_seed(seed, "test_dynamicquantizelinear_large_random")
+        yield from cases_of("large_random", [large_input(opts["large"], s), -large_input(opts["large"], s + 1)],
                             ["large", "random"], s)
 
     def random(n: int) -> Iterator[Case]:
-        what = f"random_{n}"
+        what = f"length{n}_random"
         s = sampling.case_seed(seed, f"test_dynamicquantizelinear_{what}")
         yield from cases_of(what, random_inputs(n, opts["random"], s), ["random"], s)
 
