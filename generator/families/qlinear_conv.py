@@ -392,8 +392,18 @@ def configurations(draw) -> Conv:
 
 
 def random_configurations(n: int, seed: int) -> list[Conv]:
-    drawn = sampling.draw(configurations(), n, sampling.case_seed(seed, "test_qlinearconv_random"))
-    return [replace(c, what=f"config_{i:03d}_random") for i, c in enumerate(drawn)]
+    """n distinct configurations, spread over a pool of 8n draws (hypothesis draws runs of near-copies)."""
+    if n == 0:
+        return []
+    pool, seen = [], set()
+    for c in sampling.draw(configurations(), 8 * n, sampling.case_seed(seed, "test_qlinearconv_random")):
+        key = repr((len(c.kernel), c.kernel, sorted((k, v) for k, v in c.attrs.items() if k != "kernel_shape"),
+                    c.types, c.per_channel, c.bias, c.group))
+        if key not in seen:
+            seen.add(key)
+            pool.append(c)
+    chosen = pool[:: max(1, len(pool) // n)][:n]
+    return [replace(c, what=f"config_{i:03d}_random") for i, c in enumerate(chosen)]
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
