@@ -231,6 +231,17 @@ def test_invalid_shapes_raise(change, match):
         ref.qlinear_conv_check(shapes, {}, 10)
 
 
+@pytest.mark.parametrize("attrs, match", [
+    ({"auto_pad": "SAME_UPPER", "pads": [1, 1, 1, 1]}, "pads cannot be used together"),
+    ({"auto_pad": "SAME"}, "auto_pad must be one of"),
+    ({"strides": [1]}, "strides has 1 values"),
+    ({"pads": [1, 1]}, "pads has 2 values"),
+])
+def test_check_refuses_invalid_attributes(attrs, match):
+    with pytest.raises(ValueError, match=match):
+        ref.qlinear_conv_check([(1, 2, 5, 5), (), (), (4, 2, 3, 3), (), (), (), ()], attrs, 10)
+
+
 def test_check_accepts_valid_and_unknown_shapes():
     ref.qlinear_conv_check([(1, 4, 5, 5), (), (), (6, 2, 3, 3), (6,), (6,), (), (), (6,)], {"group": 2}, 10)
     ref.qlinear_conv_check([None] * 8, {}, 10)

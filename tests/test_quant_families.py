@@ -133,7 +133,7 @@ def test_qlc_catalogue_is_complete(qlc_cases):
     for what in want:
         assert qlc_cases[f"test_qlinearconv_{what}"].kind == "node", what
     for what in ("negative_w_scale_length", "negative_w_zero_point_length", "negative_bias_length",
-                 "negative_group_channels"):
+                 "negative_group_channels", "negative_pads_with_auto_pad"):
         assert qlc_cases[f"test_qlinearconv_{what}"].kind == "negative"
     assert qlc_cases["test_qlinearconv_bias_int32_overflow_probe"].kind == "probe"
     assert sum(name.startswith("test_qlinearconv_config_") for name in qlc_cases) >= 10

@@ -278,8 +278,9 @@ def expected(conv: Conv, inputs: list[np.ndarray]) -> tuple[np.ndarray, dict]:
 # ---------------------------------------------------------------------------------------------
 # models and cases
 # ---------------------------------------------------------------------------------------------
-def model(conv: Conv, input_shapes: list[tuple] | None = None):
-    """The one-node model; input_shapes overrides the declared shapes (negative cases)."""
+def model(conv: Conv, input_shapes: list[tuple] | None = None, geometry_of: Conv | None = None):
+    """The one-node model; input_shapes overrides the declared input shapes and geometry_of the conv whose
+    output shape is declared (negative cases)."""
     xt, wt, yt = (_type(t) for t in conv.types)
     f32 = dtypes.get("float")
     per = (conv.m,) if conv.per_channel else ()
@@ -287,7 +288,7 @@ def model(conv: Conv, input_shapes: list[tuple] | None = None):
     types = [xt, f32, xt, wt, f32, wt, f32, yt, dtypes.get("int32")]
     n = 9 if conv.bias else 8
     shapes = list(input_shapes or shapes[:n])
-    _, _, out, _, _ = _geometry(conv)
+    _, _, out, _, _ = _geometry(geometry_of or conv)
     y_shape = (conv.x_shape[0], conv.m) + tuple(out)
     return node_model(OP, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs), OPSET)
 
@@ -340,6 +341,13 @@ def negative_cases(seed: int) -> Iterator[Case]:
         inputs[j] = np.resize(inputs[j], shape)
         shapes = [np.shape(v) for v in inputs]
         yield _negative(conv, inputs, shapes, why, seed)
+    # "pads cannot be used simultaneously with auto_pad" [auto_pad]
+    conv = Conv("negative_pads_with_auto_pad", attrs={"auto_pad": "SAME_UPPER", "pads": [1, 1, 1, 1]})
+    valid = replace(conv, attrs={"auto_pad": "SAME_UPPER"})
+    rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
+    inputs = draw_dataset(valid, rs, 0)
+    yield _negative(conv, inputs, [np.shape(v) for v in inputs],
+                    "pads together with auto_pad SAME_UPPER: they cannot be used together [pads]", seed, valid)
     # 3 input channels cannot be split into 2 groups: w has C / group = 1 channel, and 1 * 2 != 3
     conv = Conv("negative_group_channels", (1, 3, 7, 7), m=4, attrs={"group": 2, "pads": [1, 1, 1, 1]})
     rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
@@ -349,8 +357,9 @@ def negative_cases(seed: int) -> Iterator[Case]:
                     "x has 3 channels, w 1 per group with group 2: X.shape[1] == W.shape[1] * group [w, group]", seed)
 
 
-def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int) -> Case:
-    return Case(conv.name, "negative", model(conv, shapes), [inputs], None,
+def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int,
+              geometry_of: Conv | None = None) -> Case:
+    return Case(conv.name, "negative", model(conv, shapes, geometry_of), [inputs], None,
                 _meta(conv, sampling.case_seed(seed, conv.name), ["negative"],
                       {"mode": "none", "reason": "the backend must refuse the model"}, phase="prepare", invalid=why))
 

@@ -295,6 +295,12 @@ def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> N
     input (None where unknown): raises ValueError for a model the spec rules out."""
     shapes = list(shapes) + [None] * (9 - len(shapes))
     x, w, ws, wz, b = shapes[0], shapes[3], shapes[4], shapes[5], shapes[8]
+    auto_pad = attrs.get("auto_pad", "NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if auto_pad not in AUTO_PADS:
+        raise ValueError(f"QLinearConv: auto_pad must be one of {', '.join(AUTO_PADS)}, not {auto_pad!r}")
+    if auto_pad != "NOTSET" and attrs.get("pads") is not None:
+        raise ValueError("QLinearConv: pads cannot be used together with auto_pad " + auto_pad)
     if x is None or w is None:
         return
     group = int(attrs.get("group", 1))
@@ -302,6 +308,10 @@ def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> N
                  b, attrs.get("kernel_shape"),
                  {name: prod(s) for name, s in zip(("x_scale", "x_zero_point", "y_scale", "y_zero_point"),
                                                    (shapes[1], shapes[2], shapes[6], shapes[7])) if s is not None})
+    nd = len(w) - 2
+    for name, n in (("strides", nd), ("dilations", nd), ("pads", 2 * nd)):
+        if attrs.get(name) is not None and len(attrs[name]) != n:
+            raise ValueError(f"QLinearConv: {name} has {len(attrs[name])} values; the kernel needs {n}")
 
 
 # the opconform backend calls this at prepare with the static shapes it knows (graph inputs, initializers)
