@@ -14,17 +14,17 @@
   * a scale that is not a positive finite number is undefined (the spec's formula divides by y_scale
     and gives no meaning to a negative scale).
 
-Speed: the convolution runs as one BLAS matmul per kernel offset over all output positions (a loop over
-the kernel, never over output positions). Products and partial sums are integers, so float32 BLAS is
-exact while every partial sum stays below 2**24 (float64 below 2**53), which a bound on the inputs
-decides before choosing the type. Requantization estimates acc * c in float64 (c = x_scale * w_scale /
+Speed: the convolution runs as one BLAS matmul over all output positions (im2col: one copy of a
+strided view of the padded input, no Python loop). Products and partial sums are integers, so float32 BLAS is
+exact while every partial sum stays below 2**24 (float64 below 2**53), which a bound on the inputs decides
+before choosing the type. Requantization estimates acc * c in float32 or float64 (c = x_scale * w_scale /
 y_scale rounded once) and proves each element's rounding: an element whose estimate lies within the
-estimate's error bound of a half-integer is recomputed in exact integer arithmetic on Python ints.
+estimate's error bound of a half-integer is estimated again in float64, then computed exactly (Fraction).
 """
 
 from __future__ import annotations
 
-import itertools
+from fractions import Fraction
 from math import gcd, isfinite, prod
 
 import numpy as np
@@ -41,9 +41,7 @@ UNDEF_ACC_INT32 = ("acc = conv + bias is outside int32: the spec types the bias 
 UNDEF_SCALE = ("a scale is not a positive finite number: the requantization acc * x_scale * w_scale / "
                "y_scale has no meaning the spec gives [QLinearConv-10: x_scale, w_scale, y_scale]")
 
-# |acc * c| beyond _LIMIT saturates every output type whatever y_zero_point is; below it the float64
-# estimate is within 2**-39 of the exact value, well inside _WINDOW.
-_LIMIT = 4096.0
+# the float64 estimate of an unsaturated value (|acc * c| < 2**9) is within 2**-42 of it: well inside
 _WINDOW = 2.0**-36
 
 
@@ -122,26 +120,36 @@ def accumulate(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: np
     m, cg = w.shape[:2]
     kernel = w.shape[2:]
     g, mg = group, m // group
-    positions = prod(out)
-    wz = np.asarray(w_zero_point, dtype=np.int16).reshape((-1,) + (1,) * (w.ndim - 1))
-    wd = w.astype(np.int16) - wz  # in [-255, 255]
-    xd_max = max(abs(int(x.min()) - x_zero_point), abs(int(x.max()) - x_zero_point)) if x.size else 0
-    bound = cg * prod(kernel) * xd_max * (int(np.abs(wd).max()) if wd.size else 0)
+    positions, taps = prod(out), prod(kernel)
+    wz = np.asarray(w_zero_point).reshape(-1)
+    # a bound from the types and zero points (no pass over the data), from the data when that one is too
+    # large for float32
+    xt, wt = np.iinfo(x.dtype), np.iinfo(w.dtype)
+    xd_max = max(x_zero_point - xt.min, xt.max - x_zero_point)
+    wd_max = max(max(z - wt.min, wt.max - z) for z in set(wz.tolist()))
+    bound = cg * taps * xd_max * wd_max
+    if bound >= 2**24 and x.size and w.size:
+        xd_max = max(abs(int(x.min()) - x_zero_point), abs(int(x.max()) - x_zero_point))
+        wd_max = int(np.abs(w.astype(np.int16) - wz.astype(np.int16).reshape((-1,) + (1,) * (w.ndim - 1))).max())
+        bound = cg * taps * xd_max * wd_max
     # every partial sum is an integer of magnitude <= bound: exact in float32 below 2**24, float64 below 2**53
     dt = np.float32 if bound < 2**24 else np.float64 if bound < 2**53 else np.int64
+    wd = w.astype(dt)
+    wd -= wz.astype(dt).reshape((-1,) + (1,) * (w.ndim - 1))
     padded = np.zeros((n, c) + tuple(i + b + e for i, b, e in zip(x.shape[2:], begin, end)), dtype=dt)
     inner = (slice(None), slice(None)) + tuple(slice(b, b + i) for b, i in zip(begin, x.shape[2:]))
-    # padded positions keep 0 = x_zero_point - x_zero_point
+    # x - x_zero_point inside; the padded positions hold x_zero_point (the real value 0): 0 here
     np.subtract(x, np.array(x_zero_point, dtype=dt), out=padded[inner], dtype=dt)
-    # im2col: cols[n, channel, kernel offset, *output position], one strided copy per kernel offset
-    taps = prod(kernel)
-    cols = np.empty((n, c, taps) + tuple(out), dtype=dt)
-    for k, offset in enumerate(itertools.product(*(range(size) for size in kernel))):
-        window = tuple(slice(o * d, o * d + s * (size - 1) + 1, s)
-                       for o, d, s, size in zip(offset, dilations, strides, out))
-        cols[:, :, k] = padded[(slice(None), slice(None)) + window]
-    del padded
-    acc = np.matmul(wd.astype(dt).reshape(g, mg, cg * taps), cols.reshape(n, g, cg * taps, positions))
+    # im2col: cols[n, channel, *kernel offset, *output position] = padded[n, channel, o * stride + k * dilation],
+    # a strided view (every index inside `padded`, as `out` was computed from its size) copied once
+    sp = padded.strides[2:]
+    windows = np.lib.stride_tricks.as_strided(
+        padded, (n, c) + tuple(kernel) + tuple(out),
+        padded.strides[:2] + tuple(t * d for t, d in zip(sp, dilations)) + tuple(t * s for t, s in zip(sp, strides)),
+        writeable=False)
+    cols = np.ascontiguousarray(windows)
+    del padded, windows
+    acc = np.matmul(wd.reshape(g, mg, cg * taps), cols.reshape(n, g, cg * taps, positions))
     return acc.reshape((n, m) + tuple(out)), bound
 
 
@@ -158,33 +166,41 @@ def requantize(acc: np.ndarray, multipliers: list[tuple[int, int]], y_zero_point
     """saturate(round_half_even(acc * c[m]) + y_zero_point) exactly; c[m] = num / den, the exact multiplier
     of output channel m (axis 1 of acc) [QLinearConv: summary; the rounding of ONNX's quantization ops].
 
-    acc: exact integers with |acc| <= acc_bound <= 2**31. An estimate of acc * c rounds as the exact value
-    does unless a half-integer lies within its error bound; only such elements are looked at again, first
-    in float64, then in exact integer arithmetic. Values beyond _LIMIT saturate whatever their rounding."""
+    acc: exact integers with |acc| <= acc_bound <= 2**31. An estimate of
+    acc * c, clipped first to the saturation bounds (integers: rounding is monotonic), rounds as the exact
+    value does unless a half-integer lies within its error bound; only such elements are looked at again,
+    first in float64, then in exact integer arithmetic."""
     shape = [1] * acc.ndim
     shape[1] = len(multipliers)
-    c64 = [num / den for num, den in multipliers]  # int / int is correctly rounded
+    c64 = {nd: nd[0] / nd[1] for nd in set(multipliers)}  # int / int is correctly rounded
+    lo, hi = to.int_min - y_zero_point, to.int_max - y_zero_point
+    window = None
     # the float64 estimate is exact when c is a float64 and acc * c needs no more than 53 bits
     if all(f.as_integer_ratio() == nd and _odd_bits(nd[0]) + acc_bound.bit_length() <= 53
-           for f, nd in zip(c64, multipliers)):
-        q = np.rint(np.multiply(acc, np.array(c64).reshape(shape), dtype=np.float64))
+           for nd, f in c64.items()):
+        dt = np.float64
+    elif acc.dtype == np.float32 and all(2.0**-126 <= f <= 2.0**127 for f in c64.values()):
+        # float32 (|acc| < 2**24 exact, c a normal float32): error < 2**-22.9 |acc * c| < 2**-14.9 for the
+        # unclipped values (|acc * c| <= 256)
+        dt, window = np.float32, 2.0**-14
     else:
-        # float32 (|acc| < 2**24 exact, c a normal float32): error < 2**-22.9 |acc * c| < 2**-10.9
-        # float64: error < 2**-51.9 |acc * c| < 2**-39, for |acc * c| <= _LIMIT
-        single = acc.dtype == np.float32 and all(2.0**-126 <= f <= 2.0**127 for f in c64)
-        dt, window = (np.float32, 2.0**-10) if single else (np.float64, _WINDOW)
-        est = np.multiply(acc, np.array(c64, dtype=dt).reshape(shape), dtype=dt)
-        q = np.rint(est)
-        np.subtract(est, q, out=est)
-        np.abs(est, out=est)
-        near = est >= dt(0.5 - window)
-        if near.any():
-            flat = np.flatnonzero(near)
+        dt, window = np.float64, _WINDOW  # error < 2**-51.9 |acc * c| < 2**-43.9, unclipped
+    if len(c64) == 1:  # one multiplier: a scalar (numpy broadcasts a per-channel array much slower)
+        c = dt(next(iter(c64.values())))
+    else:
+        c = np.array([c64[nd] for nd in multipliers], dtype=dt).reshape(shape)
+    est = np.multiply(acc, c, dtype=dt)
+    np.clip(est, lo, hi, out=est)
+    q = np.rint(est)
+    if window is not None:
+        d = np.subtract(est, q, out=est)
+        if d.max(initial=0) >= 0.5 - window or d.min(initial=0) <= window - 0.5:
+            flat = np.flatnonzero(np.abs(d) >= dt(0.5 - window))
             channel = (flat // prod(acc.shape[2:])) % acc.shape[1]
-            q.reshape(-1)[flat] = _round_near(acc.reshape(-1)[flat], channel, c64, multipliers)
-    q += y_zero_point
-    np.clip(q, to.int_min, to.int_max, out=q)
-    return q.astype(to.np_dtype)
+            q.reshape(-1)[flat] = np.clip(_round_near(acc.reshape(-1)[flat], channel, multipliers), lo, hi)
+    y = np.empty(q.shape, dtype=to.np_dtype)
+    np.add(q, y_zero_point, out=y, casting="unsafe")  # q + y_zero_point is in the type's range
+    return y
 
 
 def _odd_bits(num: int) -> int:
@@ -193,28 +209,15 @@ def _odd_bits(num: int) -> int:
     return (num >> ((num & -num).bit_length() - 1)).bit_length() if num else 0
 
 
-def _round_near(acc: np.ndarray, channel: np.ndarray, c64: list[float], multipliers: list[tuple[int, int]]):
-    """round_half_even(acc * c) of a few elements: the float64 estimate, and exact integer arithmetic on
-    Python ints (object arrays) where that estimate is within _WINDOW of a half-integer."""
+def _round_near(acc: np.ndarray, channel: np.ndarray, multipliers: list[tuple[int, int]]) -> np.ndarray:
+    """round_half_even(acc[i] * c[channel[i]]) of a few elements: the float64 estimate, and exact rational
+    arithmetic where that estimate is within _WINDOW of a half-integer."""
     acc = acc.astype(np.float64)
-    est = acc * np.array(c64)[channel]
+    est = acc * np.array([num / den for num, den in multipliers])[channel]
     q = np.rint(est)
-    near = np.abs(est - q) >= 0.5 - _WINDOW
-    if near.any():
-        a = np.array([int(v) for v in acc[near].tolist()], dtype=object)
-        num = np.array([multipliers[k][0] for k in channel[near].tolist()], dtype=object)
-        den = np.array([multipliers[k][1] for k in channel[near].tolist()], dtype=object)
-        twice = 2 * a * num + den  # floor((2 a n + d) / 2d) = floor(a n / d + 1/2)
-        exact = twice // (2 * den)
-        tie = (twice % (2 * den)) == 0
-        exact = exact - (tie & (exact % 2 == 1))  # a tie rounds to the even neighbour
-        q[near] = np.clip(exact, -_LIMIT, _LIMIT).astype(np.float64)
-    return np.clip(q, -_LIMIT, _LIMIT)
-
-
-def _positive_finite(v: np.ndarray) -> bool:
-    v = np.asarray(v, dtype=np.float32)
-    return bool(v.min() > 0 and np.isfinite(v.max()))  # NaN fails the first test
+    for i in np.flatnonzero(np.abs(est - q) >= 0.5 - _WINDOW).tolist():
+        q[i] = round(Fraction(int(acc[i]) * multipliers[channel[i]][0], multipliers[channel[i]][1]))  # ties to even
+    return q
 
 
 def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale,
@@ -247,7 +250,8 @@ def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w
     m = w.shape[0]
     shape = (x.shape[0], m) + tuple(out)
     xs, ys = (float(np.asarray(v, np.float32).reshape(-1)[0]) for v in (x_scale, y_scale))
-    if not (xs > 0 and ys > 0 and isfinite(xs) and isfinite(ys) and _positive_finite(w_scale)):
+    ws = w_scale.tolist()
+    if not all(v > 0 and isfinite(v) for v in [xs, ys] + ws):  # NaN fails v > 0
         return np.zeros(shape, dtype=y_type.np_dtype), {UNDEF_SCALE: np.ones(shape, dtype=bool)}
     acc, bound = accumulate(x, int(np.asarray(x_zero_point).reshape(-1)[0]), w, w_zero_point, int(group),
                             begin, end, out, strides, dilations)
@@ -261,8 +265,8 @@ def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w
         if outside.any():
             undefined[UNDEF_ACC_INT32] = outside
             acc = np.where(outside, 0, acc)
-    unique = {s: multiplier(xs, s, ys) for s in set(w_scale.tolist())}
-    multipliers = [unique[s] for s in np.broadcast_to(w_scale, (m,)).tolist()]
+    unique = {s: multiplier(xs, s, ys) for s in set(ws)}
+    multipliers = [unique[s] for s in (ws * m if len(ws) == 1 else ws)]
     y = requantize(acc, multipliers, int(np.asarray(y_zero_point).reshape(-1)[0]), y_type, min(bound, 2**31))
     return y, undefined
 
