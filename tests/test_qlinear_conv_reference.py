@@ -299,6 +299,19 @@ def test_float32_estimate_wrong_side_of_half_is_recomputed():
     assert y.ravel().tolist() == [1, 2, 3, -1]
 
 
+def test_float32_estimate_just_below_a_half_is_recomputed():
+    # random float32 scales where acc = 1791 estimates 235.49998 in float32 while the exact value is above
+    # 235.5 (found by search): the float32 window must reach 2**-15 below the tie
+    xs, ws, ys = F32(0.7108298540115356), F32(0.009434971027076244), F32(0.05100478231906891)
+    num, den = ref.multiplier(xs, ws, ys)
+    acc = np.array([1791, -1791], np.float32).reshape(1, 1, -1)
+    assert np.float32(1791) * np.float32(num / den) == F32(235.49998474121094)
+    y = ref.requantize(acc, [(num, den)], 10, dtypes.get("uint8"), 1791)
+    assert y.ravel().tolist() == [246, 0]  # round(235.5000...) = 236, + 10
+    y = ref.requantize(acc, [(num, den)], 110, dtypes.get("int8"), 1791)
+    assert y.ravel().tolist() == [127, -126]  # 236 + 110 saturates; -236 + 110
+
+
 def test_float64_estimate_within_the_window_is_recomputed_exactly():
     # c = 0.5 + 2**-54 rounds to 0.5 in float64: the estimates 0.5, 2.5 are ties, the exact values are not
     c = [(2**53 + 1, 2**54)]
