@@ -45,12 +45,13 @@ def slow_padding(in_size, k, s, d, auto_pad, begin_pad, end_pad):
 
 
 def slow_qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, bias=None, auto_pad="NOTSET", dilations=None, group=1,
-                      pads=None, strides=None):
+                      pads=None, strides=None, kernel_shape=None):
     """y (of y_zero_point's type) and a bool mask of elements whose acc leaves int32 (None: a bad scale)."""
     x, w = np.asarray(x), np.asarray(w)
     n_batch, c_in = x.shape[:2]
     m_out, cg = w.shape[:2]
-    kernel = w.shape[2:]
+    kernel = tuple(kernel_shape) if kernel_shape is not None else w.shape[2:]  # "inferred from input w"
+    assert kernel == w.shape[2:]
     nd = len(kernel)
     strides = strides or [1] * nd
     dilations = dilations or [1] * nd
@@ -344,6 +345,10 @@ def configurations(draw):
         info = np.iinfo(t)
         return rs.randint(info.min, info.max + 1, shape).astype(t)
 
+    def zero_point(t, shape):  # an end of the type's range, or anything
+        end = draw(st.sampled_from(["min", "max", "any"]))
+        return ints(t, shape) if end == "any" else np.full(shape, getattr(np.iinfo(t), end), t)
+
     x = ints(x_t, (draw(st.integers(1, 2)), cg * group) + spatial)
     w = ints(w_t, (m, cg) + kernel)
     n_w = (m,) if per_channel else ()
@@ -355,11 +360,13 @@ def configurations(draw):
         xs, ys = 2.0 ** rs.uniform(-8, 0), 2.0 ** rs.uniform(-6, 6)
         ws = 2.0 ** rs.uniform(-8, 0, n_w) if per_channel else 2.0 ** rs.uniform(-8, 0)
     bias = rs.randint(-(2**16), 2**16, m) if draw(st.booleans()) else None
-    inputs = dict(x=x, x_scale=F32(xs), x_zero_point=ints(x_t, ()), w=w, w_scale=np.asarray(ws, F32),
-                  w_zero_point=ints(w_t, n_w), y_scale=F32(ys), y_zero_point=ints(y_t, ()))
+    inputs = dict(x=x, x_scale=F32(xs), x_zero_point=zero_point(x_t, ()), w=w, w_scale=np.asarray(ws, F32),
+                  w_zero_point=zero_point(w_t, n_w), y_scale=F32(ys), y_zero_point=zero_point(y_t, ()))
     if bias is not None:
         inputs["bias"] = bias.astype(np.int32)
     attrs = dict(auto_pad=auto_pad, dilations=dilations, group=group, pads=pads, strides=strides)
+    if draw(st.booleans()):
+        attrs["kernel_shape"] = list(kernel)
     return inputs, attrs
 
 
