@@ -370,7 +370,7 @@ def configurations(draw):
     return inputs, attrs
 
 
-@settings(max_examples=120, deadline=None, derandomize=True)
+@settings(max_examples=250, deadline=None, derandomize=True)
 @given(configurations())
 def test_random_configurations_against_the_oracle(config):
     inputs, attrs = config
