@@ -496,6 +496,7 @@ class OpconformRun:
             "exitstatus": int(exitstatus),
             "xfails_file": self.config.getoption("xfails_file"),
             "skips_file": self.config.getoption("skips_file"),
+            "tiers_met_by_family": tiers_met_by_family(self.tier_counts),
         }
         try:
             write_results(self.report, self.records, header)
@@ -539,13 +540,18 @@ def count_tiers(counts: dict[str, dict[str, int]], family: str, verdict: str, ti
         c[t] += 1
 
 
+def tiers_met_by_family(counts: dict[str, dict[str, int]]) -> dict[str, dict]:
+    """family -> the counts and "met": the tiers in which every judged data set of the family passes."""
+    return {family: dict(c, met=[t for t in TIERS if c["judged"] and c[t] == c["judged"]])
+            for family, c in sorted(counts.items())}
+
+
 def tier_summary(counts: dict[str, dict[str, int]], backend: str) -> list[str]:
     """Per family, the data sets passing in each tier and the tiers the backend meets (a tier is met when
     every judged data set of the family passes in it; unsupported data sets are counted apart)."""
     lines = [f"opconform: tiers met per family by {backend} (met: every judged data set passes in that tier)"]
-    for family in sorted(counts):
-        c = counts[family]
-        met = [t for t in TIERS if c["judged"] and c[t] == c["judged"]]
+    for family, c in tiers_met_by_family(counts).items():
+        met = c["met"]
         parts = [f"{t} {c[t]}/{c['judged']}" for t in TIERS]
         if c["unsupported"]:
             parts.append(f"{c['unsupported']} unsupported")

@@ -126,8 +126,11 @@ def test_plugin_prints_the_tiers_met_per_family(pytester, extra):
         "  dynamic_quantize_linear: strict 0/9, tolerant 9/9 -> tolerant",
         "  qlinear_conv: strict 2/2, tolerant 2/2 -> strict, tolerant",
     ])
-    records = json.loads(report.read_text())["records"]
-    assert {tuple(r["tiers_met"]) for r in records if r["family"] == "dynamic_quantize_linear"} == {("tolerant",)}
+    doc = json.loads(report.read_text())
+    assert {tuple(r["tiers_met"]) for r in doc["records"] if r["family"] == "dynamic_quantize_linear"} == {("tolerant",)}
+    assert doc["tiers_met_by_family"] == {
+        "dynamic_quantize_linear": {"judged": 9, "unsupported": 0, "strict": 0, "tolerant": 9, "met": ["tolerant"]},
+        "qlinear_conv": {"judged": 2, "unsupported": 0, "strict": 2, "tolerant": 2, "met": ["strict", "tolerant"]}}
 
 
 def test_no_summary_without_node_cases(pytester):
