@@ -227,7 +227,7 @@ def test_qlc_negative_cases_are_refused_at_prepare(qlc_cases, tmp_path):
     for case in qlc_cases.values():
         if case.kind != "negative":
             continue
-        assert case.meta["phase"] == "prepare" and case.meta["invalid"]
+        assert case.meta["phase"] == "run" and case.meta["invalid"]
         write_case(case, tmp_path)
         loaded = read_case(tmp_path / "negative" / case.name)
         with pytest.raises(ValueError):

@@ -361,7 +361,9 @@ def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: st
               geometry_of: Conv | None = None) -> Case:
     return Case(conv.name, "negative", model(conv, shapes, geometry_of), [inputs], None,
                 _meta(conv, sampling.case_seed(seed, conv.name), ["negative"],
-                      {"mode": "none", "reason": "the backend must refuse the model"}, phase="prepare", invalid=why))
+                      # the spec says what is invalid, not when it must be refused: a refusal when
+                      # preparing or when running (before any output) both count
+                      {"mode": "none", "reason": "the backend must refuse the model"}, phase="run", invalid=why))
 
 
 # ---------------------------------------------------------------------------------------------
