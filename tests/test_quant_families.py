@@ -222,7 +222,7 @@ def test_qlc_quantization_parameters_of_the_cases(qlc_cases):
     assert {0, 255} <= pads_zp
 
 
-def test_qlc_negative_cases_are_refused_at_prepare(qlc_cases, tmp_path):
+def test_qlc_negative_cases_are_refused_by_our_backend_at_prepare(qlc_cases, tmp_path):
     backend = get_backend("opconform")
     for case in qlc_cases.values():
         if case.kind != "negative":
