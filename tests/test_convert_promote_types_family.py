@@ -92,7 +92,9 @@ def test_the_model_is_the_node_and_a_function_of_two_casts(cases):
     assert {(o.domain, o.version) for o in c.model.opset_import} == {("", 13), (ref.DOMAIN, 14)}
     (f,) = c.model.functions
     assert [(n.op_type, n.attribute[0].i) for n in f.node] == [("Cast", onnx.TensorProto.DOUBLE)] * 2
-    assert c.model.ir_version >= 8
+    assert c.model.ir_version >= 9  # function attributes with defaults
+    assert {a.name: onnx.helper.get_attribute_value(a) for a in f.attribute_proto} == {
+        "promote_unsafe": 0, "pytorch_scalar_promotion": 0, "u64_integer_promotion_target": b"f32"}
     # a float8 common type: Cast without saturation (the reference's conversion), at Cast-19 or later
     f8 = cases[f"{fam.PREFIX}_int4_float8e5m2_dim_dim_safe"].model
     assert all(a.name != "saturate" or a.i == 0 for n in f8.functions[0].node for a in n.attribute)

@@ -38,7 +38,7 @@ FAMILY = "convert_promote_types"
 OP = ref.OP_TYPE
 PREFIX = "test_convert_promote_types"
 MIN_OPSET = 13  # ai.onnx opset of the function body: Cast-13 has bfloat16; newer types need newer Casts
-FUNCTION_IR = 8  # model-local functions came with IR version 8
+FUNCTION_IR = 9  # model-local functions: IR 8; their attributes with default values: IR 9
 
 PROFILES = {
     # all8: every bit pattern of a <= 8-bit type in a dimensioned input; random: seeded draws for wider types;
@@ -320,8 +320,10 @@ def model(v: Variant, common: DType, shapes: tuple[tuple, tuple]) -> onnx.ModelP
             helper.make_node("Cast", ["input_1"], ["output_1"], to=common.onnx, **sat)]
     function = helper.make_function(ref.DOMAIN, OP, ["input_0", "input_1"], ["output_0", "output_1"], body,
                                     [helper.make_opsetid("", opset)],
-                                    attributes=["promote_unsafe", "pytorch_scalar_promotion",
-                                                "u64_integer_promotion_target"])
+                                    attribute_protos=[  # the spec's defaults, for a node that leaves one out
+                                        helper.make_attribute("promote_unsafe", 0),
+                                        helper.make_attribute("pytorch_scalar_promotion", 0),
+                                        helper.make_attribute("u64_integer_promotion_target", ref.DEFAULT_TARGET)])
     m = node_model(OP, [("input_0", v.t0, shapes[0]), ("input_1", v.t1, shapes[1])],
                    [("output_0", common, shapes[0]), ("output_1", common, shapes[1])], v.attrs, opset,
                    domain=ref.DOMAIN, extra_opsets={ref.DOMAIN: ref.VERSION}, functions=[function])
