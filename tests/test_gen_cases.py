@@ -87,10 +87,10 @@ def test_manifest_lists_cases_with_params(quick_suite):
 
 def test_regeneration_replaces_the_old_suite_whole(tmp_path):
     out = tmp_path / "suite"
-    assert cli.main([str(out), "--profile", "quick", "--max-opset", "13"]) == 0
+    assert cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", "13"]) == 0
     stale = out / "node" / "test_cast_stale"
     stale.mkdir()
-    assert cli.main([str(out), "--profile", "quick", "--max-opset", "13"]) == 0
+    assert cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", "13"]) == 0
     assert not stale.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary directories left behind"
 
@@ -108,7 +108,7 @@ def test_refuses_a_non_empty_directory_that_is_not_a_suite(tmp_path):
 
 def test_failure_during_generation_leaves_the_old_suite(tmp_path, monkeypatch):
     out = tmp_path / "suite"
-    assert cli.main([str(out), "--profile", "quick", "--max-opset", "13"]) == 0
+    assert cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", "13"]) == 0
     before = _files(out)
 
     def boom(*a, **k):
@@ -116,7 +116,7 @@ def test_failure_during_generation_leaves_the_old_suite(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cli, "write_manifest", boom)
     with pytest.raises(RuntimeError):
-        cli.main([str(out), "--profile", "quick", "--max-opset", "13"])
+        cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", "13"])
     assert _files(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite"]
 
