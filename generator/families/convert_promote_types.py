@@ -5,12 +5,14 @@ input ranks (dimensioned / scalar on each side), plus u64 + signed with several 
 values, plus every example of the spec text with the spec's result.
 
   <name>           node/: both inputs converted to the common type (values of Cast); case.json "common_type"
-  <name>_probe     probe/: the elements that conversion leaves undefined (outside the common type's range)
+  <name>_random    node/: seeded random values of the types wider than 8 bits (both inputs dimensioned)
+  <name>[_random]_probe  probe/: the elements that conversion leaves undefined (outside the common type's range)
   <name>           negative/: safe mode must refuse the pair (phase prepare); only a native implementation
                    can, so case.json "native" makes every other backend report it not applicable
 
 Names: test_convert_promote_types_<type 0>_<type 1>_<dim|scalar>_<dim|scalar>_<safe|unsafe>[_pytorch]
-[_target_<t>]. The model is one node ConvertPromoteTypes (domain org.openvinotoolkit, version 14) and a
+[_target_<t>], and test_convert_promote_types_example_<what> for the spec's examples. The promotion table is
+written with the suite (extra_files). The model is one node ConvertPromoteTypes (domain org.openvinotoolkit, version 14) and a
 model-local function of that name: two Casts to the common type (in a negative case, to the type unsafe mode
 gives), so ONNX backends can run the value part. A scalar input gets one data set per value it takes.
 
@@ -356,12 +358,6 @@ def negative_case(v: Variant, d: ref.Decision, seed: int, flags: list[str]) -> C
                 meta=_meta(v, d, seed, flags, {"mode": "none", "reason": "the backend must refuse the model"},
                            opset, phase="prepare", error=d.error, common_type=None,
                            unsafe_common_type=unsafe.name, native=NATIVE))
-
-
-def _split_dim(x: np.ndarray, t: DType, common: DType):
-    _, why = ref.convert(x, t, common)
-    ok = why == ""
-    return x[ok], x[~ok], sorted(set(why[~ok]))
 
 
 def value_cases(v: Variant, d: ref.Decision, name: str, candidates: list[np.ndarray], seed: int,

@@ -138,6 +138,8 @@ def priority(t: DType) -> int:
 
 
 def _range(t: DType) -> tuple[float, float]:
+    """The range of values of a type ([safe]: "type with lower range of values"): [min, max] of an integer type,
+    [-largest finite, +largest finite] of a float type."""
     if t.is_float:
         return -t.finite_max, t.finite_max
     return t.int_min, t.int_max
