@@ -327,7 +327,11 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
         "counts": counts,
         "cases": sorted(entries, key=lambda e: (e["kind"], e["name"])),
     }
-    (Path(suite_dir) / MANIFEST).write_bytes(dumps_json(manifest))
+    # one case a line: a manifest of thousands of cases stays small and diffs line by line
+    text = dumps_json({**manifest, "cases": ["@CASES@"]}).decode("utf-8")
+    lines = ",\n  ".join(json.dumps(e, sort_keys=True, ensure_ascii=False) for e in manifest["cases"])
+    text = text.replace('"@CASES@"', lines)
+    (Path(suite_dir) / MANIFEST).write_bytes(text.encode("utf-8"))
 
 
 def read_manifest(suite_dir: Path) -> dict:
