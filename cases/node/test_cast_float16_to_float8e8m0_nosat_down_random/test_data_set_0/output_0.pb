@@ -1,1 +1,1 @@
-(BoutputJ(ÿÿÿÿÿÿÿÿÿ…ÿÿÿÿÿÿÿrvr‚nnjrpnpgptonpoyto}
+)BoutputJ)ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿrvr‚nnjrpnpgptonpoyto}

@@ -1,1 +1,1 @@
-"BoutputJ"ÿÿÿÿÿÿÿÿÿÿÿÿÿotqrwÿotqtnu‡o‹{rnqm
+"BoutputJ"ÿÿÿÿÿÿÿÿÿÿÿÿÿotqrwÿotqtnu‡o‹{rrlm

@@ -1,1 +1,1 @@
-BoutputJÿÿÿÿqyp~mpowqÿkpÿpoourpu‡o
+BoutputJÿÿÿÿqypqvÿs‰wpoyqÿpoourpu‡o

@@ -1,1 +1,1 @@
-0BoutputJ«ìa*xÖŒäÄ
+0BoutputJ«ìa*{ÖŒäÄ

@@ -1,1 +1,1 @@
-0BoutputJ <nz[8ÚÏ^e*
+0BoutputJ <nz[8ÚÏ±¼

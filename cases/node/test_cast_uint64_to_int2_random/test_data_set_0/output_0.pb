@@ -1,1 +1,1 @@
-0BoutputJàd`dŽÈ9Ú>*h
+0BoutputJàd@dŽÈ9Ú>*j

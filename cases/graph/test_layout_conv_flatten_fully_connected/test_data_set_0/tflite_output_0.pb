@@ -1,0 +1,1 @@
+ByJ4¨uCr;¼BÝ˜†C²¾HC{SECƒ–Cœ=pCØâžC:ñ.B$rOC4CeòmCW=C

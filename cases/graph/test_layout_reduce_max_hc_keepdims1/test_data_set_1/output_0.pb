@@ -1,0 +1,1 @@
+ByJ8pôAEAÝ·dA„óAh¥@Aê&AÌPAÊ	A»ÈAtøSA%¸QA4çA•p&Aè-A

@@ -1,0 +1,1 @@
+	ByJüapxXprwiefy~‚uŠ”€hax{—€•‘„kdkŠŒœ¢Ž}jox†’©§{nbn{Š¢©¢©„lht}‹‘„ƒhmiqkvntejcs}€rŠ……i^oxˆ†„tccv‰ ¥ƒ„b^vs˜¥ª|hZsv’¨œ“}iosy€Šˆ{lelmymlp~ljmxzŒ|“ƒtdi†Ÿ‚o^xvŽž°Ÿndglyž«£„piow‘›®¨€{pt‹Šˆ‡€ve_w]u^ncgij}cŒ{n_mq‡yƒƒkb_y}“ƒ‹xfeov…–˜khW_|pŠ…yifbty‚{yrg

@@ -1,0 +1,1 @@
+	ByJ6!ZKMY\WWExQi_chg<aVicI*!:5eJ1(L>_BT^m)b/]S?<_9*

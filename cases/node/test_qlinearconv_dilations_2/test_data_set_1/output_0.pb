@@ -1,0 +1,1 @@
+	ByJØ^n]eYil`\YV^Y]UeBScEPGHIZ`QZPjjIe>VEkYfIW^jY^N\U|h]c^nZaWuNma^hVWhX^@@8lX\T+@PbpUWVj`?f+@OlKQVJacclMPN`cX[osJwShTg`XXOOQPNCY(HS2?73CW^JNMa`<UE:_JZ4OUoLeG]Ry`\aZj^eUiYvi^eBUaNM>S3PMCU,6HMeCaErWFe?7lPI?CSa]b@USn`Rm]n

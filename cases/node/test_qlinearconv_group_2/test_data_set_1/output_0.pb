@@ -1,0 +1,1 @@
+ByJØ©Ÿž~˜±z“‹‘²x~š “p•—Šn†‡¦~›£”Ÿœp†°—p]WKD1K—uUQ\^„$#ZZCŠ[[gU‡GdanptUIEVu_3/@N€!'F`V9!;2OW"*akamIPU~taG`l`Ž_jYV¢ƒu›s€‚ˆxcc~Šb9ZUI…uz‡^p¦rQE^Hšp…4u—ˆe’€~¢|~yŒ<£grm`m§˜yƒ†Œ¤uaUQVŠ‚eškvp’ig…Ÿ²ƒ…w|JyŠ‹Šlf~‡qŠ–™œ

@@ -1,0 +1,1 @@
+ByJÄsj…‚Õ”FW°Šûÿ²$Zr±Òÿ}<u„¥Àæ£rdW¬žÐ™„q~[Ñ€t[ZRƒ}iOtw€¢Ô¢ƒI¨¤ÿîÎIeN¢¾Ú£KsŽú£±0X›U¯Ã¸ª[oV@Çw_XsH…odkƒyxkÇm<Œ¸Ùÿÿ¸ZE¨ÿÿÌ"x{¿ûù_Ulx»Ïò†‚‹kÆ³³T?Yk¬SXM{yÁ°§‹ƒ ÿñ§4nožÿÒ¾;aÅ«íâu:Rqq…ââ…b’R‰‰Šef^n’Jm

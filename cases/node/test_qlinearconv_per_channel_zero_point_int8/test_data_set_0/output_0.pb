@@ -1,0 +1,1 @@
+ByJõkddkrrsiCSebmwkcghoengwntr\bjmnagZm^>iYpe|lnwj]coÍ€Ì¹J%ÔÓœ¤ùïeZ™ŸPéæîtíþQô€ÀÔ€H™ã€ƒ¶ó…Êwvuvuwwwvuvvuvvvwvuxvvwuvwuvwvvwuuvvvvsvvwwvvvvuww|z}sxz||wuyzzyuwyxvtyv|ywsw}v{y}~~vrwrv|wwz|zxzxv{}{z{yyyz}{|yzzxx|{zz{wzzzx}~{zwzz|{z~{z

@@ -1,0 +1,1 @@
+ByJ<„Žv}vt}V……{v`€}{ni…‰•¢‘‹dXyqapsg[hLWcZ\|v†ˆƒv}ˆ^tŽS’œ™‘¦

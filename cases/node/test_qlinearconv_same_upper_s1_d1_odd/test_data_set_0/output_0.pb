@@ -1,0 +1,1 @@
+ByJ§§š—l}z[Tm^~CpO‘kaauTeb‰{sdS42{Yu`{€^&k•fVGlvtg„ŠÁs‹m¡™eu©S\„ Š„µƒ{Ó¨” ±ƒik‹“˜s“¢¢‚­¤‚¯—œ’¤€x{[¡nt»w“’ˆƒb”Z˜egX~›n^›nœ^ y™|Z®\}Œ›–“¡¬•—v

@@ -1,0 +1,1 @@
+ByJ<bjXu`a…vrsa„xowb[hd[[Yipyt‚o‹xlƒt{šeŠ„yƒ_‡~z©›Œ}u£˜™Žsƒ‰}b

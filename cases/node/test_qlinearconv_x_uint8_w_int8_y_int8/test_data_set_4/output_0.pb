@@ -1,0 +1,1 @@
+ByJÄ]RTK>-MI4)0>H+/EH/*!"FL+9(!BH,=(#<HGE<E8T^RURC3FE,(+2F)3::'%!6E8.D(4%8NEN;2/MeVV^P6FYA4F++JX?8.+#F[=EG94OT@A3<'E^:MF7$FdS]LQO^^LTYJAJC+>;& :B-6& ?:.3*#*FE:>1%#@;56;+>OKTF8:Q

@@ -1,0 +1,1 @@
+ByJÄGMMKU:cŒ~–ˆw<Zz€rzq9aˆƒRf„‰w‘Nn“…z€NBEOL\hDAaOTXG%T‡vƒ…zJS…‡†\Y’—‰‚ZdŠ•Šp`[…|ƒŒiAZc]^pRJc^ZbC&Y†y€‰oEV„xB_Ž‹†wRg†‡ŠmŒQ\„‰u†‰Z:RNLQbASORTR7[sloti2Mg[e]i;Tps[j|NgsnlnVcrqwu{G9E@CJUF

@@ -1,0 +1,1 @@
+		ByJÄKJXiPRX@JHd˜¢}ˆong<sµËÀ»‰†ST±ÉÊµ´šŠWx½ã½ž±{l`wÀÂÊ³¤p`XyÒÑíÊÅjh7rˆ¦£ªb07^\ahdkZJivfmfvdIP| «¬„zF]žÈäØÃÄªc`¥ÚäÕ¹ÖœLe³åÿ¼ÓÆ{U‹ºÜìû¶’sNsÍàëäÑ®€T[Œ¦£Ã’mEPEYwimtP>>[sdZol_NW…¢¸Ã°yb[ºñÿÿòéÎƒV£ÿÿÿêþÄvr·ÿÿÿñýËw|éÿÿÿþ»‡d{ÓÿÿÿýÃjn«Öñ÷àÇ“cElq˜•wL6VaIOXFP?<o“ ‹h`I½éîž©¼r<Ž½ÚÌÒ¤¥kI àÄÍÅÂhQ¦×èìÑ¬rBWÁÊàäÜœ—[W…®©Ç·›‹[5kfnvqw]@

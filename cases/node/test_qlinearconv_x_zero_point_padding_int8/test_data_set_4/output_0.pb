@@ -1,0 +1,1 @@
+		ByJÄzninqlmowkbTUXRR^jbU7A@D@PcgR0FDKCbjfSI>FLS[oeN5>TGUYui\CKGGL[qqcRURV[qtzupklpowzrg^df`ahsjYBLPKFRdeT3<9@=I]hM*59DAYghT=7EFJTndL*8FEHQqjX;A?GIXnufYX[Y]ls|usmmlpvzsheihdckwkZQS[TN[nfT=EIJFUgcR<>DKLaldYCFMPN`qhM9CJLO^upXKFEGW^qug_Yd]imv{wsmqorwzrhhmnihpyk`T[U[SeskTFKLIMXllW>IMUU`okWJNSOZfrjT=JYUSgwo\KRM[Ucsyl^_aehmw~zuprmquz
