@@ -1,1 +1,1 @@
-)BoutputJ)ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿrvr‚nnjrpnpgptonpoyto}
+%BoutputJ%ÿÿÿÿÿÿÿÿÿÿÿÿÿÿrvr‚nnjrpnpgptonpoyto}

@@ -1,1 +1,1 @@
-"BoutputJ"ÿÿÿÿÿÿÿÿÿÿÿÿÿotqrwÿotqtnu‡o‹{rrlm
+"BoutputJ"ÿÿÿÿÿÿÿÿÿÿÿÿÿotqrwÿotqtnu‡o‹{rmqp

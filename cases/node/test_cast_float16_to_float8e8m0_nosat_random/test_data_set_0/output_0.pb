@@ -1,1 +1,1 @@
-BoutputJÿÿÿÿqypqvÿs‰wpoyqÿpoourpu‡o
+BoutputJÿÿÿÿqyÿ~mpowqkpÿpoourpu‡oŒ

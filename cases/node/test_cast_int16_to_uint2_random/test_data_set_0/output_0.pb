@@ -1,1 +1,1 @@
-0BoutputJ <nz[8ÚÏ±¼
+0BoutputJ <nz[8ÚÏN™Ê

@@ -1,1 +1,1 @@
-0BoutputJàGé¨)s¡U	Ù
+0BoutputJàWé¨)s¡U	Ù

@@ -1,1 +1,1 @@
-0BoutputJ@tômoë±0|£Ì
+0BoutputJ@tômoë³0|£Ì

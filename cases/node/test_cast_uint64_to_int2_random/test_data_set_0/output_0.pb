@@ -1,1 +1,1 @@
-0BoutputJàd@dŽÈ9Ú>*j
+0BoutputJàd@dŽÈ9Ú>*k

@@ -1,1 +1,1 @@
-By_scaleJVv=
+By_scaleJ€€/

@@ -1,1 +1,1 @@
-By_scaleJúØÃ
+By_scaleJ¨l6V

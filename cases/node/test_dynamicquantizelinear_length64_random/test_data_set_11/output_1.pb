@@ -1,1 +1,1 @@
-By_scaleJz”b{
+By_scaleJ6zUq

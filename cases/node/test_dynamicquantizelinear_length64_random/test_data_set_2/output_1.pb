@@ -1,1 +1,1 @@
-By_scaleJV·ïs
+By_scaleJ€€€{

@@ -1,1 +1,1 @@
-By_scaleJaY
+By_scaleJ0YþW

@@ -1,1 +1,1 @@
-By_scaleJ¤˜ýW
+By_scaleJŒWûW

@@ -1,1 +1,1 @@
-By_scaleJÙDVq
+By_scaleJ6zUq

@@ -1,1 +1,1 @@
-By_scaleJá$·W
+By_scaleJ6zUq

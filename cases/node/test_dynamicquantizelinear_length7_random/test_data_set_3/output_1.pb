@@ -1,1 +1,1 @@
-By_scaleJ%˜m
+By_scaleJêËPW
