@@ -26,6 +26,7 @@ from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 from generator import dtypes
 from generator.dtypes import DType
 from runners.backends.base import Backend, Unsupported, as_declared, io_types
+from runners.backends.packing import pack, unpack
 
 PROVIDERS = ["CPUExecutionProvider"]
 
@@ -130,29 +131,3 @@ class OnnxRuntimeBackend(Backend):
         size = value.tensor_size_in_bytes()
         raw = ctypes.string_at(value.data_ptr(), size) if size else b""
         return unpack(raw, shape, t)
-
-
-def pack(x: np.ndarray, t: DType) -> bytes:
-    """Raw ONNX / ORT storage of a tensor: sub-byte elements packed, low bits first."""
-    bits = t.to_bits(np.ascontiguousarray(x)).ravel()
-    if t.bits >= 8:
-        return bits.astype(t.bits_dtype).tobytes()
-    per = 8 // t.bits
-    padded = np.zeros(-(-bits.size // per) * per, dtype=np.uint8)
-    padded[:bits.size] = bits
-    groups = padded.reshape(-1, per).astype(np.uint16)
-    shifts = np.arange(per, dtype=np.uint16) * t.bits
-    return (groups << shifts).sum(axis=1).astype(np.uint8).tobytes()
-
-
-def unpack(raw: bytes, shape: tuple, t: DType) -> np.ndarray:
-    """Inverse of pack."""
-    n = int(np.prod(shape, dtype=np.int64))
-    data = np.frombuffer(raw, dtype=np.uint8)
-    if t.bits >= 8:
-        bits = data.view(t.bits_dtype)[:n]
-    else:
-        per = 8 // t.bits
-        shifts = np.arange(per, dtype=np.uint8) * t.bits
-        bits = ((data[:, None] >> shifts) & np.uint8((1 << t.bits) - 1)).ravel()[:n]
-    return t.from_bits(bits).reshape(shape)

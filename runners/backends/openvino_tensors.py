@@ -16,6 +16,7 @@ from generator import dtypes
 from generator.dtypes import DType
 from generator.reference.convert_promote_types import element_name
 from runners.compare import text_array
+from runners.backends.packing import pack, unpack
 
 
 def ov_type(t: DType | str) -> ov.Type | None:
@@ -28,30 +29,6 @@ def our_type(t: ov.Type) -> DType | None:
     """Our element type for one of OpenVINO's, or None (u1, u3, u6, nf4 ... have no ONNX type)."""
     name = t.get_type_name()
     return next((d for d in dtypes.all_dtypes() if element_name(d) == name), None)
-
-
-def pack(x: np.ndarray, t: DType) -> bytes:
-    """The raw buffer of a tensor: element bits, sub-byte elements packed low bits first."""
-    bits = t.to_bits(np.ascontiguousarray(x)).ravel()
-    if t.bits >= 8:
-        return bits.astype(t.bits_dtype).tobytes()
-    per = 8 // t.bits
-    padded = np.zeros(-(-bits.size // per) * per, dtype=np.uint16)
-    padded[:bits.size] = bits
-    shifts = np.arange(per, dtype=np.uint16) * t.bits
-    return (padded.reshape(-1, per) << shifts).sum(axis=1).astype(np.uint8).tobytes()
-
-
-def unpack(raw: bytes, shape: tuple, t: DType) -> np.ndarray:
-    """Inverse of pack."""
-    n = int(np.prod(shape, dtype=np.int64))
-    data = np.frombuffer(raw, dtype=np.uint8)
-    if t.bits >= 8:
-        bits = data.view(t.bits_dtype)[:n]
-    else:
-        shifts = np.arange(8 // t.bits, dtype=np.uint8) * t.bits
-        bits = ((data[:, None] >> shifts) & np.uint8((1 << t.bits) - 1)).ravel()[:n]
-    return t.from_bits(bits).reshape(shape)
 
 
 def _buffer(tensor: ov.Tensor) -> np.ndarray:
