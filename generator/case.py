@@ -68,6 +68,14 @@ class Case:
             raise ValueError(f"{self.name}: the twin needs inputs and outputs for every data set")
 
 
+def case_meta(*, op: str, domain: str, opset: int, family: str, spec_file: str, clause: str, compare: dict,
+              flags: list[str], seed: int, params: dict, **extra) -> dict:
+    """The metadata every case.json carries (DESIGN.md, "The case format"), plus family-specific fields."""
+    return {"op": op, "domain": domain, "opset": opset, "family": family,
+            "spec": {"file": spec_file, "clause": clause}, "compare": compare, "flags": flags, "seed": seed,
+            "params": params, **extra}
+
+
 def ir_version_for(opset: int) -> int:
     """Lowest IR version whose release supports this ai.onnx opset (onnx.helper.VERSION_TABLE).
 

@@ -25,7 +25,7 @@ import onnx
 from hypothesis import strategies as st
 
 from generator import dtypes, sampling
-from generator.case import Case, node_model
+from generator.case import Case, case_meta, node_model
 from generator.dtypes import DType
 from generator.reference import cast as ref
 
@@ -304,19 +304,8 @@ def random_inputs(src: DType, to: DType, n: int, seed: int) -> np.ndarray:
 # cases
 # ---------------------------------------------------------------------------------------
 def _meta(v: Variant, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
-    meta = {
-        "op": "Cast",
-        "domain": "",
-        "opset": opset,
-        "family": FAMILY,
-        "spec": {"file": SPEC_FILE, "clause": spec_clause(v)},
-        "compare": compare,
-        "flags": flags,
-        "seed": seed,
-        "params": v.params,
-    }
-    meta.update(extra)
-    return meta
+    return case_meta(op="Cast", domain="", opset=opset, family=FAMILY, spec_file=SPEC_FILE, clause=spec_clause(v),
+                     compare=compare, flags=flags, seed=seed, params=v.params, **extra)
 
 
 def _compare(v: Variant) -> dict:

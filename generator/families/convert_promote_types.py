@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from onnx import helper
 
 from generator import dtypes, sampling
-from generator.case import Case, node_model
+from generator.case import Case, case_meta, node_model
 from generator.dtypes import DType
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
@@ -334,20 +334,8 @@ def model(v: Variant, common: DType, shapes: tuple[tuple, tuple]) -> onnx.ModelP
 
 
 def _meta(v: Variant, d: ref.Decision, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
-    meta = {
-        "op": OP,
-        "domain": ref.DOMAIN,
-        "opset": opset,
-        "domain_version": ref.VERSION,
-        "family": FAMILY,
-        "spec": {"file": ref.SPEC_FILE, "clause": d.clause},
-        "compare": compare,
-        "flags": flags,
-        "seed": seed,
-        "params": v.params,
-    }
-    meta.update(extra)
-    return meta
+    return case_meta(op=OP, domain=ref.DOMAIN, opset=opset, family=FAMILY, spec_file=ref.SPEC_FILE, clause=d.clause,
+                     compare=compare, flags=flags, seed=seed, params=v.params, domain_version=ref.VERSION, **extra)
 
 
 def negative_case(v: Variant, d: ref.Decision, seed: int, flags: list[str]) -> Case:

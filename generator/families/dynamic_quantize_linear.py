@@ -26,7 +26,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from generator import dtypes, sampling
-from generator.case import Case, node_model
+from generator.case import Case, case_meta, node_model
 from generator.reference import dynamic_quantize_linear as ref
 
 FAMILY = "dynamic_quantize_linear"
@@ -236,11 +236,8 @@ def _model(shape: tuple):
 
 
 def _meta(what: str, seed: int, flags: list[str], compare: dict, **extra) -> dict:
-    meta = {"op": OP, "domain": "", "opset": OPSET, "family": FAMILY,
-            "spec": {"file": ref.SPEC_FILE, "clause": CLAUSE}, "compare": compare, "flags": flags, "seed": seed,
-            "params": {"what": what}}
-    meta.update(extra)
-    return meta
+    return case_meta(op=OP, domain="", opset=OPSET, family=FAMILY, spec_file=ref.SPEC_FILE, clause=CLAUSE,
+                     compare=compare, flags=flags, seed=seed, params={"what": what}, **extra)
 
 
 def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int) -> Iterator[Case]:

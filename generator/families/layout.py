@@ -21,7 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from generator import sampling
-from generator.case import Case, Twin, finish_model
+from generator.case import Case, Twin, case_meta, finish_model
 from generator.reference import layout as L
 from generator.tflite_writer import write_tflite
 
@@ -168,13 +168,10 @@ def build_case(make: Callable[[np.random.Generator], Pattern], name: str, seed: 
         input_perms=[list(L.inverse(cv.perm(n))) for n in tfl.inputs],
         output_perms=[list(L.inverse(cv.perm(n))) for n in tfl.outputs],
         inputs=t_inputs, outputs=t_outputs)
-    meta = {
-        "op": p.op, "domain": "", "opset": OPSET, "family": FAMILY,
-        "spec": {"file": SPEC_FILE, "clause": p.clause},
-        "compare": compare_spec(list(tfl.outputs), t_outputs), "flags": ["random", "layout"], "seed": cseed,
-        "params": {"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
-                   "ops": [op.type for op in tfl.ops]},
-    }
+    meta = case_meta(op=p.op, domain="", opset=OPSET, family=FAMILY, spec_file=SPEC_FILE, clause=p.clause,
+                     compare=compare_spec(list(tfl.outputs), t_outputs), flags=["random", "layout"], seed=cseed,
+                     params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
+                             "ops": [op.type for op in tfl.ops]})
     return Case(name, "graph", onnx_model(cv.graph, name), o_inputs, o_outputs, meta, twin)
 
 

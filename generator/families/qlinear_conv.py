@@ -22,14 +22,13 @@ Expected values come from generator.reference.qlinear_conv only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from math import prod
 from typing import Callable, Iterator
 
 import numpy as np
 from hypothesis import strategies as st
 
 from generator import dtypes, sampling
-from generator.case import Case, node_model
+from generator.case import Case, case_meta, node_model
 from generator.reference import qlinear_conv as ref
 
 FAMILY = "qlinear_conv"
@@ -294,11 +293,8 @@ def model(conv: Conv, input_shapes: list[tuple] | None = None, geometry_of: Conv
 
 
 def _meta(conv: Conv, seed: int, flags: list[str], compare: dict, **extra) -> dict:
-    meta = {"op": OP, "domain": "", "opset": OPSET, "family": FAMILY,
-            "spec": {"file": ref.SPEC_FILE, "clause": CLAUSE}, "compare": compare, "flags": flags, "seed": seed,
-            "params": conv.params()}
-    meta.update(extra)
-    return meta
+    return case_meta(op=OP, domain="", opset=OPSET, family=FAMILY, spec_file=ref.SPEC_FILE, clause=CLAUSE,
+                     compare=compare, flags=flags, seed=seed, params=conv.params(), **extra)
 
 
 def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iterator[Case]:
