@@ -43,6 +43,18 @@ def test_opconform_backend_passes_every_committed_case(manifest):
     assert len(manifest["cases"]) == sum(manifest["counts"].values())
 
 
+def test_opconform_tflite_passes_every_graph_twin(manifest):
+    """The other layout of the graph cases: their TFLite twins, run with the same references."""
+    backend = get_backend("opconform-tflite")
+    graphs = [e for e in manifest["cases"] if e["kind"] == "graph"]
+    assert graphs
+    for entry in graphs:
+        case = read_case(SUITE / entry["kind"] / entry["name"])
+        for i in range(case.n_datasets):
+            r = run_case_dataset(backend, case, i, "strict", {})
+            assert r.verdict == "pass", (case.name, i, r.verdict, r.message)
+
+
 def test_random_data_do_not_depend_on_what_is_imported(tmp_path):
     """Hypothesis mixes constants of imported local modules into its draws unless generator.sampling
     stops it: generated here, inside pytest with every test module imported, the random cases must be
