@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from runners.results import CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEOUT, UNSUPPORTED
+from runners.results import CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEOUT, UNSUPPORTED, read_document
 
 BASELINE_FORMAT = "opconform-baseline/1"
 RANK = {PASS: 0, PROBE: 0, UNSUPPORTED: 1, FAIL: 2, ERROR: 3, INVALID_CASE: 4, TIMEOUT: 5, CRASH: 6}
@@ -46,15 +46,13 @@ def is_better(verdict: str, baseline: str | None) -> bool:
 
 def read_baseline(path: Path | str) -> dict:
     """{"backend": {...}, "verdicts": {item key: verdict}}."""
-    path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GateError(f"--baseline {path}: no such file (create it with --update-baseline)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GateError(f"--baseline {path}: not a baseline file ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != BASELINE_FORMAT or not isinstance(doc.get("verdicts"), dict):
-        raise GateError(f"--baseline {path}: not a baseline file (format is not {BASELINE_FORMAT})")
+        doc = read_document(path, BASELINE_FORMAT, "baseline file")
+    except ValueError as exc:
+        hint = " (create it with --update-baseline)" if "no such" in str(exc) else ""
+        raise GateError(f"--baseline {exc}{hint}") from None
+    if not isinstance(doc.get("verdicts"), dict):
+        raise GateError(f"--baseline {path}: not a baseline file (no verdicts)")
     return doc
 
 

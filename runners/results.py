@@ -156,15 +156,20 @@ def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
     return path
 
 
-def read_results(path: Path | str) -> dict:
-    """A results file. Raises ValueError (one line) when it is not one."""
+def read_document(path: Path | str, fmt: str, what: str) -> dict:
+    """A JSON file whose "format" is `fmt`. Raises ValueError with one line naming the file and `what`."""
     path = Path(path)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"{path}: no such results file") from None
+        raise ValueError(f"{path}: no such {what}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: not a results file ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
-        raise ValueError(f"{path}: not a results file (format is not {RESULTS_FORMAT})")
+        raise ValueError(f"{path}: not a {what} ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise ValueError(f"{path}: not a {what} (format is not {fmt})")
     return doc
+
+
+def read_results(path: Path | str) -> dict:
+    """A results file. Raises ValueError (one line) when it is not one."""
+    return read_document(path, RESULTS_FORMAT, "results file")

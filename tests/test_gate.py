@@ -126,7 +126,7 @@ def test_updating_a_baseline_from_one_shard_keeps_the_others(pytester, monkeypat
 
 @pytest.mark.parametrize("args, message", [
     (["--update-baseline"], "--update-baseline needs --baseline PATH"),
-    (["--baseline", "nope.json"], "no such file"),
+    (["--baseline", "nope.json"], "no such baseline file (create it with --update-baseline)"),
     (["--shard", "3/2"], "need 1 <= I <= N"),
     (["--shard", "x"], "expected I/N"),
 ])
