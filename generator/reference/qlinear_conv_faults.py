@@ -1,0 +1,353 @@
+"""Fault models of ONNX QLinearConv-10: plausible wrong implementations, each the reference with one
+deviation (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module
+holds).
+
+Every fault has the signature of generator.reference.qlinear_conv.qlinear_conv_node and is built from the
+reference's own pieces (resolve_padding, accumulate, multiplier, requantize), changed in one place:
+  requantization   multiplier and product in float32 (onnxruntime's MLAS) or in float64 instead of the
+                   exact value; a Q31 fixed-point multiplier (gemmlowp / TFLite); y_zero_point added before rounding (onnx.reference); ties away from zero;
+                   saturation to the type before adding y_zero_point (the sum then wraps)
+  per-channel      w_scale / w_zero_point taken along w's axis 1 (input channels) where it has
+                   C / group == M elements (OpenVINO's ONNX frontend dequantizes w with axis 1); only
+                   w_scale[0] used for every output channel
+  geometry         SAME_UPPER / SAME_LOWER's odd padding pixel on the wrong side; dilations ignored by the
+                   kernel (the output shape still theirs)
+  bias, accumulator  B ignored; conv + B computed modulo 2**32 (int32 wraparound)
+
+Groups (group_key): a configuration class of a case, from its case.json "params":
+
+    "<padding> <dilation> <w quantization> <bias>"
+      padding         explicit (auto_pad NOTSET or VALID) | same_upper | same_lower
+      dilation        dilated (some dilation > 1) | undilated
+      w quantization  per_channel (w_scale / w_zero_point of M elements) | per_tensor
+      bias            bias | no_bias
+
+e.g. "same_lower undilated per_channel bias". These are exactly the parameters that decide whether a fault
+of this catalogue can differ from the reference at all (the SAME split needs SAME, ignoring dilations needs
+one > 1, the per-channel faults need M scales, ignoring B needs a B); everything else (spatial rank, strides,
+group, the type triple, shapes) is data of the class, where every fault that can differ in the class can
+differ. 24 classes; the catalogue's cases fall in 10 of them, the random configurations in more, and every
+class has a witness case (generator/witness/qlinear_conv.py).
+
+`equivalent(params)` gives the proof where a fault cannot differ in a class: the SAME split without SAME,
+dilations ignored without dilations, per-channel faults with one scale, B ignored without B, and the
+int32 wraparound everywhere (see _WRAP_PROOF).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import frexp, isfinite, prod
+
+import numpy as np
+
+from generator import dtypes
+from generator.dtypes import DType
+from generator.faults import Fault
+from generator.reference import qlinear_conv as ref
+
+_SAME = ("SAME_UPPER", "SAME_LOWER")
+_LIMIT = 4096  # |round(acc * c)| beyond this saturates every 8-bit type whatever the zero point
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+# ---------------------------------------------------------------------------------------
+def _parts(p: dict) -> tuple[str, bool, bool, bool]:
+    """(padding, dilated, per_channel, bias) of a case's params."""
+    auto_pad = p.get("auto_pad", "NOTSET")
+    padding = auto_pad.lower() if auto_pad in _SAME else "explicit"
+    dilated = any(int(d) > 1 for d in p.get("dilations") or [])
+    per_channel = p.get("per_channel", "no") not in ("no", None)
+    bias = p.get("bias", "absent") not in ("absent", None)
+    return padding, dilated, per_channel, bias
+
+
+def key_of(padding: str, dilated: bool, per_channel: bool, bias: bool) -> str:
+    return " ".join([padding, "dilated" if dilated else "undilated", "per_channel" if per_channel else "per_tensor",
+                     "bias" if bias else "no_bias"])
+
+
+def group_key(meta: dict) -> str:
+    """The configuration class of a case (module docstring)."""
+    return key_of(*_parts(meta.get("params") or {}))
+
+
+def all_groups() -> list[tuple[str, bool, bool, bool]]:
+    """Every class: (padding, dilated, per_channel, bias)."""
+    return [(pad, dil, pc, b) for pad in ("explicit", "same_upper", "same_lower") for dil in (False, True)
+            for pc in (False, True) for b in (False, True)]
+
+
+# ---------------------------------------------------------------------------------------
+# the reference with one deviation
+# ---------------------------------------------------------------------------------------
+def _ints(v, n: int, default: int) -> list[int]:
+    return [default] * n if v is None else [int(i) for i in v]
+
+
+def _attr(attrs: dict, name: str, default=None):
+    v = attrs.get(name, default)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _wrap(v: np.ndarray, t: DType) -> np.ndarray:
+    """Integers to type t modulo 2**bits (a C cast of an int32 to an 8-bit type)."""
+    span = t.int_max - t.int_min + 1
+    return ((v.astype(np.int64) - t.int_min) % span + t.int_min).astype(t.np_dtype)
+
+
+def _saturate(v: np.ndarray, t: DType) -> np.ndarray:
+    return np.clip(v, t.int_min, t.int_max).astype(t.np_dtype)
+
+
+def exact_round(acc: np.ndarray, multipliers: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(q, half) of v = acc * c[m] (c[m] = num / den of output channel m, axis 1), exactly:
+    q = round_half_even(v) clipped to [-_LIMIT, _LIMIT] (int64); half = +1 where v == q + 1/2,
+    -1 where v == q - 1/2 (a tie), 0 elsewhere. A float64 estimate, recomputed in rational arithmetic
+    where it lies within 2**-20 of a half-integer (its error is below 2**-39 for |v| <= _LIMIT + 1)."""
+    shape = [1] * acc.ndim
+    shape[1] = len(multipliers)
+    c = np.array([n / d for n, d in multipliers], dtype=np.float64).reshape(shape)
+    est = np.clip(np.asarray(acc, dtype=np.float64) * c, -_LIMIT - 1, _LIMIT + 1)
+    q = np.rint(est)
+    near = np.flatnonzero(np.abs(est - q) >= 0.5 - 2.0**-20)
+    half = np.zeros(acc.shape, dtype=np.int64)
+    if near.size:
+        flat_acc, flat_q, flat_half = np.asarray(acc).reshape(-1), q.reshape(-1), half.reshape(-1)
+        channel = (near // max(1, prod(acc.shape[2:]))) % acc.shape[1]
+        for i, ch in zip(near.tolist(), channel.tolist()):
+            num, den = multipliers[ch]
+            v = Fraction(int(flat_acc[i]) * num, den)
+            r = round(v)  # ties to even
+            flat_q[i] = max(-_LIMIT - 1, min(_LIMIT + 1, r))
+            flat_half[i] = 1 if v - r == Fraction(1, 2) else -1 if r - v == Fraction(1, 2) else 0
+    return np.clip(q, -_LIMIT, _LIMIT).astype(np.int64), half
+
+
+def _rne_ratio(t: np.ndarray, num: int, den: int) -> tuple[np.ndarray, np.ndarray]:
+    """exact_round for integers t (object array of Python ints) times num / den."""
+    q = np.empty(t.shape, dtype=np.int64)
+    half = np.zeros(t.shape, dtype=np.int64)
+    for i, ti in enumerate(t.reshape(-1).tolist()):
+        v = Fraction(int(ti) * num, den)
+        r = round(v)
+        q.flat[i] = max(-_LIMIT, min(_LIMIT, r))
+        half.flat[i] = 1 if v - r == Fraction(1, 2) else -1 if r - v == Fraction(1, 2) else 0
+    return q, half
+
+
+def _requantize(acc: np.ndarray, bound: int, xs: float, ws: list[float], ys: float, y_zero_point: int, to: DType,
+                how: str) -> np.ndarray:
+    """acc (exact integers, N x M x ...) -> y by `how`: "exact" (the reference), "float32", "float64",
+    "zero_point_first", "half_away", "saturate_first"."""
+    m = acc.shape[1]
+    ws = ws * m if len(ws) == 1 else ws
+    shape = [1] * acc.ndim
+    shape[1] = m
+    lo, hi = to.int_min - y_zero_point, to.int_max - y_zero_point
+    if how == "fixed_point":
+        c = [float(xs) * float(s) / float(ys) for s in ws]  # double, as TFLite's GetQuantizedConvolutionMultipler
+        y = np.concatenate([_fixed_point(np.asarray(acc)[:, i:i + 1].astype(np.int64), c[i]) for i in range(m)], axis=1)
+        return _saturate(y + y_zero_point, to)
+    if how in ("float32", "float64"):
+        f = np.float32 if how == "float32" else np.float64
+        # the multiplier as C computes it in that type: (x_scale * w_scale) / y_scale, two roundings
+        c = (f(xs) * np.array(ws, dtype=f)) / f(ys)
+        v = np.asarray(acc).astype(f) * c.reshape(shape)  # float(acc) * scale: MLAS MlasRequantizeOutput
+        v = np.clip(v, f(lo), f(hi))
+        return (np.rint(v).astype(np.int64) + y_zero_point).astype(to.np_dtype)
+    unique = {s: ref.multiplier(xs, s, ys) for s in set(ws)}
+    multipliers = [unique[s] for s in ws]
+    if how == "exact":
+        return ref.requantize(acc, multipliers, y_zero_point, to, min(bound, 2**31))
+    q, half = exact_round(acc, multipliers)
+    return _round_variant(q, half, y_zero_point, to, how)
+
+
+def _fixed_point(acc: np.ndarray, c: float) -> np.ndarray:
+    """round(acc * c) the gemmlowp / TFLite way: c = q * 2**shift with q a Q31 integer (QuantizeMultiplier),
+    SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT (ties away from zero, twice)."""
+    mant, shift = frexp(c)
+    q = int(mant * 2**31 + 0.5)  # std::round of a positive value
+    if q == 2**31:
+        q, shift = q // 2, shift + 1
+    left, right = max(shift, 0), min(max(-shift, 0), 62)
+    a = np.clip(acc * (1 << left), ref.INT32_MIN, ref.INT32_MAX)
+    ab = a * q  # |ab| < 2**62
+    nudged = ab + np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    high = np.where(nudged >= 0, nudged // (1 << 31), -((-nudged) // (1 << 31)))  # C division: toward zero
+    mask = (1 << right) - 1
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> right) + ((high & mask) > threshold)
+
+
+def _round_variant(q: np.ndarray, half: np.ndarray, y_zero_point: int, to: DType, how: str) -> np.ndarray:
+    """y from the exact rounding (q, half) of v (exact_round) by a wrong rounding step."""
+    if how == "exact":
+        return _saturate(q + y_zero_point, to)
+    if how == "half_away":
+        # at a tie v = q + half / 2: away from zero is floor(v) + 1 for v > 0, floor(v) for v < 0
+        floor = q - (half < 0)
+        away = np.where(2 * q + half > 0, floor + 1, floor)
+        return _saturate(np.where(half != 0, away, q) + y_zero_point, to)
+    if how == "zero_point_first":
+        # round_half_even(v + y_zero_point): at a tie, the even one of t and t + half (t = q + zero point)
+        t = q + y_zero_point
+        tied = np.where(t % 2 == 0, t, t + half)
+        return _saturate(np.where(half != 0, tied, t), to)
+    if how == "saturate_first":
+        return _wrap(np.clip(q, to.int_min, to.int_max) + y_zero_point, to)
+    raise ValueError(how)
+
+
+def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scale_axis: str = "output",
+          same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
+          wrap32: bool = False) -> list[np.ndarray]:
+    """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
+    Shape checks are the reference's (a fault accepts no more models than the spec does)."""
+    if len(inputs) not in (8, 9):
+        raise ValueError(f"QLinearConv takes 8 or 9 inputs, got {len(inputs)}")
+    x, xs, xz, w, ws, wz, ys, yz = (np.asarray(v) for v in inputs[:8])
+    b = None if len(inputs) < 9 or inputs[8] is None else np.asarray(inputs[8])
+    y_type = dtypes.from_numpy(yz.dtype)
+    ws = np.asarray(ws, dtype=np.float32).reshape(-1)
+    wz = wz.reshape(-1)
+    group = int(attrs.get("group", 1))
+    ref.check_shapes(x.shape, w.shape, group, ws.size, wz.size, None if b is None else b.shape,
+                     attrs.get("kernel_shape"), {"x_scale": xs.size, "x_zero_point": xz.size, "y_scale": ys.size,
+                                                 "y_zero_point": yz.size})
+    kernel = w.shape[2:]
+    nd = len(kernel)
+    strides, dilations = _ints(attrs.get("strides"), nd, 1), _ints(attrs.get("dilations"), nd, 1)
+    auto_pad = _attr(attrs, "auto_pad", "NOTSET")
+    begin, end, out = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, auto_pad, attrs.get("pads"))
+    if same_swapped and auto_pad in _SAME:  # the odd pixel on the other side, same output shape
+        other = _SAME[1 - _SAME.index(auto_pad)]
+        begin, end, _ = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, other, None)
+    taps = [1] * nd if dilation_ignored else dilations
+    m = w.shape[0]
+    shape = (x.shape[0], m) + tuple(out)
+    xs_, ys_ = float(xs.reshape(-1)[0]), float(ys.reshape(-1)[0])
+    if not all(v > 0 and isfinite(v) for v in [xs_, ys_] + ws.tolist()):
+        return [np.zeros(shape, dtype=y_type.np_dtype)]  # undefined: the reference's placeholder
+    xz_, yz_ = int(xz.reshape(-1)[0]), int(yz.reshape(-1)[0])
+    if scale_axis == "input" and ws.size > 1 and ws.size == w.shape[1]:
+        return [_input_axis(x, xz_, w, wz, ws, b, group, begin, end, out, strides, taps, xs_, ys_, yz_, y_type,
+                            requant)]
+    acc, bound = ref.accumulate(x, xz_, w, wz, group, begin, end, out, strides, taps)
+    if b is not None and not bias_ignored:
+        acc = acc.astype(np.float64) + b.astype(np.float64).reshape((1, m) + (1,) * nd)
+        bound += int(np.abs(b.astype(np.int64)).max()) if b.size else 0
+    if bound > ref.INT32_MAX:
+        a = acc.astype(np.int64)
+        if wrap32:
+            acc = (a + 2**31) % 2**32 - 2**31
+        else:  # the reference's placeholder where conv + B leaves int32 (undefined)
+            acc = np.where((a < ref.INT32_MIN) | (a > ref.INT32_MAX), 0, a)
+        bound = 2**31
+    scales = [float(ws[0])] if scale_axis == "first" else ws.tolist()
+    return [_requantize(acc, bound, xs_, scales, ys_, yz_, y_type, requant)]
+
+
+def _input_axis(x, xz, w, wz, ws, b, group, begin, end, out, strides, taps, xs, ys, yz, y_type, requant):
+    """w dequantized along its axis 1: weight [m, c, k...] is (w - w_zero_point[c]) * w_scale[c];
+    the value of output [n, m, ...] is x_scale / y_scale * (sum_c w_scale[c] * acc_c + w_scale[m] * B[m]),
+    acc_c the part of the sum over input channel c of the group, rounded exactly."""
+    cg = w.shape[1]
+    # w_scale[c] = k_c * 2**-e exactly (float32 values are dyadic)
+    ratios = [float(s).as_integer_ratio() for s in ws]
+    e = max(d for _, d in ratios).bit_length() - 1
+    k = [n * (2**e // d) for n, d in ratios]
+    total = None
+    for c in range(cg):
+        wd = np.zeros(w.shape, dtype=np.int16)
+        wd[:, c] = w[:, c].astype(np.int16) - np.int16(wz[c])
+        acc_c, _ = ref.accumulate(x, xz, wd, np.zeros(1, dtype=np.int16), group, begin, end, out, strides, taps)
+        term = acc_c.astype(np.int64).astype(object) * k[c]
+        total = term if total is None else total + term
+    if b is not None:
+        m = w.shape[0]
+        bias = np.array([int(b[i]) * k[i] for i in range(m)], dtype=object)
+        total = total + bias.reshape((1, m) + (1,) * (total.ndim - 2))
+    num, den = ref.multiplier(xs, 2.0**-e, ys)
+    q, half = _rne_ratio(total, num, den)
+    return _round_variant(q, half, yz, y_type, "exact" if requant == "exact" else requant)
+
+
+def _node(**deviation):
+    def fn(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
+        return _conv(inputs, attrs, **deviation)
+    fn.__doc__ = f"QLinearConv with the deviation {deviation} (generator.reference.qlinear_conv_faults)."
+    return fn
+
+
+# ---------------------------------------------------------------------------------------
+# equivalence proofs, per class
+# ---------------------------------------------------------------------------------------
+def _unless_same(p: dict) -> str | None:
+    if _parts(p)[0] == "explicit":
+        return "auto_pad is NOTSET or VALID: there is no SAME padding to split"
+    return None
+
+
+def _unless_dilated(p: dict) -> str | None:
+    return None if _parts(p)[1] else "every dilation is 1: ignoring dilations changes no tap"
+
+
+def _unless_per_channel(p: dict) -> str | None:
+    return None if _parts(p)[2] else ("w_scale and w_zero_point are per tensor (one element): there is no "
+                                      "per-channel axis or element to pick")
+
+
+def _unless_bias(p: dict) -> str | None:
+    return None if _parts(p)[3] else "there is no B to ignore"
+
+
+_WRAP_PROOF = ("a defined input has conv + B within int32 (outside is undefined [reference: UNDEF_ACC_INT32] and goes "
+               "to probe/); integer sums computed modulo 2**32 equal the exact sum whenever that lies in int32, "
+               "whatever the partial sums do")
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("qlinear_conv.requant_float32",
+          "requantizes in float32: float(acc) * float32((x_scale * w_scale) / y_scale), rounded half to even",
+          _node(requant="float32"),
+          seen_in="onnxruntime (MLAS MlasRequantizeOutput: float32 output_scales, float(acc) * scale)"),
+    Fault("qlinear_conv.requant_float64",
+          "requantizes in float64: acc * ((x_scale * w_scale) / y_scale) in double, rounded half to even",
+          _node(requant="float64")),
+    Fault("qlinear_conv.requant_fixed_point",
+          "requantizes in fixed point: a Q31 multiplier and shift from the double x_scale * w_scale / y_scale, "
+          "rounding doubling high multiply, rounding right shift (ties away from zero)",
+          _node(requant="fixed_point"),
+          seen_in="gemmlowp / TFLite kernels (QuantizeMultiplier, MultiplyByQuantizedMultiplier); onnxruntime's "
+                  "QLinearConv before MLAS (gemmlowp output pipeline)"),
+    Fault("qlinear_conv.zero_point_before_rounding",
+          "adds y_zero_point before rounding: round_half_even(acc * c + y_zero_point)",
+          _node(requant="zero_point_first"),
+          seen_in="onnx.reference (np.round(R + y_zero_point))"),
+    Fault("qlinear_conv.round_half_away",
+          "rounds requantization ties away from zero instead of to even (C roundf / std::round)",
+          _node(requant="half_away")),
+    Fault("qlinear_conv.saturate_before_zero_point",
+          "saturates round(acc * c) to the output type, then adds y_zero_point (the sum wraps)",
+          _node(requant="saturate_first")),
+    Fault("qlinear_conv.per_channel_input_axis",
+          "takes per-channel w_scale / w_zero_point along w's axis 1 (input channels) when it has C / group == M "
+          "elements", _node(scale_axis="input"),
+          seen_in="OpenVINO ONNX frontend (DequantizeLinear of w with axis 1; other shapes fail to convert)",
+          equivalent=_unless_per_channel),
+    Fault("qlinear_conv.per_channel_first_scale",
+          "uses w_scale[0] for every output channel", _node(scale_axis="first"), equivalent=_unless_per_channel),
+    Fault("qlinear_conv.same_split_swapped",
+          "puts SAME's odd padding pixel on the wrong side (SAME_UPPER as SAME_LOWER and back)",
+          _node(same_swapped=True), equivalent=_unless_same),
+    Fault("qlinear_conv.dilation_ignored",
+          "reads the kernel's taps as if every dilation were 1 (padding and output shape still dilated)",
+          _node(dilation_ignored=True), equivalent=_unless_dilated),
+    Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias),
+    Fault("qlinear_conv.accumulator_wrap32",
+          "accumulates conv + B in int32 with wraparound", _node(wrap32=True),
+          equivalent=lambda p: _WRAP_PROOF),
+)
