@@ -4,7 +4,8 @@ This is the one place that decides a verdict from what a backend does (DESIGN.md
 
   node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported; the outputs are
                 judged in every tier, the verdict is the selected tier's, and `tiers_met` lists the
-                tiers whose comparison passes (empty where the backend raised or did not run)
+                tiers whose comparison passes (empty where the backend raised or did not run); a
+                fail names the fault models that reproduce its outputs (`diagnosis`, runners/diagnose.py)
   negative      pass if the backend refuses the model at the phase case.json names
                 ("prepare": prepare must raise; "run": prepare or run may raise), else fail
   probe         always "probe": what the backend returned (values and bit patterns) or the text of
@@ -285,7 +286,12 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.message = f"{label}: recorded {len(r.outputs)} output(s)"
         return
 
-    _compare(case, i, tier, outputs, r, _twin(backend, case))
+    twin = _twin(backend, case)
+    _compare(case, i, tier, outputs, r, twin)
+    if r.verdict == FAIL:  # which fault models reproduce these outputs (runners/diagnose.py)
+        from runners.diagnose import annotate
+
+        annotate(r, case, i, outputs, twin)
 
 
 def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None) -> None:

@@ -5,9 +5,10 @@
 One results file per backend (`pytest SUITE --backend B --report B.json`); several side by side make
 a scoreboard. The page shows, per backend: name, version, settings and tier; counts per family and
 verdict; the tiers met per family; a from-type x to-type grid for Cast and the promotion table for
-ConvertPromoteTypes, colored by verdict; the first mismatches of every failing item; and the probe
-cases as a divergence matrix (what each backend returned where the spec defines nothing). The HTML
-is one self-contained file: inline CSS, no scripts, no network.
+ConvertPromoteTypes, colored by verdict; the failures per fault model (runners/diagnose.py: how many
+failing items each fault model reproduces, per backend); the first mismatches and the diagnosis of every
+failing item; and the probe cases as a divergence matrix (what each backend returned where the spec
+defines nothing). The HTML is one self-contained file: inline CSS, no scripts, no network.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import jinja2
 
 from generator import dtypes
+from runners.diagnose import NO_MATCH, fault_table, fault_whats
 from runners.results import read_results
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
@@ -123,6 +125,22 @@ def failures(run: Run) -> tuple[list[dict], int]:
     return bad[:MAX_FAILURES], len(bad)
 
 
+def diagnosis_text(r: dict, whats: dict[str, str]) -> str | None:
+    """A failing item's diagnosis as one line ("consistent with: ..." / "matches no known fault"), None
+    where it has none (not a wrong-value failure, no fault models, an older results file)."""
+    names = r.get("diagnosis")
+    if names is None:
+        return None
+    if not names:
+        return NO_MATCH
+    return "consistent with: " + "; ".join(f"{whats[n]} ({n})" if whats.get(n) else n for n in names)
+
+
+def _diagnosed(items: tuple[list[dict], int], whats: dict[str, str]) -> tuple[list[dict], int]:
+    listed, total = items
+    return [dict(r, diagnosis_text=diagnosis_text(r, whats)) for r in listed], total
+
+
 def _probe_key(r: dict) -> tuple[str, int]:
     return r["case"], r["dataset"]
 
@@ -178,6 +196,7 @@ def probe_matrix(runs: list[Run]) -> dict:
 
 def build(runs: list[Run]) -> dict:
     families = sorted({f for run in runs for f in family_counts(run)})
+    whats = fault_whats({n for run in runs for r in run.records for n in r.get("diagnosis") or ()})
     return {
         "runs": [{
             "run": run,
@@ -186,8 +205,9 @@ def build(runs: list[Run]) -> dict:
             "families": family_counts(run),
             "tiers": tiers_met(run),
             "grids": grids(run),
-            "failures": failures(run),
+            "failures": _diagnosed(failures(run), whats),
         } for run in runs],
+        "faults": fault_table([(run.label, run.records) for run in runs]),
         "families": families,
         "order": ORDER,
         "probes": probe_matrix(runs),

@@ -62,13 +62,19 @@ class Result:
     params: dict | None = None
     # node / graph data sets: the tiers ("strict", "tolerant") whose comparison passes; None for other kinds
     tiers_met: list[str] | None = None
+    # fail verdicts of node / graph data sets: the fault models that reproduce the outputs ([] = none);
+    # None (absent from the record) where nothing was diagnosed (runners/diagnose.py)
+    diagnosis: list[str] | None = None
 
     @property
     def failed(self) -> bool:
         return self.verdict in FAILING
 
     def to_record(self) -> dict:
-        return jsonable(dataclasses.asdict(self))
+        record = jsonable(dataclasses.asdict(self))
+        if record.get("diagnosis") is None:
+            del record["diagnosis"]
+        return record
 
 
 def jsonable(x):

@@ -92,7 +92,12 @@ def _from_path(spec: str) -> Backend:
 
 def get_backend(spec: str) -> Backend:
     """A backend by name ("onnxruntime", "onnx-reference", "opconform", an entry point name) or by
-    "module:attr" / "module.path". Raises UnknownBackend (BackendNotInstalled) with a one-line message."""
+    "module:attr" / "module.path", or "fault:<fault name>" (a mutant: runners/backends/mutant.py).
+    Raises UnknownBackend (BackendNotInstalled) with a one-line message."""
+    if spec.startswith("fault:"):
+        from runners.backends.mutant import mutant
+
+        return mutant(spec)
     if spec in BUILTINS:
         return _builtin(spec)
     eps = _entry_points()
@@ -101,7 +106,7 @@ def get_backend(spec: str) -> Backend:
     if ":" in spec or "." in spec:
         return _from_path(spec)
     raise UnknownBackend(f"unknown backend {spec!r}; available: {', '.join(_available())} "
-                         f"(or module:attr for an onnx.backend.base.Backend)")
+                         f"(or module:attr for an onnx.backend.base.Backend, fault:<fault name> for a mutant)")
 
 
 def list_backends() -> list[dict]:

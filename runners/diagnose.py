@@ -1,0 +1,180 @@
+"""Diagnosis: which fault models reproduce a failing backend's outputs (DESIGN.md, "Fault models,
+witnesses, diagnosis"; issue 9, item 5).
+
+When a backend fails a data set (verdict `fail`: wrong values; not error / unsupported / crash), each
+fault model of the case's family (generator.faults.catalogue) that can differ in the case's parameter
+group is run once on that data set (generator.faults.fault_outputs). Its outputs take the place of the
+expected ones and are compared with what the backend returned by runners/compare.py in the strict tier
+under the case's own compare spec, so the rules that judged the backend (NaN payloads, the sign of zero,
+strings read back as values ...) also decide whether a fault explains it. A fault that raises, or whose
+outputs have another count, type or shape, is not consistent.
+
+The verdict carries the result:
+  message    a last line "consistent with: <what> (<name>)[; <what> (<name>) ...]", or
+             "matches no known fault"
+  record     "diagnosis": the consistent faults' names ([] when none is); absent where nothing was
+             diagnosed: other verdicts, probe / negative kinds, a family without fault models, a case run
+             on another format's twin
+Cost: at most one run of each of the family's faults per failing data set; nothing for passing ones.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+import numpy as np
+
+from generator import faults as fault_models
+from generator.faults import Fault
+from generator.serialize import LoadedCase, graph_io_types
+
+NO_MATCH = "matches no known fault"
+NOT_DIAGNOSED = "not diagnosed"  # a failure without a diagnosis (no fault models, an older results file)
+
+
+def candidates(meta: dict | None) -> list[Fault] | None:
+    """The fault models of the case's family that can differ from the reference in its parameter group;
+    None when the family has no fault models (or the case no case.json)."""
+    family = (meta or {}).get("family")
+    if not family:
+        return None
+    try:
+        catalogue = fault_models.catalogue(family)
+    except Exception:  # noqa: BLE001 - a broken fault module must not cost the verdict
+        return None
+    if not catalogue:
+        return None
+    params = fault_models.group_params(meta)
+    out = []
+    for f in catalogue:
+        try:
+            reason = f.equivalent(params)
+        except Exception:  # noqa: BLE001 - cannot tell: try it
+            reason = None
+        if not reason:
+            out.append(f)
+    return out
+
+
+def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual: list) -> bool:
+    """Does a backend with exactly this fault output `actual` on these inputs (strict tier, the case's spec)?"""
+    from runners.backends.base import as_declared
+    from runners.compare import compare_outputs
+
+    try:
+        _, outs = graph_io_types(case.model)
+        names, types = [n for n, _ in outs], [t for _, t in outs]
+        produced = fault_models.fault_outputs(fault, case.model, [np.asarray(x) for x in inputs], case.meta or {})
+        produced = [as_declared(y, t) for y, t in zip(produced, types)]
+        outcome = compare_outputs(produced, list(actual), names, types, (case.meta or {}).get("compare"),
+                                  "strict", max_shown=0)
+    except Exception:  # noqa: BLE001 - a fault that raises here is simply not what the backend did
+        return False
+    return bool(outcome.ok)
+
+
+def diagnose(case: LoadedCase, dataset: int | list[np.ndarray], actual: list,
+             faults: Iterable[Fault] | None = None) -> list[Fault]:
+    """The fault models that reproduce `actual` exactly on data set `dataset` of `case` (an index, or the
+    inputs themselves). faults: the ones to try (default: `candidates(case.meta)`, [] without any)."""
+    inputs = case.inputs[dataset] if isinstance(dataset, (int, np.integer)) else dataset
+    if faults is None:
+        faults = candidates(case.meta) or []
+    return [f for f in faults if consistent(f, case, inputs, actual)]
+
+
+def describe(found: list[Fault]) -> str:
+    """The message line: "consistent with: <what> (<name>); ..." or "matches no known fault"."""
+    if not found:
+        return NO_MATCH
+    return "consistent with: " + "; ".join(f"{f.what} ({f.name})" for f in found)
+
+
+def annotate(result, case: LoadedCase, dataset: int, actual: list, twin=None) -> None:
+    """Diagnose a `fail` verdict of a node / graph data set in place: result.diagnosis (fault names) and
+    the message's last line. Leaves every other result as it is (no `diagnosis`). twin: the twin whose data
+    sets the backend was judged on; such outputs are in the twin's layout, which the fault models do not
+    produce, so they are not diagnosed."""
+    if result.verdict != "fail" or case.kind not in ("node", "graph") or twin is not None:
+        return
+    tried = candidates(case.meta)
+    if tried is None:
+        return
+    found = diagnose(case, dataset, actual, tried)
+    result.diagnosis = [f.name for f in found]
+    result.message = f"{result.message}\n{describe(found)}"
+
+
+# ---------------------------------------------------------------------------------------
+# diagnoses of a whole run (results records): the report's table and the README's discrepancies
+# ---------------------------------------------------------------------------------------
+def fault_whats(names: Iterable[str]) -> dict[str, str]:
+    """name -> one-line description, for the faults of the catalogues installed now (names from an older
+    run whose fault is gone get none)."""
+    families = {n.split(".", 1)[0] for n in names}
+    out = {}
+    for family in families:
+        try:
+            out.update((f.name, f.what) for f in fault_models.catalogue(family))
+        except Exception:  # noqa: BLE001
+            continue
+    return out
+
+
+def _family(record: dict, name: str | None = None) -> str:
+    return record.get("family") or (name.split(".", 1)[0] if name else None) or record.get("op") or "(none)"
+
+
+def tally(records: Iterable[dict]) -> dict[tuple[str, str], int]:
+    """(family, fault name | NO_MATCH | NOT_DIAGNOSED) -> failing items (verdict fail of node / graph data sets).
+    An item consistent with several faults counts once for each."""
+    counts: Counter = Counter()
+    for r in records:
+        if r.get("verdict") != "fail" or r.get("kind") not in ("node", "graph", None):
+            continue
+        diagnosis = r.get("diagnosis")
+        if diagnosis is None:
+            counts[(_family(r), NOT_DIAGNOSED)] += 1
+        elif not diagnosis:
+            counts[(_family(r), NO_MATCH)] += 1
+        for name in diagnosis or ():
+            counts[(_family(r, name), name)] += 1
+    return dict(counts)
+
+
+def fault_table(runs: list[tuple[str, list[dict]]]) -> dict:
+    """Failing items per fault model and backend: runs are (backend label, records).
+
+    {"backends": [labels], "rows": [{"family", "fault", "what", "counts": [per backend], "total"}],
+     "failures": [failing node / graph items per backend]}; rows by family, then faults by their total
+    (most first), then NO_MATCH and NOT_DIAGNOSED last in their family."""
+    per = [tally(records) for _, records in runs]
+    keys = sorted({k for t in per for k in t})
+    whats = fault_whats(k[1] for k in keys if k[1] not in (NO_MATCH, NOT_DIAGNOSED))
+    grouped: dict[str, list] = defaultdict(list)
+    for family, fault in keys:
+        counts = [t.get((family, fault), 0) for t in per]
+        grouped[family].append({"family": family, "fault": fault, "what": whats.get(fault, ""),
+                                "counts": counts, "total": sum(counts)})
+    tail = {NO_MATCH: 1, NOT_DIAGNOSED: 2}
+    rows = []
+    for family in sorted(grouped):
+        rows += sorted(grouped[family], key=lambda row: (tail.get(row["fault"], 0), -row["total"], row["fault"]))
+    failures = [sum(1 for r in records if r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None))
+                for _, records in runs]
+    return {"backends": [label for label, _ in runs], "rows": rows, "failures": failures}
+
+
+def markdown(table: dict) -> str:
+    """The fault table as Markdown (the README's known-discrepancies table)."""
+    backends = table["backends"]
+    lines = ["| family | fault model | " + " | ".join(backends) + " |",
+             "|---|---|" + "---:|" * len(backends)]
+    for row in table["rows"]:
+        fault = row["fault"] if row["fault"] in (NO_MATCH, NOT_DIAGNOSED) else f"`{row['fault']}`"
+        if row["what"]:
+            fault += f": {row['what']}"
+        lines.append(f"| {row['family']} | {fault} | " + " | ".join(str(n or "") for n in row["counts"]) + " |")
+    lines.append("| | failing items (node / graph data sets) | " + " | ".join(map(str, table["failures"])) + " |")
+    return "\n".join(lines) + "\n"

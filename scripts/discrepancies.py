@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""The README's known-discrepancies table from diagnosed results files.
+
+    python scripts/discrepancies.py RESULTS.json [RESULTS.json ...]     (one file per backend)
+
+Each file is what `pytest SUITE --backend B --report RESULTS.json` writes. Prints a Markdown table:
+one row per (family, fault model) that some failing item is consistent with, one column per backend,
+each cell the number of failing items (node / graph data sets with wrong values) whose outputs that fault
+model reproduces exactly (runners/diagnose.py); then, per family, the failing items that match no known
+fault and those not diagnosed (a family without fault models, or a results file older than the diagnosis).
+An item consistent with several fault models counts once for each. scripts/example_report.sh runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from runners.diagnose import fault_table, markdown
+from runners.report import load
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="discrepancies.py", description=__doc__.strip().splitlines()[0])
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files, one per backend")
+    args = parser.parse_args(argv)
+    try:
+        runs = load(args.results)
+    except ValueError as exc:
+        print(f"discrepancies.py: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(markdown(fault_table([(run.label, run.records) for run in runs])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

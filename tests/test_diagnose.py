@@ -1,0 +1,280 @@
+"""Diagnosis of failures (runners/diagnose.py), the mutant backends `fault:<name>` (runners/backends/mutant.py),
+and where a diagnosis shows: the pytest failure message, the JSON record, the report, scripts/discrepancies.py.
+
+Most tests use a hand-made fault catalogue for DynamicQuantizeLinear, monkeypatched in place of
+generator/reference/dynamic_quantize_linear_faults.py, on a suite written by `gen-cases --family
+dynamic_quantize_linear --profile quick`: they do not depend on the real catalogues. The last test runs a
+real Cast fault model as a mutant over a small generated Cast suite.
+
+Out of scope here: the fault models themselves and their witnesses (their families' tests), the comparison
+rules (test_compare.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import generator.faults
+from generator import cli
+from generator.faults import Fault
+from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear_node
+from generator.serialize import read_case
+from runners.backends.base import UnknownBackend
+from runners.backends.opconform import OpconformBackend
+from runners.backends.registry import get_backend, list_backends
+from runners.diagnose import NO_MATCH, NOT_DIAGNOSED, diagnose, fault_table, markdown
+from runners.execute import run_case_dataset
+from runners.report import build, load, render
+from runners.results import write_results
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+F32 = np.float32
+FAMILY = "dynamic_quantize_linear"
+HALF_AWAY = f"{FAMILY}.test_half_away"
+RECIPROCAL = f"{FAMILY}.test_scale_reciprocal"
+RAISES = f"{FAMILY}.test_raises"
+EQUIVALENT = f"{FAMILY}.test_equivalent_everywhere"
+HALF_AWAY_WHAT = "y and the zero point rounded half away from zero"
+
+
+# ---------------------------------------------------------------------------------------
+# a hand-made catalogue
+# ---------------------------------------------------------------------------------------
+def _half_away(v):
+    v = np.asarray(v, dtype=np.float64)
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+def _dql(x, scale_of, rnd):
+    x = np.asarray(x, dtype=F32)
+    with np.errstate(all="ignore"):
+        lo, hi = np.minimum(np.min(x), F32(0)), np.maximum(np.max(x), F32(0))
+        scale = F32(scale_of(F32(hi - lo)))
+        zp = rnd(np.clip(F32(F32(0) - F32(lo / scale)), 0, 255))
+        y = np.clip(rnd((x / scale).astype(F32)) + zp, 0, 255)
+    return [y.astype(np.uint8), np.array(scale, dtype=F32), np.array(zp, dtype=np.uint8)]
+
+
+def half_away_node(inputs, attrs, opset, input_types):
+    return _dql(inputs[0], lambda r: r / F32(255), _half_away)
+
+
+def reciprocal_node(inputs, attrs, opset, input_types):
+    return _dql(inputs[0], lambda r: r * F32(1 / 255), np.rint)
+
+
+def raising_node(inputs, attrs, opset, input_types):
+    raise RuntimeError("this fault model raises")
+
+
+CALLS: list = []
+
+
+def equivalent_node(inputs, attrs, opset, input_types):
+    CALLS.append(1)  # never called: equivalent() says it cannot differ anywhere
+    return half_away_node(inputs, attrs, opset, input_types)
+
+
+FAULTS = (
+    Fault(HALF_AWAY, HALF_AWAY_WHAT, half_away_node),
+    Fault(RECIPROCAL, "y_scale computed as range * (1/255)", reciprocal_node),
+    Fault(RAISES, "raises", raising_node),
+    Fault(EQUIVALENT, "equivalent everywhere", equivalent_node, equivalent=lambda params: "by construction"),
+)
+
+
+@pytest.fixture
+def hand_faults(monkeypatch):
+    """The hand-made catalogue is the dynamic_quantize_linear family's; no other family has fault models."""
+    fake = types.SimpleNamespace(FAULTS=FAULTS, group_key=lambda meta: "all")
+    monkeypatch.setattr(generator.faults, "module", lambda family: fake if family == FAMILY else None)
+    CALLS.clear()
+    yield
+    assert not CALLS, "a fault listed as equivalent in the group was run"
+
+
+@pytest.fixture(scope="module")
+def dql_suite(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dql") / "suite"
+    assert cli.main([str(out), "--family", FAMILY, "--profile", "quick"]) == 0
+    return out
+
+
+def node_cases(suite: Path):
+    return [read_case(d) for d in sorted((suite / "node").iterdir())]
+
+
+def verdicts(backend, suite: Path):
+    return [run_case_dataset(backend, case, i, "strict", {}) for case in node_cases(suite)
+            for i in range(case.n_datasets)]
+
+
+class Unmodelled(OpconformBackend):
+    """Wrong in a way no fault model describes: the low bit of the first element of y flipped."""
+
+    name = "unmodelled"
+
+    def run(self, prepared, inputs):
+        y, scale, zp = super().run(prepared, inputs)
+        y = y.copy()
+        if y.size:
+            y.reshape(-1)[0] ^= 1
+        return [y, scale, zp]
+
+
+# ---------------------------------------------------------------------------------------
+# the diagnosis on the verdict path
+# ---------------------------------------------------------------------------------------
+def test_a_fault_applied_is_diagnosed_as_exactly_that_fault(hand_faults, dql_suite):
+    backend = get_backend(f"fault:{HALF_AWAY}")
+    results = verdicts(backend, dql_suite)
+    failed = [r for r in results if r.verdict == "fail"]
+    assert failed, "the quick suite has ties: half away from zero must fail some data set"
+    assert {r.verdict for r in results} <= {"pass", "fail"}
+    for r in failed:
+        assert r.diagnosis == [HALF_AWAY], r.message
+        assert r.message.splitlines()[-1] == f"consistent with: {HALF_AWAY_WHAT} ({HALF_AWAY})"
+        assert r.to_record()["diagnosis"] == [HALF_AWAY]
+    for r in results:
+        if r.verdict == "pass":
+            assert r.diagnosis is None and "diagnosis" not in r.to_record()
+
+
+def test_wrong_in_an_unmodelled_way_matches_no_known_fault(hand_faults, dql_suite):
+    failed = [r for r in verdicts(Unmodelled(), dql_suite) if r.verdict == "fail"]
+    assert failed
+    for r in failed:
+        assert r.diagnosis == [] and r.to_record()["diagnosis"] == []
+        assert r.message.splitlines()[-1] == NO_MATCH
+
+
+def test_diagnose_api(hand_faults, dql_suite):
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    x = case.inputs[0]
+    wrong = half_away_node(x, {}, 11, [])
+    assert [f.name for f in diagnose(case, 0, wrong)] == [HALF_AWAY]
+    assert [f.name for f in diagnose(case, x, wrong)] == [HALF_AWAY]  # the inputs themselves
+    # the reference's own outputs: consistent with no fault that differs there
+    right = dynamic_quantize_linear_node(x, {}, 11, [])
+    assert HALF_AWAY not in [f.name for f in diagnose(case, 0, right)]
+    # only the faults given are tried
+    assert diagnose(case, 0, wrong, faults=[FAULTS[1]]) == []
+
+
+def test_no_fault_models_no_diagnosis(monkeypatch, dql_suite):
+    monkeypatch.setattr(generator.faults, "module", lambda family: None)
+    failed = [r for r in verdicts(Unmodelled(), dql_suite) if r.verdict == "fail"]
+    assert failed
+    for r in failed:
+        assert r.diagnosis is None and "diagnosis" not in r.to_record()
+        assert "consistent with" not in r.message and NO_MATCH not in r.message
+
+
+def test_errors_are_not_diagnosed(hand_faults, dql_suite):
+    class Raises(OpconformBackend):
+        name = "raises"
+
+        def run(self, prepared, inputs):
+            raise RuntimeError("no")
+
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    r = run_case_dataset(Raises(), case, 0, "strict", {})
+    assert r.verdict == "error" and r.diagnosis is None and "diagnosis" not in r.to_record()
+
+
+# ---------------------------------------------------------------------------------------
+# the mutant backends
+# ---------------------------------------------------------------------------------------
+def test_mutant_names(hand_faults):
+    b = get_backend(f"fault:{HALF_AWAY}")
+    assert b.name == f"fault:{HALF_AWAY}" and b.settings()["fault"] == HALF_AWAY
+    for spec, words in ((f"fault:{FAMILY}.nope", HALF_AWAY), ("fault:nofamily.x", "no fault models"),
+                        ("fault:", "no fault models")):
+        with pytest.raises(UnknownBackend) as exc:
+            get_backend(spec)
+        assert len(str(exc.value).splitlines()) == 1 and words in str(exc.value)
+    assert not [row for row in list_backends() if row["name"].startswith("fault:")]
+
+
+def test_mutant_runs_other_families_with_the_references(hand_faults, tmp_path):
+    suite = tmp_path / "cast"
+    assert cli.main([str(suite), "--family", "cast", "--profile", "quick", "--max-opset", "19"]) == 0
+    case = read_case(sorted((suite / "node").iterdir())[0])
+    assert run_case_dataset(get_backend(f"fault:{HALF_AWAY}"), case, 0, "strict", {}).verdict == "pass"
+
+
+# ---------------------------------------------------------------------------------------
+# pytest message, JSON record, report, discrepancies table
+# ---------------------------------------------------------------------------------------
+def _run(pytester, suite: Path, backend: str, report: Path):
+    return pytester.runpytest(str(suite), "--backend", backend, "--isolation", "none", "-p", "no:cacheprovider",
+                              "--report", str(report))
+
+
+def test_message_record_report_and_table(hand_faults, dql_suite, pytester, monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))  # test_diagnose:Unmodelled
+    mutant_json, unmodelled_json = pytester.path / "mutant.json", pytester.path / "unmodelled.json"
+    out = _run(pytester, dql_suite, f"fault:{HALF_AWAY}", mutant_json)
+    text = out.stdout.str()
+    assert out.ret == 1 and f"consistent with: {HALF_AWAY_WHAT} ({HALF_AWAY})" in text
+    out = _run(pytester, dql_suite, "test_diagnose:Unmodelled", unmodelled_json)
+    assert out.ret == 1 and NO_MATCH in out.stdout.str()
+
+    records = json.loads(mutant_json.read_text())["records"]
+    failed = [r for r in records if r["verdict"] == "fail"]
+    assert failed and all(r["diagnosis"] == [HALF_AWAY] for r in failed)
+    assert all("diagnosis" not in r for r in records if r["verdict"] != "fail")
+    n_unmodelled = sum(r["verdict"] == "fail" for r in json.loads(unmodelled_json.read_text())["records"])
+
+    runs = load([mutant_json, unmodelled_json])
+    table = build(runs)["faults"]
+    rows = {row["fault"]: row for row in table["rows"]}
+    assert rows[HALF_AWAY]["counts"] == [len(failed), 0] and rows[HALF_AWAY]["what"] == HALF_AWAY_WHAT
+    assert rows[NO_MATCH]["counts"] == [0, n_unmodelled]
+    assert table["failures"] == [len(failed), n_unmodelled]
+
+    html, md = render(runs, "html"), render(runs, "md")
+    for page in (html, md):
+        assert "Failures per fault model" in page and HALF_AWAY in page and HALF_AWAY_WHAT in page
+        assert f"consistent with: {HALF_AWAY_WHAT} ({HALF_AWAY})" in page and NO_MATCH in page
+
+    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "discrepancies.py"), str(mutant_json),
+                             str(unmodelled_json)], capture_output=True, text=True)
+    # (the script runs in another process: without the hand-made catalogue the fault has no description)
+    assert script.returncode == 0, script.stderr
+    lines = script.stdout.splitlines()
+    assert lines[0].startswith("| family | fault model | fault:") and "unmodelled" in lines[0]
+    assert f"| {FAMILY} | `{HALF_AWAY}` | {len(failed)} |  |" in lines
+    assert f"| {FAMILY} | {NO_MATCH} |  | {n_unmodelled} |" in lines
+
+
+def test_table_reads_older_results_without_diagnoses(tmp_path):
+    def rec(case, verdict, **extra):
+        return {"case": case, "dataset": 0, "kind": "node", "verdict": verdict, "family": "cast", "op": "Cast",
+                "params": None, "message": f"{case}[0]: {verdict}", "tiers_met": [], "mismatches": [], **extra}
+
+    old = tmp_path / "old.json"
+    write_results(old, [rec("a", "fail"), rec("b", "pass"), rec("c", "error")],
+                  {"backend": {"name": "old", "version": "1"}, "tier": "strict"})
+    new = tmp_path / "new.json"
+    write_results(new, [rec("a", "fail", diagnosis=["cast.x", "cast.y"]), rec("b", "fail", diagnosis=[])],
+                  {"backend": {"name": "new", "version": "2"}, "tier": "strict"})
+    runs = load([old, new])
+    table = fault_table([(r.label, r.records) for r in runs])
+    assert [(row["fault"], row["counts"]) for row in table["rows"]] == [
+        ("cast.x", [0, 1]), ("cast.y", [0, 1]), (NO_MATCH, [0, 1]), (NOT_DIAGNOSED, [1, 0])]
+    assert table["failures"] == [1, 2]
+    assert "| cast | not diagnosed | 1 |  |" in markdown(table)
+    render(runs, "html"), render(runs, "md")  # older records (no "diagnosis") render
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "discrepancies.py"), str(tmp_path / "nope.json")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope.json" in bad.stderr
