@@ -278,3 +278,39 @@ def test_table_reads_older_results_without_diagnoses(tmp_path):
     bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "discrepancies.py"), str(tmp_path / "nope.json")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nope.json" in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# a real fault model of Cast, as a mutant, through pytest and its worker process
+# ---------------------------------------------------------------------------------------
+def test_real_cast_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path):
+    catalogue = generator.faults.by_name("cast")
+    if not catalogue:
+        pytest.skip("no Cast fault models (generator/reference/cast_faults.py)")
+    name = "cast.round_half_away" if "cast.round_half_away" in catalogue else next(iter(catalogue))
+    suite, report = tmp_path / "cast", tmp_path / "r.json"
+    assert cli.main([str(suite), "--family", "cast", "--profile", "quick", "--max-opset", "21"]) == 0
+    run = subprocess.run([sys.executable, "-m", "pytest", str(suite / "node"), "-k", "float32_to", "-q",
+                          "-p", "no:cacheprovider", "--backend", f"fault:{name}", "--report", str(report)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
+    failed = [r for r in json.loads(report.read_text())["records"] if r["verdict"] == "fail"]
+    assert failed, f"the quick Cast suite kills {name} on no float32 -> * case"
+    for r in failed:
+        assert name in r["diagnosis"], r["message"]  # (a fault equal to it on that data set may be named too)
+        assert f"({name})" in r["message"].splitlines()[-1]
+    assert f"consistent with: {catalogue[name].what} ({name}" in run.stdout
+
+
+def test_a_mutant_refuses_what_the_reference_refuses(tmp_path):
+    """A fault model of the values (no checks of its own) keeps the reference's prepare-time refusals."""
+    faults = generator.faults.by_name("qlinear_conv")
+    if "qlinear_conv.bias_ignored" not in faults:
+        pytest.skip("no qlinear_conv.bias_ignored fault model")
+    suite = tmp_path / "qlc"
+    assert cli.main([str(suite), "--family", "qlinear_conv", "--profile", "quick"]) == 0
+    negatives = [read_case(d) for d in sorted((suite / "negative").iterdir())]
+    assert negatives
+    backend = get_backend("fault:qlinear_conv.bias_ignored")
+    for case in negatives:
+        assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass", case.name

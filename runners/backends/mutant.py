@@ -4,8 +4,9 @@
 
 A fault name is "<family>.<what>" (generator/faults.py); the family's catalogue
 (generator/reference/<family>_faults.py) holds it. On a case of that family the backend outputs what
-generator.faults.fault_outputs says a backend with that fault outputs; every other case runs the project's
-references, as the `opconform` backend does. So a suite that kills the fault fails such a backend, and
+generator.faults.fault_outputs says a backend with that fault outputs, and it refuses at prepare the models
+the fault's own checks refuse (`validate` / `validate_shapes` of the fault's node function; where it has none,
+the reference's); every other case runs the project's references, as the `opconform` backend does. So a suite that kills the fault fails such a backend, and
 the failures' diagnosis names the fault: a demonstration of both, with no faulty runtime installed.
 
 Mutants are not listed by `opconform backends` (there are as many as fault models); the README's backends
@@ -19,7 +20,9 @@ import onnx
 
 from generator import faults as fault_models
 from generator.faults import Fault
-from runners.backends.base import UnknownBackend, as_declared
+from generator.interpret import NoFunction, compile_model, domain_of
+from generator.reference import lookup as reference_lookup
+from runners.backends.base import UnknownBackend, Unsupported, as_declared, io_types
 from runners.backends.opconform import OpconformBackend
 
 PREFIX = "fault:"
@@ -53,11 +56,21 @@ class MutantBackend(OpconformBackend):
         return {"fault": self.fault.name, "what": self.fault.what}
 
     def prepare(self, model: onnx.ModelProto, case):
-        program = super().prepare(model, case)  # the reference's checks: a fault does not accept more models
         meta = getattr(case, "meta", None) or {}
-        if meta.get("family") == self.family:
-            return ("fault", model, meta, program)
-        return ("reference", None, None, program)
+        if meta.get("family") != self.family or "op" not in meta:
+            return ("reference", None, None, super().prepare(model, case))
+        io_types(model)
+        faulty = (domain_of(meta.get("domain", "")), meta["op"])
+        checked = _with_checks(self.fault.fn, reference_lookup(*faulty))
+
+        def lookup(d: str, o: str):
+            return checked if (d, o) == faulty else reference_lookup(d, o)
+
+        try:
+            program = compile_model(model, lookup, validate=True)  # what the fault refuses, it refuses here
+        except NoFunction as exc:
+            raise Unsupported(f"{self.name} has {exc}") from None
+        return ("fault", model, meta, program)
 
     def run(self, prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         how, model, meta, program = prepared
@@ -65,6 +78,18 @@ class MutantBackend(OpconformBackend):
             return super().run(program, inputs)
         outputs = fault_models.fault_outputs(self.fault, model, list(inputs), meta)
         return [as_declared(y, t) for y, (_, t) in zip(outputs, program.outputs)]
+
+
+def _with_checks(fn, reference):
+    """fn with prepare-time checks: its own `validate` / `validate_shapes`, else the reference's."""
+    def checked(*args):
+        return fn(*args)
+
+    for attr in ("validate", "validate_shapes"):
+        check = getattr(fn, attr, None) or getattr(reference, attr, None)
+        if check is not None:
+            setattr(checked, attr, check)
+    return checked
 
 
 def mutant(spec: str) -> MutantBackend:
