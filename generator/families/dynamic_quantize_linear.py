@@ -11,6 +11,8 @@ data set checks all three outputs:
                                              inf: every step still defined)
   range_smallest_normal / scale_subnormal    ranges near the smallest normal float32; y_scale subnormal
   large_random                               65536 elements (2**20 in the exhaustive profile)
+  witness_opset11                            the fault models' witnesses (reference/dynamic_quantize_linear_faults),
+                                             from the committed catalogue (generator/witness/catalogue/)
   length<n>_random                           seeded hypothesis draws of n float32 values
   probe / empty_probe / length<n>_random_probe  (probe/) inputs whose result the spec leaves undefined: all
                                              zeros, ranges that underflow to y_scale 0, NaN, infinities, empty
@@ -25,7 +27,7 @@ from typing import Callable, Iterator
 import numpy as np
 from hypothesis import strategies as st
 
-from generator import dtypes, sampling
+from generator import dtypes, sampling, witness
 from generator.case import Case, case_meta, node_model
 from generator.reference import dynamic_quantize_linear as ref
 
@@ -262,6 +264,31 @@ def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int)
                          undefined=sorted(reasons)))
 
 
+def witness_cases() -> Iterator[Case]:
+    """One node case per group of the committed witness catalogue (generator/witness/catalogue/
+    dynamic_quantize_linear.json): test_dynamicquantizelinear_witness_<group>, one data set per distinct
+    witness x (float32 values as decimals that read back exactly), expected outputs from the reference;
+    case.json "witnesses" names the faults each data set was built for."""
+    for key, group in sorted(witness.load(FAMILY)["groups"].items()):
+        what = "witness_" + key.replace("=", "").replace(" ", "_")
+        sets, made_for, seen = [], [], {}
+        for name, entry in sorted(group["faults"].items()):
+            for wit in entry.get("witnesses", []):
+                x = np.array([float(v) for v in wit["x"].split()], dtype=np.float64).astype(F32)
+                if x.tobytes() in seen:
+                    made_for[seen[x.tobytes()]].append(name)
+                    continue
+                y, scale, zp, why = ref.dynamic_quantize_linear(x)
+                if why:
+                    raise ValueError(f"witness catalogue: a {name} witness of {key!r} is undefined: {why}")
+                seen[x.tobytes()] = len(sets)
+                sets.append((x, [y, scale, zp]))
+                made_for.append([name])
+        if sets:
+            yield Case(f"test_dynamicquantizelinear_{what}", "node", _model(sets[0][0].shape), [[x] for x, _ in sets],
+                       [outs for _, outs in sets], _meta(what, 0, ["witness"], COMPARE, witnesses=made_for))
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the edge catalogue, the probes, the large case, each random case."""
     if max_opset < OPSET:
@@ -286,7 +313,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
         s = sampling.case_seed(seed, f"test_dynamicquantizelinear_{what}")
         yield from cases_of(what, random_inputs(n, opts["random"], s), ["random"], s)
 
-    units = [edges, probes]
+    units = [edges, probes, witness_cases]
     if opts["large"]:
         units.append(large)
     if opts["random"]:

@@ -13,6 +13,8 @@ outputs spread over the output range). Every listed attribute is its own case:
   rounding     exact requantization ties (power-of-two scales; and a multiplier 1/6 that is no float)
                and random scales
   config_<i>_random   configurations drawn by seeded hypothesis (the only cases --seed changes)
+  witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
+               fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/)
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
   *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
 
@@ -27,7 +29,7 @@ from typing import Callable, Iterator
 import numpy as np
 from hypothesis import strategies as st
 
-from generator import dtypes, sampling
+from generator import dtypes, sampling, witness
 from generator.case import Case, case_meta, node_model
 from generator.reference import qlinear_conv as ref
 
@@ -413,6 +415,70 @@ def random_configurations(n: int, seed: int) -> list[Conv]:
     return [replace(c, what=f"config_{i:03d}_random") for i, c in enumerate(chosen)]
 
 
+# ---------------------------------------------------------------------------------------------
+# witnesses of the fault models (generator/reference/qlinear_conv_faults.py)
+# ---------------------------------------------------------------------------------------------
+def witness_conv(what: str, params: dict) -> Conv:
+    """The configuration of a witness class from its catalogue params (Conv.params() of it)."""
+    attrs = {k: params[k] for k in ("auto_pad", "pads", "strides", "dilations", "group", "kernel_shape") if k in params}
+    w_shape = tuple(params["w_shape"])
+    return Conv(what, tuple(params["x_shape"]), w_shape[2:], w_shape[0], attrs,
+                (params["x_type"], params["w_type"], params["y_type"]),
+                per_channel=None if params["per_channel"] == "no" else params["per_channel"],
+                bias=None if params["bias"] == "absent" else params["bias"], scales=params["scales"])
+
+
+def witness_inputs(conv: Conv, wit: dict) -> list[np.ndarray]:
+    """The inputs (NAMES order) of one catalogued witness (generator/witness/qlinear_conv.py): every tensor a
+    string of space-separated values in C order, "v*n" a run of n integers v; B all zeros where left out."""
+    xt, wt, yt = (_type(t) for t in conv.types)
+    per = (conv.m,) if conv.per_channel else ()
+
+    def ints(text: str, t: dtypes.DType, shape: tuple) -> np.ndarray:
+        values = []
+        for token in text.split():
+            v, _, n = token.partition("*")
+            values += [int(v)] * (int(n) if n else 1)
+        return np.array(values, dtype=np.int64).reshape(shape).astype(t.np_dtype)
+
+    def scales(text: str, shape: tuple) -> np.ndarray:  # decimals that read back as the float32 values
+        return np.array([float(v) for v in text.split()], dtype=np.float64).astype(np.float32).reshape(shape)
+
+    inputs = [ints(wit["x"], xt, conv.x_shape), scales(wit["x_scale"], ()), ints(wit["x_zero_point"], xt, ()),
+              ints(wit["w"], wt, conv.w_shape), scales(wit["w_scale"], per), ints(wit["w_zero_point"], wt, per),
+              scales(wit["y_scale"], ()), ints(wit["y_zero_point"], yt, ())]
+    if conv.bias:
+        inputs.append(ints(wit.get("B", f"0*{conv.m}"), _type("int32"), (conv.m,)))
+    return inputs
+
+
+def witness_cases() -> Iterator[Case]:
+    """One node case per class of the committed witness catalogue (generator/witness/catalogue/
+    qlinear_conv.json): test_qlinearconv_witness_<class>, one data set per distinct witness, expected outputs
+    from the reference; case.json "witnesses" names the faults each data set was built for."""
+    for key, group in sorted(witness.load(FAMILY)["groups"].items()):
+        conv = witness_conv("witness_" + key.replace(" ", "_"), group["params"])
+        sets: list[list[np.ndarray]] = []
+        outputs, made_for, seen = [], [], {}
+        for name, entry in sorted(group["faults"].items()):
+            for wit in entry.get("witnesses", []):
+                inputs = witness_inputs(conv, wit)
+                digest = b"".join(np.ascontiguousarray(v).tobytes() for v in inputs)
+                if digest in seen:
+                    made_for[seen[digest]].append(name)
+                    continue
+                y, undefined = expected(conv, inputs)
+                if undefined:
+                    raise ValueError(f"witness catalogue: a {name} witness of {key!r} has undefined elements")
+                seen[digest] = len(sets)
+                sets.append(inputs)
+                outputs.append([y])
+                made_for.append([name])
+        if sets:
+            yield Case(conv.name, "node", model(conv), sets, outputs,
+                       _meta(conv, 0, ["witness"], COMPARE, witnesses=made_for))
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the catalogue, the probes and negatives, the random configurations."""
     if max_opset < OPSET:
@@ -434,4 +500,4 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
         for conv in random_configurations(opts["random"], seed):
             yield from conv_cases(conv, n, seed, ["random"])
 
-    return [fixed, others] + ([randoms] if opts["random"] else [])
+    return [fixed, others, witness_cases] + ([randoms] if opts["random"] else [])

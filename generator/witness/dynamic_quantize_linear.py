@@ -1,0 +1,122 @@
+"""Witnesses of the DynamicQuantizeLinear fault models (generator/reference/dynamic_quantize_linear_faults.py).
+
+One group per opset ("opset=11"). Every witness is an x of LENGTH float32 values, built by construction or
+by enumeration of float32 candidates, and kept only where the fault's outputs differ from the reference's
+(every step defined):
+  round_half_away       min -2.5, max 252.5: y_scale = 1 exactly, the zero point 2.5 and elements j + 0.5
+                        are ties (the reference rounds them to even)
+  range_not_widened     all positive (and all negative) x: the unwidened range gives another y_scale
+  scale_reciprocal      ranges 1, 2, 3 ... (max with min 0) until range * float32(1/255) != range / 255
+  zero_point_unclipped  a subnormal y_scale: range 300 * 2**-149 gives y_scale 2**-149, so
+                        -min / y_scale = 299 > 255
+  y_reciprocal, y_from_range   y_scale = float32(1 / 255) (range 1): the float32 x nearest to (j + 0.5) *
+                        y_scale whose quotient x / y_scale is exactly the tie, enumerated over j and the
+                        neighbouring float32 values, kept where the other formula lands on the other side
+
+Witness data (JSON): {"what": how it was built, "x": the values, space-separated, each the shortest decimal
+that reads back as exactly that float32 value}. generator/families/dynamic_quantize_linear.py turns them
+into the group's witness case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.reference import dynamic_quantize_linear as ref
+from generator.reference import dynamic_quantize_linear_faults as F
+
+OPSET = 11
+LENGTH = 8
+F32 = np.float32
+DENORM = float(np.finfo(F32).smallest_subnormal)
+
+
+def encode(x: np.ndarray, what: str) -> dict:
+    return {"what": what, "x": " ".join(repr(float(v)) for v in np.asarray(x, dtype=F32))}
+
+
+def decode(wit: dict) -> np.ndarray:
+    return np.array([float(v) for v in wit["x"].split()], dtype=np.float64).astype(F32)
+
+
+def differs(fault, x: np.ndarray) -> bool:
+    """Do the fault's three outputs differ from the reference's (every step defined) on x?"""
+    y, scale, zp, why = ref.dynamic_quantize_linear(x)
+    if why:
+        return False
+    fy, fscale, fzp = fault.fn([x], {}, OPSET, [])
+    return not (np.array_equal(y, fy) and np.array_equal(scale.view(np.uint32), np.asarray(fscale, F32).view(np.uint32))
+                and np.array_equal(zp, fzp))
+
+
+def _fill(values: list[float]) -> np.ndarray:
+    """LENGTH values: `values`, then repeated (min and max unchanged)."""
+    return np.resize(np.array(values, dtype=np.float64).astype(F32), LENGTH)
+
+
+def _half_away() -> list[tuple[np.ndarray, str]]:
+    return [(_fill([-2.5, 252.5, 0.5, 2.5, -1.5, 4.5, 100.5, 0.0]), "y_scale 1, zero point 2.5, y ties")]
+
+
+def _not_widened() -> list[tuple[np.ndarray, str]]:
+    return [(_fill([1.0, 256.0, 3.0, 100.0]), "all positive"), (_fill([-1.0, -256.0, -3.0, -100.0]), "all negative")]
+
+
+def _scale_reciprocal() -> list[tuple[np.ndarray, str]]:
+    out = []
+    for r in range(1, 1000):
+        x = _fill([0.0, float(r), r / 2, r / 3])
+        if len(out) < 2 and F32(F32(r) * F32(F32(1) / F32(255))) != F32(F32(r) / F32(255)):
+            out.append((x, f"range {r}"))
+    return out
+
+
+def _zero_point_unclipped() -> list[tuple[np.ndarray, str]]:
+    return [(_fill([DENORM, -299 * DENORM, -100 * DENORM, 0.0, -200 * DENORM]),
+             "range 300 * 2**-149: y_scale 2**-149, -min / y_scale = 299")]
+
+
+def _quotient_ties(fault) -> list[tuple[np.ndarray, str]]:
+    """x with x / y_scale exactly j + 0.5 (y_scale = float32(1/255)) where the fault's formula rounds the
+    other way: the elements of several j, in one x with min 0 and max 1."""
+    scale = F32(1) / F32(255)
+    hits = []
+    for j in range(0, 255):
+        t = F32(j + 0.5)
+        centre = np.array(float(t) * float(scale), dtype=F32).view(np.uint32)
+        cand = (centre + np.arange(-64, 65, dtype=np.int64)).astype(np.uint32).view(F32)
+        cand = cand[(cand > 0) & (cand < 1)]
+        cand = cand[cand / scale == t]
+        for v in cand:
+            x = _fill([0.0, 1.0, float(v)])
+            if differs(fault, x):
+                hits.append(float(v))
+                break
+        if len(hits) == LENGTH - 2:
+            break
+    return [(_fill([0.0, 1.0] + hits), f"y_scale float32(1/255), {len(hits)} elements with x / y_scale a tie")] \
+        if hits else []
+
+
+def construct(fault) -> list[tuple[np.ndarray, str]]:
+    name = fault.name.split(".", 1)[1]
+    return {"round_half_away": _half_away, "range_not_widened": _not_widened, "scale_reciprocal": _scale_reciprocal,
+            "zero_point_unclipped": _zero_point_unclipped,
+            "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
+
+
+def find(max_opset: int, budget: float) -> dict:
+    """The catalogue's groups: one, opset 11, with every fault's witnesses (or its equivalence proof)."""
+    if max_opset < OPSET:
+        return {}
+    params = {"what": "witness"}
+    faults = {}
+    for fault in F.FAULTS:
+        proof = fault.equivalent(dict(params, opset=OPSET))
+        if proof:
+            faults[fault.name] = {"equivalent": proof}
+            continue
+        witnesses = [encode(x, what) for x, what in construct(fault) if differs(fault, x)]
+        if witnesses:
+            faults[fault.name] = {"how": "construction", "witnesses": witnesses}
+    return {F.group_key({"opset": OPSET, "params": params}): {"params": params, "faults": faults}}

@@ -1,0 +1,382 @@
+"""Witnesses of the QLinearConv fault models (generator/reference/qlinear_conv_faults.py), per class.
+
+For each of the 24 configuration classes (qlinear_conv_faults.group_key) one small 2-D configuration of that
+class (N = 1, C = M = 2, group 1, 3x3 kernel; the type triples onnxruntime implements in turn, and for the
+SAME + dilations classes, which it cannot run, the five others in turn), and for each fault that can differ in the class, data sets on which it does, built by
+construction and checked against the reference (`how: "construction"`); a hypothesis search over the
+class's configuration stands behind any construction that fails (`how: "search"`).
+
+The constructions start from neutral data (x = x_zero_point, w = w_zero_point, B = 0: every accumulator 0)
+with x_scale = 2**-7, w_scale = 2**-8, and set what the fault needs:
+  requant_float32 / requant_float64   y_scale = 2b * 2**-15, so c = 1 / (2b) exactly (b odd), and two taps
+        of one output give acc = b * 509 (or b * 507): acc * c = 254.5 (253.5), an exact tie. The float
+        multiplier fl(1 / (2b)) is off by a relative d; for the b where |254.5 * d| exceeds half an ulp of
+        254.5 (float32: 2**-17; float64: 2**-46), the float product rounds off the tie and the result is
+        one off the reference's even choice. b runs over the odd numbers to 127 until both directions are
+        found (d > 0 with the tie at 254.5, d < 0 at 253.5).
+  requant_fixed_point / round_half_away   c = 1/2 (y_scale = 2**-14), acc = 5: the tie 2.5, which half away
+        from zero (and the Q31 multiplier's rounding shift) takes to 3, the reference to 2
+  zero_point_before_rounding   the same tie with an odd y_zero_point (type min + 1): round(2.5 + zp) is one more
+  saturate_before_zero_point   c = 1, acc = 255, y_zero_point = type min + 1: 255 + zp wraps after clipping
+  same_split_swapped / dilation_ignored   x a ramp of distinct values, w one tap of weight 1 (the first tap;
+        the last for dilations): every output reads one x, the fault reads its neighbour (odd SAME padding:
+        the configuration's total padding per axis is 1 or 3)
+  bias_ignored   B = [7, 11] on zero accumulators
+  per_channel_first_scale   w_scale = [2**-8, 2**-7], acc = 10 on output channel 1
+  per_channel_input_axis    the same scales, distinct w_zero_points, C / group == M == 2, acc on output
+        channel 0 through input channel 1
+
+Witness data (JSON): every tensor a string of space-separated values in C order (shapes from the group's
+params): integers, "v*n" for a run of n values v; float32 scales as the shortest decimal that reads back as
+exactly that value (Python's repr of it). "B" is left out where it is all zeros; "what" says how the data
+set was built. The family
+(generator/families/qlinear_conv.py, witness_inputs) turns them back into inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from generator import dtypes
+from generator.families import qlinear_conv as fam
+from generator.reference import qlinear_conv as ref
+from generator.reference import qlinear_conv_faults as F
+
+OPSET = 10
+# onnxruntime implements (u8, u8, u8), (u8, s8, u8), (s8, s8, s8): first, so most classes run there
+TRIPLES = [("uint8", "uint8", "uint8"), ("uint8", "int8", "uint8"), ("int8", "int8", "int8"),
+           ("uint8", "uint8", "int8"), ("int8", "uint8", "uint8"), ("uint8", "int8", "int8"),
+           ("int8", "int8", "uint8"), ("int8", "uint8", "int8")]
+XS, WS, WS1 = 2.0**-7, 2.0**-8, 2.0**-7  # x_scale; w_scale (channel 1's second value when per channel)
+
+
+def configuration(padding: str, dilated: bool, per_channel: bool, bias: bool, index: int) -> fam.Conv:
+    """The witness configuration of a class (module docstring)."""
+    attrs: dict = {}
+    if padding == "explicit":
+        x_shape = (1, 2, 7, 7) if dilated else (1, 2, 5, 5)
+        attrs["pads"] = [1, 1, 1, 1]
+        if dilated:
+            attrs["dilations"] = [2, 2]
+    else:  # stride 2 on 6: total padding 1 (3 dilated) per axis, odd
+        x_shape = (1, 2, 6, 6)
+        attrs.update(auto_pad=padding.upper(), strides=[2, 2])
+        if dilated:
+            attrs["dilations"] = [2, 2]
+    what = "witness_" + F.key_of(padding, dilated, per_channel, bias).replace(" ", "_")
+    # onnxruntime runs no SAME with dilations: those classes take the triples it lacks, the others its three
+    triples = TRIPLES[3:] if padding != "explicit" and dilated else TRIPLES[:3]
+    return fam.Conv(what, x_shape, (3, 3), 2, attrs, triples[index % len(triples)],
+                    per_channel="zero_point" if per_channel else None, bias="witness" if bias else None,
+                    scales="witness", zero_points="witness")
+
+
+# ---------------------------------------------------------------------------------------
+# data sets
+# ---------------------------------------------------------------------------------------
+class Data:
+    """Mutable inputs of one data set of a configuration, neutral at first (every accumulator 0)."""
+
+    def __init__(self, conv: fam.Conv):
+        self.conv = conv
+        xt, wt, yt = (dtypes.get(t) for t in conv.types)
+        self.xt, self.wt, self.yt = xt, wt, yt
+        self.xz = xt.int_min
+        self.wz = [wt.int_min + i for i in range(conv.m)] if conv.per_channel else [wt.int_min] * conv.m
+        self.yz = yt.int_min
+        self.x = np.full(conv.x_shape, self.xz, dtype=np.int64)
+        self.w = np.array(self.wz, dtype=np.int64).reshape((-1,) + (1,) * (len(conv.w_shape) - 1)) + \
+            np.zeros(conv.w_shape, dtype=np.int64)
+        self.xs, self.ys = XS, XS * WS
+        self.ws = [WS] * conv.m
+        self.b = [0] * conv.m if conv.bias else None
+        self.what = ""
+
+    def inputs(self) -> list[np.ndarray]:
+        c = self.conv
+        per = (c.m,) if c.per_channel else ()
+        ws = np.array(self.ws if c.per_channel else self.ws[0], dtype=np.float32).reshape(per)
+        wz = np.array(self.wz if c.per_channel else self.wz[0], dtype=self.wt.np_dtype).reshape(per)
+        out = [self.x.astype(self.xt.np_dtype), np.array(self.xs, np.float32), np.array(self.xz, self.xt.np_dtype),
+               self.w.astype(self.wt.np_dtype), ws, wz, np.array(self.ys, np.float32), np.array(self.yz, self.yt.np_dtype)]
+        return out + ([np.array(self.b, dtype=np.int32)] if self.b is not None else [])
+
+    def encode(self) -> dict:
+        """JSON of the data set (module docstring): every tensor a string of space-separated values."""
+        d = {"what": self.what, "x": _ints(self.x), "x_scale": _floats([self.xs]), "x_zero_point": _ints([self.xz]),
+             "w": _ints(self.w), "w_scale": _floats(self.ws if self.conv.per_channel else self.ws[:1]),
+             "w_zero_point": _ints(self.wz if self.conv.per_channel else self.wz[:1]),
+             "y_scale": _floats([self.ys]), "y_zero_point": _ints([self.yz])}
+        if self.b is not None and any(self.b):
+            d["B"] = _ints(np.array(self.b))
+        return d
+
+
+def _floats(values) -> str:
+    """float32 values, each as the shortest decimal that reads back as exactly that value."""
+    return " ".join(repr(float(np.float32(v))) for v in values)
+
+
+def _ints(a: np.ndarray) -> str:
+    """Values in C order, space-separated; a run of n > 2 equal values as "v*n"."""
+    out, values = [], [int(v) for v in np.asarray(a).reshape(-1)]
+    i = 0
+    while i < len(values):
+        j = i
+        while j < len(values) and values[j] == values[i]:
+            j += 1
+        out += [f"{values[i]}*{j - i}"] if j - i > 2 else [str(values[i])] * (j - i)
+        i = j
+    return " ".join(out)
+
+
+def _geometry(conv: fam.Conv):
+    a = conv.attrs
+    nd = len(conv.kernel)
+    strides, dilations = a.get("strides", [1] * nd), a.get("dilations", [1] * nd)
+    begin, _, out = ref.resolve_padding(conv.x_shape[2:], conv.kernel, strides, dilations,
+                                        a.get("auto_pad", "NOTSET"), a.get("pads"))
+    return begin, out, strides, dilations
+
+
+def field(conv: fam.Conv, m: int, p: tuple) -> list[tuple[tuple, tuple]]:
+    """The taps of output [0, m, *p] that read x inside the input: (x index, w index) pairs."""
+    begin, _, strides, dilations = _geometry(conv)
+    cg = conv.x_shape[1] // conv.group
+    g = m // (conv.m // conv.group)
+    taps = []
+    for ci in range(cg):
+        for k in np.ndindex(*conv.kernel):
+            pos = tuple(pi * s - b + ki * d for pi, s, b, ki, d in zip(p, strides, begin, k, dilations))
+            if all(0 <= q < n for q, n in zip(pos, conv.x_shape[2:])):
+                taps.append(((0, g * cg + ci) + pos, (m, ci) + k))
+    return taps
+
+
+def _centre(conv: fam.Conv, m: int, channel: int | None = None) -> tuple[tuple, list]:
+    """An output position of channel m with the most inside taps (of input channel `channel` if given)."""
+    _, out, _, _ = _geometry(conv)
+    best = None
+    for p in np.ndindex(*out):
+        taps = [t for t in field(conv, m, p) if channel is None or t[1][1] == channel]
+        if best is None or len(taps) > len(best[1]):
+            best = (p, taps)
+    return best
+
+
+def set_acc(d: Data, m: int, target: int, channel: int | None = None) -> tuple:
+    """Make acc = target (0 <= target) at one output of channel m with two taps; the other taps of w stay at
+    the zero point. Returns the output index."""
+    p, taps = _centre(d.conv, m, channel)
+    big = d.wt.int_max - d.wz[m]  # w - w_zero_point at the first tap
+    hi, lo = divmod(target, big)
+    if hi > d.xt.int_max - d.xz or len(taps) < 2:
+        raise ValueError(f"acc {target} out of reach")
+    (x1, w1), (x2, w2) = taps[0], taps[1]
+    d.w[w1], d.x[x1] = d.wz[m] + big, d.xz + hi
+    d.w[w2], d.x[x2] = d.wz[m] + 1, d.xz + lo
+    return (0, m) + tuple(p)
+
+
+def _ramp(d: Data, channel: int = 0) -> None:
+    n = int(np.prod(d.conv.x_shape[2:]))
+    d.x[0, channel] = (d.xz + 1 + (np.arange(n) * 37) % 250).reshape(d.conv.x_shape[2:])
+
+
+# ---------------------------------------------------------------------------------------
+# constructions
+# ---------------------------------------------------------------------------------------
+def _ties(conv: fam.Conv, zp_offset: int, what: str) -> list[Data]:
+    out = []
+    for target in (5,):  # acc * 1/2 = 2.5
+        d = Data(conv)
+        d.ys = XS * WS * 2  # c = 1/2
+        d.yz = d.yt.int_min + zp_offset
+        set_acc(d, 0, target)
+        d.what = f"{what}: acc {target} * 1/2, zp {d.yz}"
+        out.append(d)
+    return out
+
+
+def _float_tie(conv: fam.Conv, fault) -> list[Data]:
+    found: dict[float, Data] = {}
+    for b in range(3, 129, 2):
+        for tie in (254.5, 253.5):
+            if tie in found:
+                continue
+            d = Data(conv)
+            d.ys = XS * WS * 2 * b  # c = 1 / (2b)
+            set_acc(d, 0, int(2 * tie) * b)
+            d.what = f"acc {int(2 * tie) * b} * 1/{2 * b} = {tie}"
+            if _differs(fault, d):
+                found[tie] = d
+        if len(found) == 2:
+            break
+    return list(found.values())
+
+
+def _saturate_first(conv: fam.Conv) -> list[Data]:
+    d = Data(conv)
+    d.yz = d.yt.int_min + 1
+    set_acc(d, 0, 255)
+    d.what = f"acc 255 * 1, zp {d.yz}"
+    return [d]
+
+
+def _geometry_ramp(conv: fam.Conv, last_tap: bool, what: str) -> list[Data]:
+    d = Data(conv)
+    _ramp(d)
+    k = tuple(n - 1 for n in conv.kernel) if last_tap else (0,) * len(conv.kernel)
+    d.w[(0, 0) + k] = d.wz[0] + 1
+    d.what = what
+    return [d]
+
+
+def _bias(conv: fam.Conv) -> list[Data]:
+    d = Data(conv)
+    d.b = [7, 11]
+    d.what = "B [7, 11], conv 0"
+    return [d]
+
+
+def _first_scale(conv: fam.Conv) -> list[Data]:
+    d = Data(conv)
+    d.ws = [WS, WS1]
+    set_acc(d, 1, 10)
+    d.what = "acc 10 on output 1"
+    return [d]
+
+
+def _input_axis(conv: fam.Conv) -> list[Data]:
+    d = Data(conv)
+    d.ws = [WS, WS1]
+    set_acc(d, 0, 10, channel=1)
+    d.what = "acc 10 on output 0 from input 1"
+    return [d]
+
+
+def construct(fault, conv: fam.Conv) -> list[Data]:
+    """The constructed witnesses of a fault in the class of `conv` (unchecked)."""
+    name = fault.name.split(".", 1)[1]
+    if name in ("requant_float32", "requant_float64"):
+        return _float_tie(conv, fault)
+    if name in ("requant_fixed_point", "round_half_away"):
+        return _ties(conv, 0, "tie")
+    if name == "zero_point_before_rounding":
+        return _ties(conv, 1, "tie, odd zp")
+    if name == "saturate_before_zero_point":
+        return _saturate_first(conv)
+    if name == "same_split_swapped":
+        return _geometry_ramp(conv, False, "x ramp, w first tap")
+    if name == "dilation_ignored":
+        return _geometry_ramp(conv, True, "x ramp, w last tap")
+    if name == "bias_ignored":
+        return _bias(conv)
+    if name == "per_channel_first_scale":
+        return _first_scale(conv)
+    if name == "per_channel_input_axis":
+        return _input_axis(conv)
+    return []
+
+
+# ---------------------------------------------------------------------------------------
+# checking, and the search behind the constructions
+# ---------------------------------------------------------------------------------------
+def node_attrs(conv: fam.Conv) -> dict:
+    return dict(conv.attrs)
+
+
+def outputs(fn, conv: fam.Conv, inputs: list[np.ndarray]) -> np.ndarray:
+    return fn(inputs, node_attrs(conv), OPSET, [])[0]
+
+
+def defined(conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
+    return not fam.expected(conv, inputs)[1]
+
+
+def differs(fault, conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
+    """Does the fault's output differ from the reference's (every element defined) on these inputs?"""
+    if not defined(conv, inputs):
+        return False
+    return not np.array_equal(outputs(ref.qlinear_conv_node, conv, inputs), outputs(fault.fn, conv, inputs))
+
+
+def _differs(fault, d: Data) -> bool:
+    return differs(fault, d.conv, d.inputs())
+
+
+def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
+    """A hypothesis search for one witness (random data of the configuration, scales mostly powers of two so
+    that ties occur), aiming at many differing elements; [] if none within the budget."""
+    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis import strategies as st
+
+    found: list[Data] = []
+    xt, wt, yt = (dtypes.get(t) for t in conv.types)
+
+    def ints(t, n):
+        return st.lists(st.integers(t.int_min, t.int_max), min_size=n, max_size=n)
+
+    pow2 = st.integers(-12, -2).map(lambda e: 2.0**e)
+    scale = st.one_of(pow2, st.floats(2.0**-12, 0.25, width=32))
+
+    @settings(max_examples=max(50, int(100 * budget)), deadline=None, database=None, derandomize=False,
+              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
+    @hypothesis_seed(seed)
+    @given(x=ints(xt, int(np.prod(conv.x_shape))), w=ints(wt, int(np.prod(conv.w_shape))),
+           xz=st.integers(xt.int_min, xt.int_max), yz=st.integers(yt.int_min, yt.int_max),
+           xs=scale, ws=st.lists(scale, min_size=conv.m, max_size=conv.m), ys=scale,
+           b=st.lists(st.integers(-5000, 5000), min_size=conv.m, max_size=conv.m))
+    def probe(x, w, xz, yz, xs, ws, ys, b):
+        if found:
+            return
+        d = Data(conv)
+        d.x, d.w = np.array(x).reshape(conv.x_shape), np.array(w).reshape(conv.w_shape)
+        d.xz, d.yz, d.xs, d.ys = xz, yz, xs, ys
+        d.ws = ws if conv.per_channel else [ws[0]] * conv.m
+        d.b = b if conv.bias else None
+        inputs = d.inputs()
+        if not defined(conv, inputs):
+            return
+        n = int(np.sum(outputs(ref.qlinear_conv_node, conv, inputs) != outputs(fault.fn, conv, inputs)))
+        target(float(n))
+        if n:
+            d.what = f"search: {n} differ"
+            found.append(d)
+
+    try:
+        probe()
+    except Exception:  # noqa: BLE001 - a failed search is no witness
+        return []
+    return found
+
+
+def find(max_opset: int, budget: float) -> dict:
+    """The catalogue's groups: every class, each fault's witnesses or its equivalence proof."""
+    if max_opset < OPSET:
+        return {}
+    classes = F.all_groups()
+    groups = {}
+    turn: dict[bool, int] = {}
+    for parts in classes:
+        same_dilated = parts[0] != "explicit" and parts[1]
+        index = turn[same_dilated] = turn.get(same_dilated, -1) + 1
+        conv = configuration(*parts, index)
+        params = conv.params()
+        faults = {}
+        for fault in F.FAULTS:
+            proof = fault.equivalent(dict(params, opset=OPSET))
+            if proof:
+                faults[fault.name] = {"equivalent": proof}
+                continue
+            witnesses = [d for d in construct(fault, conv) if _differs(fault, d)]
+            how = "construction"
+            if not witnesses:
+                witnesses, how = search(fault, conv, budget / len(classes), len(groups)), "search"
+            if witnesses:
+                faults[fault.name] = {"how": how, "witnesses": [d.encode() for d in witnesses]}
+        groups[F.key_of(*parts)] = {"params": params, "faults": faults}
+    return groups
