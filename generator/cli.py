@@ -2,6 +2,7 @@
 
     gen-cases [OUT] [--family F ...] [--profile quick|default|exhaustive] [--seed N]
               [--max-opset N] [--check]
+    gen-cases --find-witnesses [--family F ...] [--budget SECONDS]
 
 Writing is atomic: the suite is built in a temporary directory beside OUT and swapped in whole,
 so OUT is either the complete old suite or the complete new one. A non-empty OUT that is not an
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import onnx
 
-from generator import families
+from generator import families, witness
+from generator.kill_matrix import KillMatrix
 from generator.serialize import is_suite, write_case, write_manifest
 
 DEFAULT_OUT = "cases"
@@ -48,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="leave out cases that need a newer ai.onnx opset")
     p.add_argument("--check", action="store_true",
                    help="regenerate into a temporary directory and fail unless OUT is byte-identical")
+    p.add_argument("--find-witnesses", action="store_true",
+                   help="search inputs that tell each fault model from the reference and write them to the "
+                        "committed catalogues under generator/witness/catalogue/ (no suite is written)")
+    p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
+                   help="with --find-witnesses: hypothesis search time per family (default 60)")
     return p
 
 
@@ -78,21 +85,25 @@ def generate_into(target: Path, names: list[str], profile: str, seed: int, max_o
         units += families.load(name).work(profile, seed, max_opset)
     progress = _Progress(len(units), "gen-cases")
     entries, seen = [], set()
+    kills = KillMatrix(names)
     for unit in units:
         for case in unit():
             if case.name in seen:
                 raise RuntimeError(f"two cases named {case.name}")
             seen.add(case.name)
+            kills.add(case)
             meta = write_case(case, target)
             entries.append({k: meta[k] for k in ("name", "kind", "op", "family", "opset", "params", "flags")
                             if k in meta})
         progress.step(len(entries))
     progress.close()
+    files = kills.files()
     for name in names:  # files a family writes beside its cases (e.g. a table), covered by --check
         extra = getattr(families.load(name), "extra_files", None)
-        for rel, data in sorted((extra(profile, seed, max_opset) if extra else {}).items()):
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            (target / rel).write_bytes(data)
+        files.update(extra(profile, seed, max_opset) if extra else {})
+    for rel, data in sorted(files.items()):
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        (target / rel).write_bytes(data)
     options = {"families": names, "profile": profile, "seed": seed, "max_opset": max_opset}
     write_manifest(target, options, entries)
     return len(entries)
@@ -148,12 +159,30 @@ def write(out: Path, names, profile, seed, max_opset) -> int:
     return 0
 
 
+def find_witnesses(names: list[str], max_opset: int, budget: float) -> int:
+    """Run each family's witness search and write its catalogue (generator/witness/catalogue/)."""
+    for name in names:
+        catalogue = witness.find(name, max_opset, budget)
+        if catalogue is None:
+            print(f"gen-cases: {name}: no witness search", file=sys.stderr)
+            continue
+        path = witness.save(catalogue)
+        groups = catalogue["groups"].values()
+        found = sum("witnesses" in e for g in groups for e in g["faults"].values())
+        open_ = sum("unresolved" in e for g in groups for e in g["faults"].values())
+        print(f"gen-cases: {name}: {len(catalogue['groups'])} groups, {found} (group, fault) pairs with witnesses, "
+              f"{open_} unresolved -> {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if args.max_opset < 1:
             raise UsageError("--max-opset must be a positive opset number")
         names = sorted(set(args.family or families.FAMILIES))
+        if args.find_witnesses:
+            return find_witnesses(names, args.max_opset, args.budget)
         out = Path(args.out)
         if args.check:
             return check(out, names, args.profile, args.seed, args.max_opset)

@@ -1,0 +1,119 @@
+"""Fault models: plausible wrong implementations of an operator, and what tells them apart from the
+reference (DESIGN.md, "Fault models, witnesses, diagnosis").
+
+Each family that has fault models keeps them next to its reference, in
+`generator/reference/<family>_faults.py`, which exposes
+
+    FAULTS: tuple[Fault, ...]        the catalogue, each with the reference's node-function signature
+    group_key(meta) -> str           the parameter group of a case, from its case.json fields
+                                     ("params", "opset", ...): a Cast (from, to, saturate, round_mode,
+                                     opset), a QLinearConv configuration class, ...
+    run(fault, model, inputs, meta)  optional: the fault's outputs for one data set; the default swaps
+                                     the fault's node function into the interpreter (generator.interpret)
+                                     for the operator the family names (meta "domain" / "op")
+
+No central table: a family is found by the module's name. A fault is killed on a data set when its
+outputs differ from the expected ones under the case's strict comparison (`differs`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Callable
+
+import numpy as np
+import onnx
+
+from generator import dtypes
+from generator.interpret import compile_model, domain_of, run_program
+from generator.reference import lookup as reference_lookup
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str  # "<family>.<what>", unique, stable: witness catalogues and results refer to it
+    what: str  # one line: what it does wrong
+    fn: Callable  # the reference's signature (a node function for operator families)
+    seen_in: str = ""  # runtimes known to do it, where known ("" = a plausible shortcut nobody was seen taking)
+    # params of a group -> None if the fault can matter there, else the reason it cannot differ from
+    # the reference on any input (an analytic proof: the group is listed as equivalent with it)
+    equivalent: Callable[[dict], str | None] = field(default=lambda params: None, compare=False)
+    # params of a group -> False where the fault is no plausible implementation at all (e.g. rounding
+    # through an intermediate type narrower than the target): "not applicable" in the kill matrix
+    applies: Callable[[dict], bool] = field(default=lambda params: True, compare=False)
+
+
+def module(family: str) -> ModuleType | None:
+    """The fault-model module of a family, or None if it has none."""
+    try:
+        return importlib.import_module(f"generator.reference.{family}_faults")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"generator.reference.{family}_faults":
+            return None
+        raise
+
+
+def catalogue(family: str) -> tuple[Fault, ...]:
+    mod = module(family)
+    return tuple(mod.FAULTS) if mod else ()
+
+
+def by_name(family: str) -> dict[str, Fault]:
+    return {f.name: f for f in catalogue(family)}
+
+
+def group_params(meta: dict) -> dict:
+    """The fields of case.json a group key is made of: the case's params and opset."""
+    return dict(meta.get("params") or {}, opset=meta.get("opset"))
+
+
+def fault_outputs(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray], meta: dict) -> list[np.ndarray]:
+    """What a backend with this fault (and nothing else wrong) outputs on one data set."""
+    mod = module(meta["family"])
+    custom = getattr(mod, "run", None)
+    if custom is not None:
+        return custom(fault, model, inputs, meta)
+    domain, op = domain_of(meta.get("domain", "")), meta["op"]
+
+    def lookup(d: str, o: str):
+        return fault.fn if (d, o) == (domain, op) else reference_lookup(d, o)
+
+    return run_program(compile_model(model, lookup), inputs)
+
+
+# ---------------------------------------------------------------------------------------
+# telling outputs apart
+# ---------------------------------------------------------------------------------------
+def same_elements(a: np.ndarray, b: np.ndarray, t: dtypes.DType, nan_sign: bool = False) -> np.ndarray:
+    """Element-wise: the same value of type t in the strict tier's sense (runners/compare.py, mode exact):
+    identical bits, any NaN matches any NaN (of the same sign with nan_sign), strings by text."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return np.zeros(np.broadcast_shapes(a.shape, b.shape) if a.size == b.size else (1,), dtype=bool)
+    if t.kind == "string":
+        return np.array([x == y for x, y in zip(a.ravel(), b.ravel())], dtype=bool).reshape(a.shape)
+    a, b = a.astype(t.np_dtype), b.astype(t.np_dtype)
+    if not t.is_float:
+        return a == b
+    same = t.to_bits(a) == t.to_bits(b)
+    nan_a, nan_b = t.isnan(a), t.isnan(b)
+    both_nan = nan_a & nan_b
+    if nan_sign:
+        both_nan &= np.signbit(a.astype(np.float64)) == np.signbit(b.astype(np.float64))
+    return same | both_nan
+
+
+def differs(expected: list[np.ndarray], actual: list[np.ndarray], types: list[dtypes.DType],
+            compare: dict | None = None) -> bool:
+    """Would the strict tier fail `actual` against `expected`? Only for the exact comparison; a family
+    whose cases compare otherwise gives its faults a `run` and its own rule (layout)."""
+    compare = compare or {}
+    if len(expected) != len(actual):
+        return True
+    for y, z, t in zip(expected, actual, types):
+        nan_sign = bool(compare.get("nan_sign", False))
+        if np.shape(y) != np.shape(z) or not same_elements(y, z, t, nan_sign).all():
+            return True
+    return False

@@ -1,0 +1,137 @@
+"""The kill matrix of a suite: parameter groups x fault models, and the data sets that kill each pair.
+
+gen-cases hands every case it writes to `KillMatrix.add`, which runs each fault model of the case's family
+on each data set of a node / graph case and records, in case.json "kills", the faults each data set kills
+(its outputs differ from the expected ones under the strict comparison). At the end `files()` gives the
+suite's tables/kill_matrix.json and .md. Each (group, fault) pair has one status:
+
+  killed          some node / graph data set tells the fault from the reference (they are listed)
+  equivalent      no input can: the fault model's analytic proof, or the witness catalogue's (exhaustion)
+  not applicable  the fault is no plausible implementation in this group (Fault.applies)
+  survived        none of the above: a hole in the suite (tests/test_kill_matrix.py fails on any)
+
+Mutation score of a family = killed / (killed + survived).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from generator import faults, witness
+from generator.case import Case
+from generator.serialize import graph_io_types
+
+STATUSES = ("killed", "equivalent", "not applicable", "survived")
+
+
+class KillMatrix:
+    def __init__(self, families: list[str]):
+        self.faults = {f: faults.catalogue(f) for f in families}
+        self.modules = {f: faults.module(f) for f in families}
+        self.catalogues = {f: witness.load(f) for f in families if self.faults[f]}
+        self.killers: dict[str, dict[str, dict[str, list[str]]]] = defaultdict(lambda: defaultdict(dict))
+        self.params: dict[str, dict[str, dict]] = defaultdict(dict)
+
+    def add(self, case: Case) -> None:
+        """Record what each data set of a judged case kills, in case.meta["kills"] too."""
+        family = case.meta.get("family")
+        catalogue = self.faults.get(family)
+        if not catalogue or case.kind not in ("node", "graph"):
+            return
+        mod = self.modules[family]
+        meta = dict(case.meta, name=case.name, kind=case.kind)
+        key = mod.group_key(meta)
+        params = faults.group_params(meta)
+        self.params[family].setdefault(key, params)
+        live = [f for f in catalogue if f.applies(params) and f.equivalent(params) is None]
+        _, outs = graph_io_types(case.model)
+        types = [t for _, t in outs]
+        killed_by = self.killers[family][key]
+        kills = []
+        for i, (inputs, expected) in enumerate(zip(case.inputs, case.outputs)):
+            here = []
+            for fault in live:
+                if _kills(mod, fault, case, meta, inputs, expected, types):
+                    here.append(fault.name)
+                    killed_by.setdefault(fault.name, []).append(f"{case.name}[{i}]")
+            kills.append(here)
+        case.meta["kills"] = kills
+        case.meta["fault_group"] = key
+
+    # -----------------------------------------------------------------------------------
+    def matrix(self) -> dict:
+        """{family: {"groups": {key: {fault: {"status", "by" | "how"}}}, "score": {...}}}"""
+        out = {}
+        for family, catalogue in self.faults.items():
+            if not catalogue:
+                continue
+            known = self.catalogues[family].get("groups", {})
+            groups = {}
+            counts = dict.fromkeys(STATUSES, 0)
+            for key, params in sorted(self.params[family].items()):
+                row = {}
+                for fault in catalogue:
+                    row[fault.name] = entry = _status(fault, params, self.killers[family][key].get(fault.name),
+                                                      known.get(key, {}).get("faults", {}).get(fault.name))
+                    counts[entry["status"]] += 1
+                groups[key] = row
+            judged = counts["killed"] + counts["survived"]
+            out[family] = {"groups": groups, "counts": counts,
+                           "score": round(counts["killed"] / judged, 4) if judged else 1.0,
+                           "faults": {f.name: {"what": f.what, "seen_in": f.seen_in} for f in catalogue}}
+        return out
+
+    def files(self) -> dict[str, bytes]:
+        m = self.matrix()
+        if not m:
+            return {}
+        return {"tables/kill_matrix.json": (json.dumps(m, sort_keys=True, indent=1) + "\n").encode(),
+                "tables/kill_matrix.md": markdown(m).encode()}
+
+
+def _kills(mod, fault, case, meta, inputs, expected, types) -> bool:
+    try:
+        actual = faults.fault_outputs(fault, case.model, inputs, meta)
+    except Exception:  # a fault model that cannot run here kills nothing
+        return False
+    custom = getattr(mod, "killed", None)
+    if custom is not None:
+        return bool(custom(fault, meta, expected, actual))
+    return faults.differs(expected, actual, types, meta.get("compare"))
+
+
+def _status(fault, params: dict, by: list[str] | None, catalogued: dict | None) -> dict:
+    if not fault.applies(params):
+        return {"status": "not applicable"}
+    proof = fault.equivalent(params)
+    if proof is not None:
+        return {"status": "equivalent", "how": proof}
+    if by:
+        return {"status": "killed", "by": by[:3], "n": len(by)}
+    if catalogued and "equivalent" in catalogued:
+        return {"status": "equivalent", "how": catalogued["equivalent"]}
+    return {"status": "survived"}
+
+
+def markdown(m: dict) -> str:
+    lines = ["# Kill matrix", "",
+             "Parameter groups x fault models: which data sets of this suite tell each fault model from the "
+             "reference (generator/kill_matrix.py). Mutation score = killed / (killed + survived).", "",
+             "| family | groups | faults | killed | equivalent | not applicable | survived | mutation score |",
+             "|---|---|---|---|---|---|---|---|"]
+    for family, fm in sorted(m.items()):
+        c = fm["counts"]
+        lines.append(f"| {family} | {len(fm['groups'])} | {len(fm['faults'])} | {c['killed']} | {c['equivalent']} | "
+                     f"{c['not applicable']} | {c['survived']} | {fm['score']:.2%} |")
+    for family, fm in sorted(m.items()):
+        lines += ["", f"## {family}", "", "| fault | what | seen in | killed in groups | equivalent | survived |",
+                  "|---|---|---|---|---|---|"]
+        for name, info in fm["faults"].items():
+            st = [row[name]["status"] for row in fm["groups"].values()]
+            lines.append(f"| `{name}` | {info['what']} | {info['seen_in'] or '-'} | {st.count('killed')} | "
+                         f"{st.count('equivalent')} | {st.count('survived')} |")
+        survivors = [(k, f) for k, row in fm["groups"].items() for f, e in row.items() if e["status"] == "survived"]
+        if survivors:
+            lines += ["", "Survived:", ""] + [f"- {k}: `{f}`" for k, f in survivors]
+    return "\n".join(lines) + "\n"
