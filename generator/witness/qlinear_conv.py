@@ -202,10 +202,14 @@ def _ties(conv: fam.Conv, zp_offset: int, what: str) -> list[Data]:
 
 def _float_tie(conv: fam.Conv, fault) -> list[Data]:
     found: dict[float, Data] = {}
+    how = fault.name.rsplit("_", 1)[1]  # float32 / float64
+    yt = dtypes.get(conv.types[2])
     for b in range(3, 129, 2):
         for tie in (254.5, 253.5):
-            if tie in found:
-                continue
+            acc = np.array([[int(2 * tie) * b]], dtype=np.float64)
+            args = (acc, 2**31, XS, [WS], XS * WS * 2 * b, yt.int_min, yt)
+            if tie in found or np.array_equal(F._requantize(*args, "exact"), F._requantize(*args, how)):
+                continue  # the scalar arithmetic alone says this tie is no witness
             d = Data(conv)
             d.ys = XS * WS * 2 * b  # c = 1 / (2b)
             set_acc(d, 0, int(2 * tie) * b)

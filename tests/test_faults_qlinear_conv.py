@@ -1,0 +1,333 @@
+"""The QLinearConv fault models (generator/reference/qlinear_conv_faults.py) and their witnesses
+(generator/witness/qlinear_conv.py, catalogue generator/witness/catalogue/qlinear_conv.json):
+  - every catalogued witness is one: the fault's output differs from the reference's there;
+  - every class has, for every fault, witnesses or an equivalence proof, and each proof holds on random
+    configurations and data of its classes;
+  - each fault is the reference wherever its one deviation cannot matter;
+  - the committed catalogue is what the search writes today (constructions are deterministic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator import dtypes, faults, witness
+from generator.families import qlinear_conv as fam
+from generator.reference import qlinear_conv as ref
+from generator.reference import qlinear_conv_faults as F
+from generator.witness import qlinear_conv as W
+
+CATALOGUE = witness.load("qlinear_conv")
+FAULTS = {f.name: f for f in F.FAULTS}
+TYPES = ("uint8", "int8")
+
+
+def run(fn, conv: fam.Conv, inputs: list[np.ndarray]) -> np.ndarray:
+    return fn(inputs, dict(conv.attrs), 10, [])[0]
+
+
+# ---------------------------------------------------------------------------------------
+# random configurations of a class, and data for them
+# ---------------------------------------------------------------------------------------
+def draw_conv(rs: np.random.RandomState, padding: str, dilated: bool, per_channel: bool, bias: bool) -> fam.Conv:
+    nd = int(rs.randint(1, 4))
+    group = int(rs.choice([1, 1, 2, 3]))
+    cg, mg = int(rs.randint(1, 4)), int(rs.randint(1, 4))
+    kernel = tuple(int(k) for k in rs.randint(1, 4, nd))
+    strides = [int(s) for s in rs.randint(1, 3, nd)]
+    dilations = [int(d) for d in rs.randint(1, 3, nd)] if dilated else [1] * nd
+    if dilated and max(dilations) == 1:
+        dilations[0] = 2
+    attrs: dict = {"strides": strides, "dilations": dilations}
+    pads = [0] * (2 * nd)
+    if padding == "explicit":
+        if rs.randint(3) == 0:
+            attrs["auto_pad"] = "VALID"
+        else:
+            pads = [int(p) for p in rs.randint(0, 3, 2 * nd)]
+            attrs["pads"] = pads
+    else:
+        attrs["auto_pad"] = padding.upper()
+    if group > 1:
+        attrs["group"] = group
+    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    spatial = tuple(max(1, e - pads[a] - pads[a + nd]) + int(rs.randint(0, 5)) for a, e in enumerate(extent))
+    types = tuple(str(rs.choice(TYPES)) for _ in range(3))
+    return fam.Conv("random", (int(rs.randint(1, 3)), cg * group) + spatial, kernel, mg * group, attrs, types,
+                    per_channel=str(rs.choice(["scale", "zero_point"])) if per_channel else None,
+                    bias="random" if bias else None)
+
+
+def draw_inputs(rs: np.random.RandomState, conv: fam.Conv) -> list[np.ndarray]:
+    """Random data; scales half the time powers of two (exact multipliers, so ties happen), y_scale near the
+    accumulator's size so that outputs spread."""
+    xt, wt, yt = (dtypes.get(t) for t in conv.types)
+    n = conv.m if conv.per_channel else 1
+    x = rs.randint(xt.int_min, xt.int_max + 1, conv.x_shape).astype(xt.np_dtype)
+    w = rs.randint(wt.int_min, wt.int_max + 1, conv.w_shape).astype(wt.np_dtype)
+    xz = int(rs.randint(xt.int_min, xt.int_max + 1))
+    if conv.per_channel == "zero_point":
+        wz = rs.randint(wt.int_min, wt.int_max + 1, n)
+    else:
+        wz = np.full(n, rs.randint(wt.int_min, wt.int_max + 1))
+    yz = int(rs.randint(yt.int_min, yt.int_max + 1))
+    if rs.randint(2):
+        xs, ws = 2.0 ** rs.randint(-9, -3), 2.0 ** rs.randint(-9, -3, n)
+        ys = xs * ws.max() * 2.0 ** rs.randint(0, 12)
+    else:
+        xs, ws = 2.0 ** rs.uniform(-9, -3), 2.0 ** rs.uniform(-9, -3, n)
+        ys = xs * ws.max() * 2.0 ** rs.uniform(0, 12)
+    per = (conv.m,) if conv.per_channel else ()
+    inputs = [x, np.array(xs, np.float32), np.array(xz, xt.np_dtype), w, ws.astype(np.float32).reshape(per),
+              wz.astype(wt.np_dtype).reshape(per), np.array(ys, np.float32), np.array(yz, yt.np_dtype)]
+    if conv.bias:
+        inputs.append(rs.randint(-20000, 20001, conv.m).astype(np.int32))
+    return inputs
+
+
+def random_cases(classes, n: int, seed: int):
+    """n (conv, inputs) pairs over the given classes, every element defined."""
+    rs = np.random.RandomState(seed)
+    out = []
+    while len(out) < n:
+        parts = classes[len(out) % len(classes)]
+        conv = draw_conv(rs, *parts)
+        inputs = draw_inputs(rs, conv)
+        if not fam.expected(conv, inputs)[1]:
+            out.append((conv, inputs))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+# ---------------------------------------------------------------------------------------
+def test_group_key_of_params():
+    meta = {"opset": 10, "params": fam.Conv("c", attrs={"auto_pad": "SAME_LOWER", "dilations": [1, 2]},
+                                             per_channel="scale", bias="random").params()}
+    assert F.group_key(meta) == "same_lower dilated per_channel bias"
+    meta = {"opset": 10, "params": fam.Conv("c", attrs={"auto_pad": "VALID", "dilations": [1, 1]}).params()}
+    assert F.group_key(meta) == "explicit undilated per_tensor no_bias"
+
+
+def test_every_class_of_the_family_has_its_catalogued_group():
+    """Every case of the family's catalogue, and every random configuration drawn, is in a class the witness
+    catalogue holds; and each catalogued group's params are of that group."""
+    keys = set(CATALOGUE["groups"])
+    assert keys == {F.key_of(*parts) for parts in F.all_groups()}
+    for conv in fam.catalogue() + fam.random_configurations(16, 0):
+        assert F.group_key({"opset": 10, "params": conv.params()}) in keys
+    for key, group in CATALOGUE["groups"].items():
+        assert F.group_key({"opset": 10, "params": group["params"]}) == key
+
+
+# ---------------------------------------------------------------------------------------
+# witnesses
+# ---------------------------------------------------------------------------------------
+def _witnesses():
+    for key, group in sorted(CATALOGUE["groups"].items()):
+        conv = fam.witness_conv("w", group["params"])
+        for name, entry in sorted(group["faults"].items()):
+            for i, wit in enumerate(entry.get("witnesses", [])):
+                yield pytest.param(conv, name, wit, id=f"{key.replace(' ', '-')}-{name.split('.')[1]}-{i}")
+
+
+@pytest.mark.parametrize("conv,name,wit", list(_witnesses()))
+def test_witness_kills_its_fault(conv, name, wit):
+    inputs = fam.witness_inputs(conv, wit)
+    y, undefined = fam.expected(conv, inputs)
+    assert not undefined
+    assert np.array_equal(y, run(ref.qlinear_conv_node, conv, inputs))
+    assert not np.array_equal(y, run(FAULTS[name].fn, conv, inputs)), wit["what"]
+
+
+def test_every_fault_has_witnesses_or_a_proof_in_every_class():
+    for key, group in CATALOGUE["groups"].items():
+        params = dict(group["params"], opset=10)
+        for fault in F.FAULTS:
+            entry = group["faults"].get(fault.name)
+            assert entry is not None, (key, fault.name)
+            proof = fault.equivalent(params)
+            if proof:
+                assert entry == {"equivalent": proof}
+            else:
+                assert entry["witnesses"] and entry["how"] in ("construction", "search"), (key, fault.name)
+
+
+def test_witness_cases_kill_through_the_interpreter():
+    """The family's witness cases: each data set's expected output is the reference's, and the fault models
+    it was built for differ from it when run on the case's model (generator.faults.fault_outputs)."""
+    cases = list(fam.witness_cases())
+    assert len(cases) == len(CATALOGUE["groups"])
+    for case in cases:
+        key = F.group_key(case.meta)
+        assert key in CATALOGUE["groups"] and case.name == "test_qlinearconv_witness_" + key.replace(" ", "_")
+        for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
+            for name in names:
+                got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
+                assert faults.differs(outputs, got, [dtypes.from_numpy(o.dtype) for o in outputs]), (case.name, name)
+
+
+def test_committed_catalogue_is_what_the_search_writes():
+    assert W.find(10, 0) == CATALOGUE["groups"]
+
+
+# ---------------------------------------------------------------------------------------
+# equivalence proofs hold
+# ---------------------------------------------------------------------------------------
+def _params_of(parts) -> dict:
+    padding, dilated, per_channel, bias = parts
+    p = {"per_channel": "scale" if per_channel else "no", "bias": "random" if bias else "absent"}
+    if padding != "explicit":
+        p["auto_pad"] = padding.upper()
+    p["dilations"] = [2, 1] if dilated else [1, 1]
+    return p
+
+
+def _equivalent_classes(fault) -> list:
+    return [parts for parts in F.all_groups()
+            if fault.equivalent(dict(fam.Conv("c").params(), **_params_of(parts), opset=10))]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, f in FAULTS.items() if _equivalent_classes(f)))
+def test_equivalence_proofs_hold_on_random_inputs(name):
+    fault = FAULTS[name]
+    for conv, inputs in random_cases(_equivalent_classes(fault), 120, seed=len(name)):
+        assert fault.equivalent(dict(conv.params(), opset=10))
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), conv
+
+
+def test_wraparound_is_the_reference_even_with_huge_bias():
+    """conv + B within int32 although B alone is near its ends: modular sums give the same result."""
+    conv = fam.Conv("c", attrs={"pads": [1, 1, 1, 1]}, bias="random")
+    rs = np.random.RandomState(5)
+    inputs = draw_inputs(rs, conv)
+    inputs[8] = np.array([ref.INT32_MAX - 2_000_000, ref.INT32_MIN + 2_000_000, 2**30, -(2**30)], dtype=np.int32)
+    inputs[6] = np.array(2.0**-20, np.float32) * inputs[1] * inputs[4].max()
+    assert not fam.expected(conv, inputs)[1]
+    assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs),
+                          run(FAULTS["qlinear_conv.accumulator_wrap32"].fn, conv, inputs))
+
+
+# ---------------------------------------------------------------------------------------
+# the faults are the reference where their deviation cannot matter
+# ---------------------------------------------------------------------------------------
+ALL_CLASSES = F.all_groups()
+
+
+def test_no_deviation_is_the_reference():
+    for conv, inputs in random_cases(ALL_CLASSES, 150, seed=1):
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), F._conv(inputs, dict(conv.attrs))[0]), conv
+
+
+def _with(inputs, **changes):
+    out = list(inputs)
+    for i, v in changes.items():
+        out[int(i[1:])] = v
+    return out
+
+
+def _pow2_scales(conv: fam.Conv, inputs: list[np.ndarray], c: float) -> list[np.ndarray]:
+    """x_scale 2**-7, w_scale 2**-8 (every channel), y_scale such that the multiplier is exactly c."""
+    per = (conv.m,) if conv.per_channel else ()
+    return _with(inputs, i1=np.array(2.0**-7, np.float32), i4=np.full(per, 2.0**-8, np.float32),
+                 i6=np.array(2.0**-15 / c, np.float32))
+
+
+def test_zero_point_before_rounding_with_an_even_zero_point():
+    """round(v + z) == round(v) + z for even z, ties included (c = 1/2 makes every odd acc a tie)."""
+    fault = FAULTS["qlinear_conv.zero_point_before_rounding"]
+    n = 0
+    for conv, inputs in random_cases(ALL_CLASSES, 60, seed=2):
+        yt = dtypes.get(conv.types[2])
+        inputs = _with(_pow2_scales(conv, inputs, 0.5), i7=np.array(yt.int_min + 2 * 37, yt.np_dtype))
+        if fam.expected(conv, inputs)[1]:
+            continue
+        n += 1
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs))
+    assert n > 30
+
+
+def test_saturation_before_zero_point_with_zero_point_zero():
+    fault = FAULTS["qlinear_conv.saturate_before_zero_point"]
+    for conv, inputs in random_cases(ALL_CLASSES, 60, seed=3):
+        yt = dtypes.get(conv.types[2])
+        inputs = _with(inputs, i7=np.array(0, yt.np_dtype))
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs))
+
+
+@pytest.mark.parametrize("name,c", [("qlinear_conv.requant_float32", 0.125), ("qlinear_conv.requant_float64", 0.125),
+                                    ("qlinear_conv.requant_fixed_point", 1.0)])
+def test_float_and_fixed_point_multipliers_when_exact(name, c):
+    """A power-of-two multiplier is exact in float32 and float64, and so is acc * c (|acc| < 2**24): the
+    float faults round the same values to even, ties included. The Q31 fixed-point multiplier rounds twice
+    (its doubling high multiply, then its rounding shift), so only c = 1, where neither step rounds, is exact."""
+    fault = FAULTS[name]
+    n = 0
+    for conv, inputs in random_cases(ALL_CLASSES, 60, seed=4):
+        inputs = _pow2_scales(conv, inputs, c)
+        if fam.expected(conv, inputs)[1]:
+            continue
+        n += 1
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), conv
+    assert n > 30
+
+
+def test_per_channel_faults_with_equal_scales():
+    """Per-channel w_scale with every element equal and one w_zero_point: taking the first, or the input
+    channel's, changes nothing."""
+    for conv, inputs in random_cases([p for p in ALL_CLASSES if p[2]], 60, seed=6):
+        ws = np.full(conv.m, inputs[4][0], np.float32)
+        wz = np.full(conv.m, inputs[5][0], inputs[5].dtype)
+        inputs = _with(inputs, i4=ws, i5=wz)
+        y = run(ref.qlinear_conv_node, conv, inputs)
+        for name in ("qlinear_conv.per_channel_first_scale", "qlinear_conv.per_channel_input_axis"):
+            assert np.array_equal(y, run(FAULTS[name].fn, conv, inputs)), (name, conv)
+
+
+def test_input_axis_only_where_the_lengths_match():
+    """With C / group != M the input-axis fault cannot take w_scale along axis 1: it is the reference."""
+    fault = FAULTS["qlinear_conv.per_channel_input_axis"]
+    n = 0
+    for conv, inputs in random_cases([p for p in ALL_CLASSES if p[2]], 80, seed=7):
+        if conv.w_shape[1] == conv.m:
+            continue
+        n += 1
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs))
+    assert n > 20
+
+
+def test_geometry_faults_without_padding_or_with_even_same_padding():
+    """SAME with an even total padding per axis splits the same way whichever side takes the odd pixel."""
+    fault = FAULTS["qlinear_conv.same_split_swapped"]
+    conv = fam.Conv("c", (1, 2, 7, 9), (3, 3), 3, {"auto_pad": "SAME_UPPER"})  # totals 2, 2
+    inputs = draw_inputs(np.random.RandomState(8), conv)
+    assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs))
+    odd = fam.Conv("c", (1, 2, 7, 9), (2, 2), 3, {"auto_pad": "SAME_UPPER"})  # totals 1, 1
+    inputs = draw_inputs(np.random.RandomState(8), odd)
+    assert not np.array_equal(run(ref.qlinear_conv_node, odd, inputs), run(fault.fn, odd, inputs))
+
+
+def test_undefined_inputs_give_the_reference_placeholders():
+    conv = fam.Conv("c", attrs={"pads": [1, 1, 1, 1]})
+    inputs = _with(draw_inputs(np.random.RandomState(9), conv), i6=np.array(0.0, np.float32))
+    assert fam.expected(conv, inputs)[1]
+    for fault in F.FAULTS:
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), fault.name
+
+
+def test_float32_fault_is_mlas_arithmetic():
+    """requant_float32 on single accumulators, step by step as MLAS's MlasRequantizeOutput computes them:
+    float(acc) * float32((x_scale * w_scale) / y_scale), clamped, rounded to even, plus the zero point."""
+    conv = fam.Conv("c", (1, 2, 1), (1,), 1)
+    xs, ws, ys = np.float32(0.0123), np.float32(0.0456), np.float32(0.789)
+    scale = np.float32(np.float32(xs * ws) / ys)
+    for acc in (1, 77, 12345, 65000):
+        x = acc // 255 if acc > 255 else acc
+        w = 255 if acc > 255 else 1
+        inputs = [np.array([[[x], [acc - x * w]]], np.uint8), np.array(xs), np.array(0, np.uint8),
+                  np.array([[[w], [1]]], np.uint8), np.array(ws), np.array(0, np.uint8), np.array(ys),
+                  np.array(3, np.uint8)]
+        v = np.float32(np.float32(acc) * scale)
+        expected = int(np.rint(min(v, np.float32(252)))) + 3
+        assert int(run(FAULTS["qlinear_conv.requant_float32"].fn, conv, inputs).reshape(-1)[0]) == expected
