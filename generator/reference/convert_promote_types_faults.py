@@ -39,10 +39,11 @@ import numpy as np
 from generator import dtypes
 from generator.dtypes import DType
 from generator.faults import Fault, differs, same_elements
-from generator.interpret import compile_model, domain_of, run_program
+from generator.interpret import compile_model, decode_attribute, domain_of, run_program, static_shapes
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
 from generator.reference import lookup as reference_lookup
+from generator.serialize import graph_io_types
 
 FAMILY = "convert_promote_types"
 OPENVINO = "OpenVINO 2026.4.1"
@@ -399,7 +400,7 @@ def value_witnesses(name: str, src_name: str, to_name: str, limit: int = 2) -> t
 
 def value_can_differ(name: str, src: DType, to: DType) -> str | None:
     """None if value fault `name` can change a defined value of src converted to `to`, else why not."""
-    if src == to:
+    if src == to and name not in HELD:
         return "the input is already of the common type"
     why = _analytic(name, src, to)
     if why is not None or src.bits > 16:
@@ -428,6 +429,7 @@ def _value_equivalent(name: str) -> Callable[[dict], str | None]:
 # ---------------------------------------------------------------------------------------
 # the catalogue
 # ---------------------------------------------------------------------------------------
+HELD = ("f64_held_in_f32", "int64_held_in_32_bits")  # faults of the result: an input of the common type too
 VALUE_CONVERTS: dict[str, Convert] = {
     "via_float64": convert_via_float64,
     "via_float32": convert_via_float32,
@@ -509,12 +511,20 @@ def run(fault: Fault, model, inputs: list[np.ndarray], meta: dict) -> list[np.nd
 
 
 def refuses(fault: Fault, model, meta: dict | None = None) -> bool:
-    """Does the fault refuse the model at prepare (as a negative case requires)? A negative case kills a fault
+    """Does the fault refuse the model before any data (what a negative case requires)? Decided from the
+    graph inputs' element types and static shapes and the node's attributes. A negative case kills a fault
     that accepts it."""
-    try:
-        compile_model(model, _lookup(fault), validate=True)
-    except ref.PromotionError:
-        return True
+    ins, _ = graph_io_types(model)
+    shapes = static_shapes(model)
+    for node in model.graph.node:
+        if (domain_of(node.domain), node.op_type) != (ref.DOMAIN, ref.OP_TYPE):
+            continue
+        types = dict(ins)
+        attrs = ref.node_attributes({a.name: decode_attribute(a) for a in node.attribute})
+        t0, t1 = types[node.input[0]], types[node.input[1]]
+        d = fault.fn.decide(t0, t1, shapes[node.input[0]], shapes[node.input[1]], attrs)
+        if d.common is None:
+            return True
     return False
 
 

@@ -1,0 +1,254 @@
+"""Witnesses of the ConvertPromoteTypes fault models (generator/reference/convert_promote_types_faults.py).
+
+For every parameter group of the family (each variant of generator.families.convert_promote_types: pair,
+attributes, ranks) and every fault that can differ there (`fault.equivalent(params)` is None), inputs on
+which the fault and the reference disagree:
+
+  decision faults  by construction: the shapes (a one-element dimensioned input where the element-count
+                   fault needs one) on which the two decisions differ, with the value 1 in every input (any
+                   value shows a different output type); {"negative": true} where the reference refuses the
+                   pair and the fault accepts it (a negative case with those shapes kills it)
+  value faults     an input type of <= 16 bits: exhaustive (every value enumerated, the first and last that
+                   differ); a wider one: by construction (values just above a midpoint of the common type that
+                   the intermediate type turns into a tie; 2**24 + 1; 2**31; +-Inf), each checked against the
+                   reference; a hypothesis search (`target` on the number of differing elements) only where
+                   construction finds nothing
+
+A witness (JSON): {"shapes": [shape_0, shape_1], "input_0": [values], "input_1": [values]} (values flattened;
+integers as JSON numbers, booleans as JSON booleans, floats as float.hex strings, exact), or
+{"shapes": [...], "negative": true}.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+import numpy as np
+
+from generator import dtypes
+from generator.dtypes import DType
+from generator.faults import same_elements
+from generator.reference import convert_promote_types as ref
+from generator.reference import convert_promote_types_faults as F
+
+FILLER = 1  # a value every type holds and every conversion keeps
+
+
+# ---------------------------------------------------------------------------------------
+# value encoding
+# ---------------------------------------------------------------------------------------
+def encode(v, t: DType):
+    if t.kind == "bool":
+        return bool(v)
+    if t.is_integer:
+        return int(v)
+    return float(np.float64(v)).hex()
+
+
+def decode(values: list, t: DType) -> np.ndarray:
+    """Witness values as an array of type t (exact: every value was an element of t)."""
+    if t.kind == "bool":
+        return np.array([bool(v) for v in values], dtype=bool)
+    if t.is_integer:
+        return np.array([int(v) for v in values], dtype=object).astype(t.np_dtype)
+    return np.array([float.fromhex(v) for v in values], dtype=np.float64).astype(t.np_dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+# ---------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _all_groups() -> dict:
+    from generator.families import convert_promote_types as fam
+
+    groups: dict[str, object] = {}
+    variants = list(fam.matrix_variants()) + list(fam.target_variants()) + [v for v, _ in fam.example_variants()]
+    for v in variants:
+        groups.setdefault(F.key_of(v.params), v)
+    return groups
+
+
+def group_variants(max_opset: int | None = None) -> dict[str, object]:
+    """Every parameter group of the family: key -> its first variant (matrix, targets, examples); with
+    max_opset, only those whose function body needs no newer ai.onnx opset."""
+    from generator.families import convert_promote_types as fam
+
+    groups = _all_groups()
+    if max_opset is None:
+        return dict(groups)
+    out = {}
+    for key, v in groups.items():
+        t0, t1, ranks, a = F.params_of(group_params(v))
+        d = F.rdecide(t0, t1, *ranks, a)
+        common = d.common or F.rdecide(t0, t1, *ranks, dict(a, promote_unsafe=True)).common
+        if fam.onnx_opset(v.t0, v.t1, common) <= max_opset:
+            out[key] = v
+    return out
+
+
+def group_params(v) -> dict:
+    p = dict(v.params)
+    p.pop("attributes", None)
+    return p
+
+
+# ---------------------------------------------------------------------------------------
+# decision faults
+# ---------------------------------------------------------------------------------------
+def _preferred_shapes(rank: int, k: int) -> list[tuple]:
+    """Shapes to try, ordinary ones first: a scalar; else several elements, then one."""
+    if rank == 0:
+        return [()]
+    return [(2,) if k == 0 else (1, 2), (1,)]
+
+
+def decision_witness(fault, t0: DType, t1: DType, ranks, a: dict) -> dict | None:
+    decide = fault.fn.decide
+    for s0 in _preferred_shapes(ranks[0], 0):
+        for s1 in _preferred_shapes(ranks[1], 1):
+            r, f = F.decide_reference(t0, t1, s0, s1, a), decide(t0, t1, s0, s1, a)
+            if r.common == f.common and (r.common is None) == (f.common is None):
+                continue
+            shapes = [list(s0), list(s1)]
+            if r.common is None:
+                return {"shapes": shapes, "negative": True}
+            return {"shapes": shapes,
+                    "input_0": [encode(FILLER, t0)] * int(np.prod(s0, dtype=np.int64)),
+                    "input_1": [encode(FILLER, t1)] * int(np.prod(s1, dtype=np.int64))}
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# value faults
+# ---------------------------------------------------------------------------------------
+def _in_range(t: DType, v: int) -> bool:
+    return t.int_min <= v <= t.int_max
+
+
+def _constructed(name: str, src: DType, to: DType) -> list:
+    """Candidate values of src on which value fault `name` may differ (checked by the caller)."""
+    out: list = []
+    if name in ("via_float64", "via_float32", "via_float16"):
+        inter = {"via_float64": F.F64, "via_float32": F.F32, "via_float16": F.F16}[name]
+        if src.is_integer:
+            e = inter.mantissa_bits + 2  # 2**e: the first power of two whose neighbours are 4 apart in inter
+            h = (1 << e) + (1 << (e - to.mantissa_bits - 1))  # a midpoint of `to` just above 2**e (even)
+            out += [h + 1, -(h + 1), h + 3]
+        else:
+            h = 1.0 + 2.0 ** -(to.mantissa_bits + 1)  # midpoint of `to` above 1.0, exact in inter
+            x = np.nextafter(np.array(h, dtype=src.np_dtype), np.array(2.0, dtype=src.np_dtype))
+            out += [float(x), -float(x)]
+    elif name == "f64_held_in_f32":
+        out += [(1 << 24) + 1, -((1 << 24) + 1)] if src.is_integer else [1 / 3, float("inf"), float("-inf")]
+    elif name == "int64_held_in_32_bits":
+        out += [1 << 31, (1 << 32) + 5, -(1 << 31) - 1]
+    elif name == "float8_saturated":
+        out += [float("inf"), float("-inf")]
+    if src.is_integer:
+        return [v for v in out if isinstance(v, int) and _in_range(src, v)]
+    return [float(v) for v in out]
+
+
+def _differing(name: str, src: DType, to: DType, x: np.ndarray) -> np.ndarray:
+    """The elements of x (of type src) defined for the reference on which value fault `name` differs."""
+    y, why = ref.convert(x, src, to)
+    ok = why == ""
+    z = np.asarray(F.VALUE_CONVERTS[name](x[ok], src, to)).astype(to.np_dtype)
+    return x[ok][~same_elements(y[ok], z, to)]
+
+
+def _search(name: str, src: DType, to: DType, budget: float) -> list:
+    """hypothesis: values of src maximising the number of differing elements (`target`)."""
+    from hypothesis import HealthCheck, given, settings, target, strategies as st
+
+    found: list = []
+    if src.is_integer:
+        strategy = st.integers(src.int_min, src.int_max)
+    else:
+        strategy = st.integers(0, (1 << src.bits) - 1).map(lambda b: src.from_bits(np.array([b], dtype=np.uint64))[0])
+    deadline = time.monotonic() + budget
+
+    @settings(max_examples=2000, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.lists(strategy, min_size=1, max_size=64))
+    def probe(values):
+        if found or time.monotonic() > deadline:
+            return
+        x = np.array(values, dtype=object if src.is_integer else None).astype(src.np_dtype)
+        bad = _differing(name, src, to, x)
+        target(float(bad.size))
+        if bad.size:
+            found.extend(bad[:2].tolist())
+
+    probe()
+    return found
+
+
+def value_witness_values(name: str, src: DType, to: DType, budget: float) -> tuple[str, list]:
+    """(how, values of src) on which value fault `name` differs converting to `to`."""
+    if src.bits <= 16 or src.kind == "bool":
+        return "exhaustive", list(F.value_witnesses(name, src.name, to.name))
+    cand = _constructed(name, src, to)
+    x = np.array(cand, dtype=object if src.is_integer else np.float64).astype(src.np_dtype) if cand else \
+        np.array([], dtype=src.np_dtype)
+    bad = _differing(name, src, to, x) if x.size else x
+    if bad.size:
+        return "construction", bad.tolist()
+    return "search", _search(name, src, to, budget)
+
+
+def value_witnesses_of_group(fault, v, budget: float) -> tuple[str, list[dict]]:
+    t0, t1, ranks, a = F.params_of(group_params(v))
+    common = F.rdecide(t0, t1, *ranks, a).common
+    hows, out = [], []
+    for k, (t, r) in enumerate(zip((t0, t1), ranks)):
+        if F.value_can_differ(F.short_name(fault), t, common) is not None:
+            continue
+        how, vals = value_witness_values(F.short_name(fault), t, common, budget)
+        if not vals:
+            continue
+        hows.append(how)
+        other = (t1, t0)[k]
+        per_set = [[x] for x in vals] if r == 0 else [vals]
+        for xs in per_set:
+            shape = [] if r == 0 else ([len(xs)] if k == 0 else [1, len(xs)])
+            n_other = 1 if ranks[1 - k] == 0 else 2
+            other_shape = [] if n_other == 1 else ([2] if k == 1 else [1, 2])
+            w = {f"input_{k}": [encode(x, t) for x in xs], f"input_{1 - k}": [encode(FILLER, other)] * n_other}
+            w["shapes"] = [shape, other_shape] if k == 0 else [other_shape, shape]
+            out.append(w)
+    how = "exhaustive" if hows and all(h == "exhaustive" for h in hows) else (
+        "search" if "search" in hows else "construction")
+    return how, out
+
+
+# ---------------------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------------------
+def find(max_opset: int, budget: float) -> dict:
+    """The catalogue's groups: per group, its params and, per fault that can differ there, how the witnesses
+    were found and the witnesses. Equivalent faults are left out (their proofs are `fault.equivalent`)."""
+    groups = group_variants(max_opset)
+    per_search = budget / max(1, len(groups))
+    out: dict = {}
+    for key, v in sorted(groups.items()):
+        params = group_params(v)
+        t0, t1, ranks, a = F.params_of(params)
+        faults: dict = {}
+        for fault in F.FAULTS:
+            if fault.equivalent(params) is not None:
+                continue
+            if fault in F.DECISION_FAULTS:
+                w = decision_witness(fault, t0, t1, ranks, a)
+                if w is None:
+                    raise AssertionError(f"{key}: {fault.name} is not equivalent but no shapes tell it apart")
+                faults[fault.name] = {"how": "construction", "witnesses": [w]}
+            else:
+                how, ws = value_witnesses_of_group(fault, v, per_search)
+                if not ws:
+                    raise AssertionError(f"{key}: {fault.name} is not equivalent but no witness was found")
+                faults[fault.name] = {"how": how, "witnesses": ws}
+        if faults:
+            out[key] = {"params": params, "faults": faults}
+    return out
