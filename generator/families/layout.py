@@ -175,6 +175,22 @@ def build_case(make: Callable[[np.random.Generator], Pattern], name: str, seed: 
     return Case(name, "graph", onnx_model(cv.graph, name), o_inputs, o_outputs, meta, twin)
 
 
+_BY_WHAT: dict[str, str] = {}
+
+
+def source_pattern(meta: dict) -> Pattern:
+    """The pattern of a graph case (its TFLite-form source graph and explicit layouts) rebuilt as build_case
+    made it: PATTERNS[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's
+    "name", or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
+    (generator/reference/layout_faults.py)."""
+    name = meta.get("name")
+    if name is None:
+        if not _BY_WHAT:
+            _BY_WHAT.update((m(np.random.default_rng(0)).what, n) for n, m in PATTERNS.items())
+        name = _BY_WHAT[meta["params"]["what"]]
+    return PATTERNS[name](np.random.default_rng(meta["seed"]))
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
     """One unit per pattern. No case is written below opset OPSET."""
     if max_opset is not None and max_opset < OPSET:
@@ -400,6 +416,16 @@ def reduce_max_c_negative_axis_keepdims0(rng) -> Pattern:
 def reduce_max_hc_keepdims1(rng) -> Pattern:
     return Pattern("ReduceMax", PROPAGATION, _reduce(rng, "reduce_max", [-1, 1], True),
                    what="ReduceMax over C and H as axes [-1, 1], keepdims 1: ONNX axes [-3, 2], output (2, 1, 1, 7)")
+
+
+@_pattern
+def mean_h_keepdims0_softmax(rng) -> Pattern:
+    b = _B(rng)
+    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
+    m = b.op("mean", [c], "reduced", axes=[1], keepdims=False)
+    return Pattern("ReduceMean", PROPAGATION, b.done(b.op("softmax", [m], "y", axis=-1)),
+                   what="Mean over H, keepdims 0 -> (N, W, C), ONNX (N, C, W): the layout stays on the reduced "
+                        "tensor, so the Softmax on C (-1) becomes axis -2 (witness: a converter that drops it)")
 
 
 @_pattern
