@@ -331,3 +331,36 @@ def test_float32_fault_is_mlas_arithmetic():
         v = np.float32(np.float32(acc) * scale)
         expected = int(np.rint(min(v, np.float32(252)))) + 3
         assert int(run(FAULTS["qlinear_conv.requant_float32"].fn, conv, inputs).reshape(-1)[0]) == expected
+
+
+def test_int16_pairs_by_hand():
+    """C = 2, a 1x1 kernel: the two channels' products pair up; 255 * 127 * 2 = 64770 saturates to 32767."""
+    x = np.array([[[[255]], [[255]]]], np.uint8)
+    w = np.array([[[[127]], [[127]]]], np.int8)
+    acc = F.int16_pairs(x, 0, w, np.array([0]), 1, [0, 0], [0, 0], [1, 1], [1, 1], [1, 1])
+    assert acc.reshape(-1).tolist() == [32767]
+    # three channels: (c0, c1) pair, c2 alone; zero points applied exactly afterwards
+    x = np.array([[[[255]], [[255]], [[10]]]], np.uint8)
+    w = np.array([[[[127]], [[127]], [[-3]]]], np.int8)
+    acc = F.int16_pairs(x, 5, w, np.array([-2]), 1, [0, 0], [0, 0], [1, 1], [1, 1], [1, 1])
+    raw = 32767 + 10 * -3
+    assert acc.reshape(-1).tolist() == [raw + 2 * (255 + 255 + 10) - 5 * (127 + 127 - 3) + 3 * 5 * -2]
+
+
+def test_int16_pairs_is_the_reference_where_no_pair_saturates():
+    """int8 x int8 with every value (zero points too) in [-127, 127]: |2 * x * w| <= 32258; and depthwise
+    groups, which onnxruntime computes exactly: the reference."""
+    fault = FAULTS["qlinear_conv.int16_pair_saturation"]
+    n = 0
+    for conv, inputs in random_cases(ALL_CLASSES, 80, seed=10):
+        depthwise = conv.w_shape[1] == 1 and conv.m == conv.group
+        if conv.types[:2] == ("int8", "int8"):
+            inputs = _with(inputs, i0=np.maximum(inputs[0], -127), i2=np.maximum(inputs[2], -127),
+                           i3=np.maximum(inputs[3], -127), i5=np.maximum(inputs[5], -127))
+        elif not depthwise:
+            continue
+        if fam.expected(conv, inputs)[1]:
+            continue
+        n += 1
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), conv
+    assert n > 10

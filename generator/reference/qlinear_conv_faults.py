@@ -12,7 +12,8 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    w_scale[0] used for every output channel
   geometry         SAME_UPPER / SAME_LOWER's odd padding pixel on the wrong side; dilations ignored by the
                    kernel (the output shape still theirs)
-  bias, accumulator  B ignored; conv + B computed modulo 2**32 (int32 wraparound)
+  accumulation     raw u8 x s8 products summed in pairs with int16 saturation (VPMADDUBSW, onnxruntime on
+                   x86 without VNNI); B ignored; conv + B computed modulo 2**32 (int32 wraparound)
 
 Groups (group_key): a configuration class of a case, from its case.json "params":
 
@@ -201,9 +202,50 @@ def _round_variant(q: np.ndarray, half: np.ndarray, y_zero_point: int, to: DType
     raise ValueError(how)
 
 
+def int16_pairs(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: np.ndarray, group: int,
+                begin: list[int], end: list[int], out: list[int], strides: list[int],
+                dilations: list[int]) -> np.ndarray:
+    """acc as an x86 VPMADDUBSW kernel computes it: the raw products x * w of each group's sum, taken in
+    NHWC im2col order (kernel offset outer, input channel inner), added in adjacent pairs with int16
+    saturation, the pair sums added in int32; the zero points applied after, exactly:
+        acc = sum_pairs sat16(a0 b0 + a1 b1) - w_zp * sum a - x_zp * sum b + K * x_zp * w_zp
+    (padded positions hold x_zero_point). Depthwise groups (one input and one output channel each) take an
+    exact kernel, as onnxruntime's MlasConvDepthwise does."""
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    kernel, g = w.shape[2:], group
+    mg, nd = m // g, len(kernel)
+    wz = np.broadcast_to(np.asarray(w_zero_point, dtype=np.int64).reshape(-1), (m,))
+    padded = np.full((n, c) + tuple(i + b + e for i, b, e in zip(x.shape[2:], begin, end)), x_zero_point, np.int64)
+    padded[(slice(None), slice(None)) + tuple(slice(b, b + i) for b, i in zip(begin, x.shape[2:]))] = x
+    sp = padded.strides[2:]
+    windows = np.lib.stride_tricks.as_strided(  # [n, channel, *kernel offset, *output position]
+        padded, (n, c) + tuple(kernel) + tuple(out),
+        padded.strides[:2] + tuple(t * d for t, d in zip(sp, dilations)) + tuple(t * s for t, s in zip(sp, strides)),
+        writeable=False)
+    positions = prod(out)
+    # a[n, group, K, position] with K = (*kernel offset, channel): channels innermost
+    a = np.moveaxis(windows.reshape((n, g, cg) + tuple(kernel) + (positions,)), 2, 2 + nd)
+    a = a.reshape(n, g, -1, positions)
+    b = np.moveaxis(w.astype(np.int64), 1, 1 + nd).reshape(g, mg, -1)  # [group, m in group, K]
+    k = a.shape[2]
+    exact = cg == 1 and mg == 1
+    prods = a[:, :, None, :, :] * b[None, :, :, :, None]  # [n, group, m in group, K, position]
+    if not exact:
+        if k % 2:
+            prods = np.concatenate([prods, np.zeros(prods.shape[:3] + (1,) + prods.shape[4:], np.int64)], axis=3)
+        prods = np.clip(prods[:, :, :, 0::2] + prods[:, :, :, 1::2], -(2**15), 2**15 - 1)
+    raw = prods.sum(axis=3)  # [n, group, m in group, position]
+    sum_a = a.sum(axis=2)[:, :, None, :]
+    sum_b = b.sum(axis=2)[None, :, :, None]
+    zb = wz.reshape(1, g, mg, 1)
+    acc = raw - zb * sum_a - x_zero_point * sum_b + k * x_zero_point * zb
+    return acc.reshape((n, m) + tuple(out))
+
+
 def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scale_axis: str = "output",
           same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
-          wrap32: bool = False) -> list[np.ndarray]:
+          wrap32: bool = False, pairs16: bool = False) -> list[np.ndarray]:
     """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
     Shape checks are the reference's (a fault accepts no more models than the spec does)."""
     if len(inputs) not in (8, 9):
@@ -236,6 +278,9 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
         return [_input_axis(x, xz_, w, wz, ws, b, group, begin, end, out, strides, taps, xs_, ys_, yz_, y_type,
                             requant)]
     acc, bound = ref.accumulate(x, xz_, w, wz, group, begin, end, out, strides, taps)
+    if pairs16:
+        acc = int16_pairs(x, xz_, w, wz, group, begin, end, out, strides, taps)
+        bound = max(bound, int(np.abs(acc).max(initial=0)))
     if b is not None and not bias_ignored:
         acc = acc.astype(np.float64) + b.astype(np.float64).reshape((1, m) + (1,) * nd)
         bound += int(np.abs(b.astype(np.int64)).max()) if b.size else 0
@@ -346,6 +391,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("qlinear_conv.dilation_ignored",
           "reads the kernel's taps as if every dilation were 1 (padding and output shape still dilated)",
           _node(dilation_ignored=True), equivalent=_unless_dilated),
+    Fault("qlinear_conv.int16_pair_saturation",
+          "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
+          "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),
+          seen_in="onnxruntime 1.32, x uint8 / w int8 on x86-64 AVX2 without VNNI (MLAS U8S8 kernel; measured: "
+                  "reproduces each failing data set)"),
     Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias),
     Fault("qlinear_conv.accumulator_wrap32",
           "accumulates conv + B in int32 with wraparound", _node(wrap32=True),

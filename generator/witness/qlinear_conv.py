@@ -22,6 +22,9 @@ with x_scale = 2**-7, w_scale = 2**-8, and set what the fault needs:
         the last for dilations): every output reads one x, the fault reads its neighbour (odd SAME padding:
         the configuration's total padding per axis is 1 or 3)
   bias_ignored   B = [7, 11] on zero accumulators
+  int16_pair_saturation   x = x_zero_point = X everywhere and w = V on output channel 0, extremes whose
+        pair of products 2 X V leaves int16 (for int8 x int8 only -128 * -128 does, by one): every exact term
+        is 0, every pair saturates (C = 2: in channels-innermost order each tap's two channels pair up)
   per_channel_first_scale   w_scale = [2**-8, 2**-7], acc = 10 on output channel 1
   per_channel_input_axis    the same scales, distinct w_zero_points, C / group == M == 2, acc on output
         channel 0 through input channel 1
@@ -261,6 +264,21 @@ def _input_axis(conv: fam.Conv) -> list[Data]:
     return [d]
 
 
+def _pairs16(conv: fam.Conv) -> list[Data]:
+    """x = x_zero_point = X everywhere, w of output channel 0 = V at every tap of both input channels, X and V
+    extremes of their types whose pair of products X * V + X * V leaves int16: every exact term is 0, every
+    pair saturates."""
+    d = Data(conv)
+    xs = (d.xt.int_min, d.xt.int_max)
+    x, v = max(((a, b) for a in xs for b in (d.wt.int_min, d.wt.int_max) if not -(2**15) <= 2 * a * b < 2**15),
+               key=lambda ab: abs(ab[0] * ab[1]))
+    d.xz, d.yz = x, d.yt.int_min + 128
+    d.x[...] = x
+    d.w[0] = v
+    d.what = f"x {x}, w {v}: pairs of products {2 * x * v}"
+    return [d]
+
+
 def construct(fault, conv: fam.Conv) -> list[Data]:
     """The constructed witnesses of a fault in the class of `conv` (unchecked)."""
     name = fault.name.split(".", 1)[1]
@@ -278,6 +296,8 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
         return _geometry_ramp(conv, True, "x ramp, w last tap")
     if name == "bias_ignored":
         return _bias(conv)
+    if name == "int16_pair_saturation":
+        return _pairs16(conv)
     if name == "per_channel_first_scale":
         return _first_scale(conv)
     if name == "per_channel_input_axis":
