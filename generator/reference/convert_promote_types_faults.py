@@ -484,6 +484,8 @@ FAULTS: tuple[Fault, ...] = (
 )
 
 BY_NAME = {f.name: f for f in FAULTS}
+REFERENCE = Fault(f"{FAMILY}.reference", "the reference (no fault): for tests and diagnosis baselines",
+                  make_node(decide_reference, convert_reference))
 DECISION_FAULTS = tuple(f for f in FAULTS if f.fn.convert is convert_reference)
 VALUE_FAULTS = tuple(f for f in FAULTS if f not in DECISION_FAULTS)
 

@@ -11,8 +11,8 @@ which the fault and the reference disagree:
   value faults     an input type of <= 16 bits: exhaustive (every value enumerated, the first and last that
                    differ); a wider one: by construction (values just above a midpoint of the common type that
                    the intermediate type turns into a tie; 2**24 + 1; 2**31; +-Inf), each checked against the
-                   reference; a hypothesis search (`target` on the number of differing elements) only where
-                   construction finds nothing
+                   reference; a hypothesis search (values a few steps from a midpoint of two neighbours of
+                   the common type, shrunk) only where construction finds nothing
 
 A witness (JSON): {"shapes": [shape_0, shape_1], "input_0": [values], "input_1": [values]} (values flattened;
 integers as JSON numbers, booleans as JSON booleans, floats as float.hex strings, exact), or
@@ -158,31 +158,55 @@ def _differing(name: str, src: DType, to: DType, x: np.ndarray) -> np.ndarray:
     return x[ok][~same_elements(y[ok], z, to)]
 
 
-def _search(name: str, src: DType, to: DType, budget: float) -> list:
-    """hypothesis: values of src maximising the number of differing elements (`target`)."""
-    from hypothesis import HealthCheck, given, settings, target, strategies as st
+class _Found(Exception):
+    pass
 
-    found: list = []
-    if src.is_integer:
-        strategy = st.integers(src.int_min, src.int_max)
-    else:
-        strategy = st.integers(0, (1 << src.bits) - 1).map(lambda b: src.from_bits(np.array([b], dtype=np.uint64))[0])
+
+def _search(name: str, src: DType, to: DType, budget: float) -> list:
+    """hypothesis: values of src near a midpoint of two neighbours of `to` (where rounding twice can go the
+    other way), a few steps either side of it; the first on which the fault differs, shrunk."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    vals = None
+    if to.bits <= 16:
+        with np.errstate(invalid="ignore"):
+            every = to.from_bits(np.arange(1 << to.bits, dtype=np.uint64)).astype(np.float64)
+        vals = np.unique(every[np.isfinite(every)])
     deadline = time.monotonic() + budget
 
-    @settings(max_examples=2000, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
-    @given(st.lists(strategy, min_size=1, max_size=64))
-    def probe(values):
-        if found or time.monotonic() > deadline:
-            return
-        x = np.array(values, dtype=object if src.is_integer else None).astype(src.np_dtype)
-        bad = _differing(name, src, to, x)
-        target(float(bad.size))
-        if bad.size:
-            found.extend(bad[:2].tolist())
+    def candidate(k: int, steps: int) -> np.ndarray | None:
+        if vals is not None:
+            k %= len(vals) - 1
+            lo, hi = vals[k], vals[k + 1]
+        else:  # a wide target: neighbours of a power of two
+            e = k % 120 - 20
+            lo = 2.0 ** e
+            hi = float(np.nextafter(np.array(lo, dtype=to.np_dtype), np.array(np.inf, dtype=to.np_dtype)))
+        if src.is_integer:
+            h = (int(lo) + int(hi)) // 2 if lo == int(lo) and hi == int(hi) else None
+            if h is None or not _in_range(src, h + steps):
+                return None
+            return np.array([h + steps], dtype=object).astype(src.np_dtype)
+        x = np.array((lo + hi) / 2, dtype=src.np_dtype)
+        for _ in range(abs(steps)):
+            x = np.nextafter(x, np.array(np.sign(steps) * np.inf, dtype=src.np_dtype))
+        return x.reshape(1)
 
-    probe()
-    return found
+    @settings(max_examples=5000, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.integers(0, 1 << 16), st.integers(-4, 4))
+    def probe(k, steps):
+        if time.monotonic() > deadline:
+            return
+        x = candidate(k, steps)
+        if x is not None and _differing(name, src, to, x).size:
+            raise _Found(x[0].item() if hasattr(x[0], "item") else x[0])
+
+    try:
+        probe()
+    except _Found as found:
+        return [found.args[0]]
+    return []
 
 
 def value_witness_values(name: str, src: DType, to: DType, budget: float) -> tuple[str, list]:
