@@ -6,7 +6,8 @@ by enumeration of float32 candidates, and kept only where the fault's outputs di
   round_half_away       min -2.5, max 252.5: y_scale = 1 exactly, the zero point 2.5 and elements j + 0.5
                         are ties (the reference rounds them to even)
   range_not_widened     all positive (and all negative) x: the unwidened range gives another y_scale
-  scale_reciprocal      ranges 1, 2, 3 ... (max with min 0) until range * float32(1/255) != range / 255
+  scale_reciprocal (and scale_reciprocal_y_from_range)   ranges 1, 2, 3 ... (max with min 0) until
+                        range * float32(1/255) != range / 255
   zero_point_unclipped  a subnormal y_scale: range 300 * 2**-149 gives y_scale 2**-149, so
                         -min / y_scale = 299 > 255
   y_reciprocal, y_from_range   y_scale = float32(1 / 255) (range 1): the float32 x nearest to (j + 0.5) *
@@ -101,7 +102,7 @@ def _quotient_ties(fault) -> list[tuple[np.ndarray, str]]:
 def construct(fault) -> list[tuple[np.ndarray, str]]:
     name = fault.name.split(".", 1)[1]
     return {"round_half_away": _half_away, "range_not_widened": _not_widened, "scale_reciprocal": _scale_reciprocal,
-            "zero_point_unclipped": _zero_point_unclipped,
+            "zero_point_unclipped": _zero_point_unclipped, "scale_reciprocal_y_from_range": _scale_reciprocal,
             "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
 
 

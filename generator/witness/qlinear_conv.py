@@ -6,8 +6,9 @@ SAME + dilations classes, which it cannot run, the five others in turn), and for
 construction and checked against the reference (`how: "construction"`); a hypothesis search over the
 class's configuration stands behind any construction that fails (`how: "search"`).
 
-The constructions start from neutral data (x = x_zero_point, w = w_zero_point, B = 0: every accumulator 0)
-with x_scale = 2**-7, w_scale = 2**-8, and set what the fault needs:
+The constructions start from neutral data (x = x_zero_point, w = w_zero_point, B = 0: every accumulator 0;
+zero points at the bottom of their types, -127 for int8) with x_scale = 2**-7, w_scale = 2**-8, and set
+what the fault needs:
   requant_float32 / requant_float64   y_scale = 2b * 2**-15, so c = 1 / (2b) exactly (b odd), and two taps
         of one output give acc = b * 509 (or b * 507): acc * c = 254.5 (253.5), an exact tie. The float
         multiplier fl(1 / (2b)) is off by a relative d; for the b where |254.5 * d| exceeds half an ulp of
@@ -86,8 +87,11 @@ class Data:
         self.conv = conv
         xt, wt, yt = (dtypes.get(t) for t in conv.types)
         self.xt, self.wt, self.yt = xt, wt, yt
-        self.xz = xt.int_min
-        self.wz = [wt.int_min + i for i in range(conv.m)] if conv.per_channel else [wt.int_min] * conv.m
+        # zero points at the bottom of the range (x - x_zero_point up to 254 or 255), but -127 for int8, so that
+        # no pair of raw products reaches int16's ends unless a witness means it to (int16_pair_saturation)
+        self.xz = max(xt.int_min, -127)
+        wz = max(wt.int_min, -127)
+        self.wz = [wz + i for i in range(conv.m)] if conv.per_channel else [wz] * conv.m
         self.yz = yt.int_min
         self.x = np.full(conv.x_shape, self.xz, dtype=np.int64)
         self.w = np.array(self.wz, dtype=np.int64).reshape((-1,) + (1,) * (len(conv.w_shape) - 1)) + \
