@@ -273,7 +273,8 @@ def params_of(p: dict) -> tuple[DType, DType, tuple[int, int], dict]:
     """(t0, t1, ranks, decide's keyword arguments) of a group's params."""
     t0, t1 = dtypes.get(p["input_0"]), dtypes.get(p["input_1"])
     ranks = tuple(0 if s == "scalar" else 1 for s in p["shapes"].split("_"))
-    attrs = {"promote_unsafe": bool(p["promote_unsafe"]), "pytorch_scalar_promotion": bool(p["pytorch_scalar_promotion"]),
+    attrs = {"promote_unsafe": bool(p["promote_unsafe"]),
+             "pytorch_scalar_promotion": bool(p["pytorch_scalar_promotion"]),
              "u64_integer_promotion_target": p.get("u64_integer_promotion_target", ref.DEFAULT_TARGET)}
     return t0, t1, ranks, attrs
 

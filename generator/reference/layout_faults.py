@@ -20,7 +20,7 @@ must be killed by at least one graph case. The patterns are the witnesses (gener
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -303,13 +303,15 @@ def _fault(short: str, what: str, m: Mistakes, seen_in: str = "") -> Fault:
 
 NONE = Mistakes()
 FAULTS: tuple[Fault, ...] = (
-    _fault("concat_axis_not_remapped", "Concat's axis kept as in NHWC", replace(NONE, not_remapped=frozenset({"concat"}))),
+    _fault("concat_axis_not_remapped", "Concat's axis kept as in NHWC",
+           replace(NONE, not_remapped=frozenset({"concat"}))),
     _fault("split_axis_not_remapped", "Split's axis kept as in NHWC", replace(NONE, not_remapped=frozenset({"split"}))),
     _fault("softmax_axis_not_remapped", "Softmax's axis kept (-1: W of NCHW instead of C)",
            replace(NONE, not_remapped=frozenset({"softmax"})), f"{TFLITE2ONNX} (softmax.py: axis = -1)"),
     _fault("reduce_axes_not_remapped", "Mean / ReduceMax axes kept as in NHWC",
            replace(NONE, not_remapped=frozenset({"mean", "reduce_max"}))),
-    _fault("pad_not_remapped", "Pad's per-axis pads kept in NHWC order", replace(NONE, not_remapped=frozenset({"pad"}))),
+    _fault("pad_not_remapped", "Pad's per-axis pads kept in NHWC order",
+           replace(NONE, not_remapped=frozenset({"pad"}))),
     _fault("slice_not_remapped", "Slice / StridedSlice begin, size, end, strides kept in NHWC order",
            replace(NONE, not_remapped=frozenset({"slice", "strided_slice"}))),
     _fault("transpose_perm_not_remapped", "a Transpose inside the converted region keeps its NHWC perm",

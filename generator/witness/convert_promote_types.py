@@ -26,7 +26,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from generator import dtypes
 from generator.dtypes import DType
 from generator.faults import same_elements
 from generator.reference import convert_promote_types as ref
