@@ -6,7 +6,7 @@ For each such variant:
                      values just inside / at / just outside the target's range, RNE ties at the
                      overflow boundary, in the subnormals and mid-range, integer wrap boundaries
   <name>_exhaustive  every bit pattern of a source of <= 8 bits (16 bits in the exhaustive profile)
-  <name>_random      seeded hypothesis draws for wider sources
+  <name>_random      seeded PCG64 draws (generator.sampling) for wider sources
   <name>_probe       (probe/) every generated input whose result the spec leaves undefined
 plus, for some pairs, 0-d / empty / 3-d shapes, the FNUZ Inf row once per semantics, and the
 rows where the saturate=0 table states the sign of NaN.
@@ -22,7 +22,6 @@ from typing import Callable, Iterator
 
 import numpy as np
 import onnx
-from hypothesis import strategies as st
 
 from generator import dtypes, sampling
 from generator.case import Case, case_meta, node_model
@@ -265,39 +264,102 @@ def _string_edges(to: DType) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------
-# random inputs (seeded hypothesis)
+# random inputs (seeded PCG64 draws, generator.sampling)
 # ---------------------------------------------------------------------------------------
-def _float_strategy(to: DType) -> st.SearchStrategy:
-    """Doubles: anything, plus values at the target's scale where its rounding happens."""
-    parts = [st.floats(allow_nan=True, allow_infinity=True)]
+_SPECIAL_DOUBLES = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5,
+                    FLOAT64_MAX, -FLOAT64_MAX, FLOAT64_MIN_NORMAL, -FLOAT64_MIN_NORMAL, 5e-324, -5e-324]
+
+
+def _signed(s: sampling.Stream, v: float) -> float:
+    return -v if s.booleans() else v
+
+
+def _random_double(s: sampling.Stream, to: DType) -> float:
+    """One double: a special (1/4), any double from a random 64-bit pattern (1/4: every exponent, NaN
+    payloads), or (1/2) a value at the target's scale, where its rounding happens: for an integer
+    target an integer of [int_min - 2, int_max + 2] (1/4), that plus +-0.5 or a random fraction (1/8),
+    or a signed magnitude in the octaves 2**-4 .. 2**bits (1/8); for a float target a magnitude over
+    its exponents (below its smallest subnormal to beyond its max) whose mantissa keeps half the time
+    only one bit more than the target's (ties and exact values). A double target has no scale of its
+    own: special or any (1/4 and 3/4)."""
+    kind = s.integers(0, 3)
+    if kind == 0:
+        return s.choice(_SPECIAL_DOUBLES)
+    if kind == 1 or not (to.is_integer or to.is_float and to.name != "double"):
+        return float(np.uint64(s.bits(64)).view(np.float64))
     if to.is_integer:
-        parts.append(st.floats(min_value=to.int_min - 2.0, max_value=to.int_max + 2.0))
-    elif to.is_float and to.name != "double":
-        parts.append(st.floats(min_value=-to.finite_max * 2, max_value=to.finite_max * 2))
-        parts.append(st.floats(min_value=-to.smallest_normal * 2, max_value=to.smallest_normal * 2))
-    return st.one_of(*parts)
+        if kind == 2:
+            return float(s.integers(to.int_min - 2, to.int_max + 2))
+        if s.booleans():
+            fraction = s.choice([0.5, -0.5, None])
+            return float(s.integers(to.int_min - 2, to.int_max + 2)) + (s.random() if fraction is None else fraction)
+        return _signed(s, s.octaves(-4, to.bits + 1))
+    e_lo = math.frexp(to.smallest_subnormal)[1] - 2
+    e_hi = math.frexp(to.finite_max)[1] + 1
+    e = s.integers(e_lo, e_hi - 1)
+    p = to.mantissa_bits + 1 if s.booleans() else 52
+    m = 1.0 + s.integers(0, (1 << p) - 1) * 2.0**-p
+    return _signed(s, math.ldexp(m, e))
+
+
+def _random_int(s: sampling.Stream, src: DType, to: DType) -> int:
+    """One integer of src: uniform over src (1/4), uniform near the integer target's range (1/4, else
+    spread over magnitudes), spread over magnitudes (1/4, Stream.log_integers), or +-2**k + {-1, 0, 1}
+    clipped to src (1/4): wrap boundaries and the integers where a float target starts rounding."""
+    kind = s.integers(0, 3)
+    if kind == 1 and to.is_integer:
+        return s.integers(max(src.int_min, 2 * to.int_min - 2), min(src.int_max, 2 * to.int_max + 2))
+    if kind in (1, 2):
+        return s.log_integers(src.int_min, src.int_max)
+    if kind == 3:
+        v = (1 << s.integers(0, src.bits)) + s.integers(-1, 1)
+        v = -v if src.kind == "int" and s.booleans() else v
+        return min(max(v, src.int_min), src.int_max)
+    return s.integers(src.int_min, src.int_max)
+
+
+def _random_number_text(s: sampling.Stream, to: DType) -> str:
+    """Text a string -> number Cast reads (1/4 each): a decimal literal [+-]?(d{1,12}(.d{0,12})?|.d{1,12})
+    ([eE][+-]?d{1,2})? (digit counts biased to short ones; 3/4 with an integer part, half of them with a
+    fraction, 1/4 only a fraction; 1/4 with an exponent),
+    the repr of a non-NaN double (also 'inf', '-inf', '1e+300'), an integer of [-2**70, 2**70] spread
+    over magnitudes (Stream.log_integers), or a non-NaN double of _random_double for the target (at its
+    scale half the time), written as an integer when it is one."""
+    kind = s.integers(0, 3)
+    if kind in (1, 3):
+        while True:
+            v = _random_double(s, dtypes.get("float") if kind == 1 else to)
+            if v == v:
+                return str(int(v)) if kind == 3 and math.isfinite(v) and v == int(v) else repr(v)
+    if kind == 2:
+        return str(s.log_integers(-(2**70), 2**70))
+
+    def digits(lo: int, hi: int) -> str:  # a count in [lo, hi], short ones likelier
+        return "".join(s.choices("0123456789", s.integers(lo, s.integers(lo, hi))))
+
+    text = s.choice(["", "+", "-"])
+    if s.integers(0, 3):
+        text += digits(1, 12) + ("." + digits(0, 12) if s.booleans() else "")
+    else:
+        text += "." + digits(1, 12)
+    if s.integers(0, 3) == 0:
+        text += s.choice("eE") + s.choice(["", "+", "-"]) + digits(1, 2)
+    return text
 
 
 def random_inputs(src: DType, to: DType, n: int, seed: int) -> np.ndarray:
     if n == 0:
         return np.array([], dtype=object if src.kind == "string" else src.np_dtype)
+    s = sampling.Stream(seed)
     if src.kind == "string":
-        number = st.from_regex(r"[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,2})?", fullmatch=True)
-        floats = st.floats(allow_nan=False).map(repr)
-        ints = st.integers(-(2**70), 2**70).map(str)
-        values = sampling.draw(st.one_of(number, floats, ints), n, seed)
-        return _unique(np.array(values, dtype=object), src)
+        return _unique(np.array([_random_number_text(s, to) for _ in range(n)], dtype=object), src)
     if src.is_integer:
-        parts = [st.integers(src.int_min, src.int_max)]
-        if to.is_integer:
-            parts.append(st.integers(max(src.int_min, 2 * to.int_min - 2), min(src.int_max, 2 * to.int_max + 2)))
-        values = sampling.draw(st.one_of(*parts), n, seed)
-        return np.array(values, dtype=object).astype(src.np_dtype)
-    # floats: half drawn as values at the target's scale, half as raw bit patterns (NaN payloads,
-    # subnormals and every exponent of the source)
-    doubles = sampling.draw(_float_strategy(to), n - n // 2, seed)
-    patterns = sampling.draw(st.integers(0, (1 << src.bits) - 1), n // 2, seed + 1)
-    return np.concatenate([_to_src(doubles, src), src.from_bits(np.array(patterns, dtype=np.uint64))])
+        return np.array([_random_int(s, src, to) for _ in range(n)], dtype=object).astype(src.np_dtype)
+    # floats: half drawn as doubles (specials, anything, values at the target's scale), half as raw bit
+    # patterns of the source (NaN payloads, subnormals and every exponent of the source)
+    doubles = [_random_double(s, to) for _ in range(n - n // 2)]
+    patterns = s.bits(src.bits, n // 2)
+    return np.concatenate([_to_src(doubles, src), src.from_bits(patterns)])
 
 
 # ---------------------------------------------------------------------------------------

@@ -27,7 +27,6 @@ from typing import Callable, Iterator
 
 import numpy as np
 import onnx
-from hypothesis import strategies as st
 from onnx import helper
 
 from generator import dtypes, sampling
@@ -246,13 +245,21 @@ def edge_values(t: DType) -> np.ndarray:
 
 
 def random_values(t: DType, n: int, seed: int) -> np.ndarray:
-    """n seeded draws: integers over the whole range, floats as bit patterns (every exponent, NaNs)."""
+    """n seeded draws (generator.sampling): integers each (1/3 alike) uniform over the whole range, spread
+    over magnitudes (log_integers: small values too, which narrower types hold) or within 15 of either
+    end of the range; floats as bit patterns (every exponent, NaNs)."""
     if n == 0 or t.kind == "bool":
         return np.array([], dtype=t.np_dtype)
+    s = sampling.Stream(seed)
     if t.is_integer:
-        return np.array(sampling.draw(st.integers(t.int_min, t.int_max), n, seed), dtype=object).astype(t.np_dtype)
-    patterns = sampling.draw(st.integers(0, (1 << t.bits) - 1), n, seed)
-    return t.from_bits(np.array(patterns, dtype=np.uint64))
+        kinds = s.integers(0, 2, n)
+        uniform = s.integers(t.int_min, t.int_max, n, dtype=t.np_dtype)
+        spread = s.log_integers(t.int_min, t.int_max, n).astype(t.np_dtype)
+        off = s.integers(0, 15, n).tolist()
+        ends = np.array([t.int_max - d if top else t.int_min + d for d, top in zip(off, s.booleans(n).tolist())],
+                        dtype=object).astype(t.np_dtype)
+        return np.where(kinds == 0, uniform, np.where(kinds == 1, spread, ends))
+    return t.from_bits(s.bits(t.bits, n))
 
 
 def scalar_values(t: DType, k: int) -> np.ndarray:

@@ -13,7 +13,7 @@ data set checks all three outputs:
   large_random                               65536 elements (2**20 in the exhaustive profile)
   witness_opset11                            the fault models' witnesses (reference/dynamic_quantize_linear_faults),
                                              from the committed catalogue (generator/witness/catalogue/)
-  length<n>_random                           seeded hypothesis draws of n float32 values
+  length<n>_random                           seeded PCG64 draws (generator.sampling) of n float32 values
   probe / empty_probe / length<n>_random_probe  (probe/) inputs whose result the spec leaves undefined: all
                                              zeros, ranges that underflow to y_scale 0, NaN, infinities, empty
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 import numpy as np
-from hypothesis import strategies as st
 
 from generator import dtypes, sampling, witness
 from generator.case import Case, case_meta, node_model
@@ -40,7 +39,7 @@ TINY = float(np.finfo(F32).tiny)  # smallest normal, 2**-126
 DENORM = float(np.finfo(F32).smallest_subnormal)  # 2**-149
 
 PROFILES = {
-    # random: hypothesis draws per random case; large: elements of the large case (0: none)
+    # random: seeded draws per random case; large: elements of the large case (0: none)
     "quick": dict(random=0, large=0),
     "default": dict(random=24, large=1 << 16),
     "exhaustive": dict(random=256, large=1 << 20),
@@ -204,28 +203,56 @@ def probe_catalogue() -> dict[str, list[np.ndarray]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# random inputs (seeded hypothesis)
+# random inputs (seeded PCG64 draws, generator.sampling)
 # ---------------------------------------------------------------------------------------------
-def _element_strategy() -> st.SearchStrategy:
-    return st.one_of(
-        st.floats(width=32, allow_nan=False, allow_infinity=False),  # every magnitude
-        st.floats(-10.0, 10.0, width=32),
-        st.floats(-float(F32(1e-30)), float(F32(1e-30)), width=32),
-        st.floats(width=32),  # NaN and infinities now and then: those draws become probes
-    )
+_FINITE_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, FLT_MAX, -FLT_MAX, TINY, -TINY, DENORM, -DENORM]
+_NON_FINITE = [np.nan, -np.nan, np.inf, -np.inf]
+
+
+def _elements(s: sampling.Stream, kind: int, n: int) -> np.ndarray:
+    """n float64 values exact in float32 or rounded to it by _f32: 0 any finite float32 (sign, exponent field
+    0..254 and mantissa uniform: every magnitude), 1 uniform in [-10, 10], 2 tiny magnitudes (octaves 2**-150
+    to 2**-99: subnormals, and zeros once rounded), 3 finite specials (zeros, +-1, 0.5, +-FLT_MAX, smallest
+    normal and subnormal)."""
+    if kind == 0:
+        bits = (s.bits(1, n) << np.uint64(31)) | (s.integers(0, 254, n).astype(np.uint64) << np.uint64(23)) \
+            | s.bits(23, n)
+        return bits.astype(np.uint32).view(F32).astype(np.float64)
+    if kind == 1:
+        return s.uniform(-10.0, 10.0, n)
+    if kind == 2:
+        return np.where(s.booleans(n), -1.0, 1.0) * s.octaves(-150, -99, n)
+    return np.array(s.choices(_FINITE_SPECIALS, n), dtype=np.float64)
 
 
 def random_inputs(n_elements: int, n_draws: int, seed: int) -> list[np.ndarray]:
-    if n_draws == 0:
-        return []
-    lists = st.lists(_element_strategy(), min_size=n_elements, max_size=n_elements)
-    return [_f32(v) for v in sampling.draw(lists, n_draws, seed)]
+    """n_draws lists of n_elements float32 values. Each list takes all its elements from one kind of
+    _elements (4 in 5, each kind alike) or each element from a kind of its own (1 in 5); then 1 list in 4
+    gets NaN or infinities at 1 to max(1, n_elements // 16) places: those draws become probes."""
+    s = sampling.Stream(seed)
+    out = []
+    for _ in range(n_draws):
+        mode = s.integers(0, 4)
+        kinds = s.integers(0, 3, n_elements) if mode == 4 else np.full(n_elements, mode)
+        x = np.zeros(n_elements, dtype=np.float64)
+        for kind in range(4):  # every kind draws its elements, in kind order, even when none is used
+            x = np.where(kinds == kind, _elements(s, kind, n_elements), x)
+        if s.integers(0, 3) == 0:
+            places = s.sample(range(n_elements), s.integers(1, max(1, n_elements // 16)))
+            x[places] = s.choices(_NON_FINITE, len(places))
+        out.append(_f32(x))
+    return out
 
 
 def large_input(n: int, seed: int) -> np.ndarray:
-    """n float32 values from a seeded legacy RandomState (its stream is frozen across numpy versions)."""
-    rs = np.random.RandomState(seed)
-    return _f32(rs.standard_normal(n) * 10.0 ** rs.uniform(-3, 3) + rs.uniform(-1, 1))
+    """n float32 values, bell-shaped around a shift: (u1 + u2 + u3 + u4 - 2) * sqrt(3) with u uniform in
+    [0, 1) (mean 0, variance 1), times a scale 2**[-10, 10) (octaves), plus a shift uniform in [-1, 1];
+    float64 arithmetic only (no pow / exp / log), so the values are the same on every machine."""
+    s = sampling.Stream(seed)
+    scale, shift = s.octaves(-10, 10), s.uniform(-1.0, 1.0)
+    u = s.random((4, n))
+    bell = (((u[0] + u[1]) + u[2]) + u[3] - 2.0) * 1.7320508075688772
+    return _f32(bell * scale + shift)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ outputs spread over the output range). Every listed attribute is its own case:
   bias         present, negative, large enough to saturate; outputs saturating at both ends
   rounding     exact requantization ties (power-of-two scales; and a multiplier 1/6 that is no float)
                and random scales
-  config_<i>_random   configurations drawn by seeded hypothesis (the only cases --seed changes)
+  config_<i>_random   configurations from seeded PCG64 draws (generator.sampling; the only cases --seed changes)
   witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
                fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/)
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 import numpy as np
-from hypothesis import strategies as st
 
 from generator import dtypes, sampling, witness
 from generator.case import Case, case_meta, node_model
@@ -39,7 +38,7 @@ OPSET = 10
 NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B")
 
 PROFILES = {
-    # datasets: per case; random: hypothesis-drawn configurations
+    # datasets: per case; random: seeded random configurations
     "quick": dict(datasets=1, random=0),
     "default": dict(datasets=3, random=16),
     "exhaustive": dict(datasets=8, random=128),
@@ -179,27 +178,27 @@ def _type(name: str) -> dtypes.DType:
     return dtypes.get(name)
 
 
-def _zero_points(conv: Conv, rs: np.random.RandomState, i: int) -> tuple[int, np.ndarray, int]:
+def _zero_points(conv: Conv, s: sampling.Stream, i: int) -> tuple[int, np.ndarray, int]:
     xt, wt, yt = (_type(t) for t in conv.types)
     if conv.zero_points == "ends" and i > 0:  # data set 0 draws them; the rest go round the four corners
         corner = [(0, 0, 0), (1, 1, 1), (0, 1, 0), (1, 0, 1)][(i - 1) % 4]
         xz, wz, yz = ((t.int_min, t.int_max)[c] for t, c in zip((xt, wt, yt), corner))
     elif conv.zero_points == "middle":  # x and w centred on their zero points: acc of both signs
         xz, wz = ((t.int_min + t.int_max + 1) // 2 for t in (xt, wt))
-        yz = int(rs.randint(yt.int_min, yt.int_max + 1))
+        yz = s.integers(yt.int_min, yt.int_max)
     else:
-        xz, wz, yz = (int(rs.randint(t.int_min, t.int_max + 1)) for t in (xt, wt, yt))
+        xz, wz, yz = (s.integers(t.int_min, t.int_max) for t in (xt, wt, yt))
     if conv.per_channel == "zero_point":  # distinct values per output channel
-        wzs = rs.choice(np.arange(wt.int_min, wt.int_max + 1), conv.m, replace=False)
+        wzs = np.array(s.sample(range(wt.int_min, wt.int_max + 1), conv.m), dtype=np.int64)
     else:
         wzs = np.full(conv.m if conv.per_channel else 1, wz)
     return xz, wzs, yz
 
 
-def _draw_ints(t: dtypes.DType, shape: tuple, zp, spread: int | None, rs: np.random.RandomState) -> np.ndarray:
+def _draw_ints(t: dtypes.DType, shape: tuple, zp, spread: int | None, s: sampling.Stream) -> np.ndarray:
     if spread is None:
-        return rs.randint(t.int_min, t.int_max + 1, shape).astype(t.np_dtype)
-    v = np.asarray(zp).reshape((-1,) + (1,) * (len(shape) - 1)) + rs.randint(-spread, spread + 1, shape)
+        return s.integers(t.int_min, t.int_max, shape, dtype=t.np_dtype)
+    v = np.asarray(zp).reshape((-1,) + (1,) * (len(shape) - 1)) + s.integers(-spread, spread, shape)
     return np.clip(v, t.int_min, t.int_max).astype(t.np_dtype)
 
 
@@ -207,8 +206,9 @@ def _f32(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64).astype(np.float32)
 
 
-def _log_uniform(rs: np.random.RandomState, lo: float, hi: float, n: int | None = None):
-    return _f32(2.0 ** rs.uniform(lo, hi, n))
+def _log_uniform(s: sampling.Stream, lo: int, hi: int, n: int | None = None):
+    """float32 scales log-uniform over the octaves [2**lo, 2**hi) (sampling.Stream.octaves: exact, no pow)."""
+    return _f32(s.octaves(lo, hi, n))
 
 
 def _geometry(conv: Conv):
@@ -220,12 +220,12 @@ def _geometry(conv: Conv):
     return begin, end, out, strides, dilations
 
 
-def draw_dataset(conv: Conv, rs: np.random.RandomState, i: int) -> list[np.ndarray]:
+def draw_dataset(conv: Conv, s: sampling.Stream, i: int) -> list[np.ndarray]:
     """The inputs of data set i (NAMES order; B only when the case has a bias)."""
     xt, wt, _ = (_type(t) for t in conv.types)
-    xz, wzs, yz = _zero_points(conv, rs, i)
-    x = _draw_ints(xt, conv.x_shape, xz, conv.spread, rs)
-    w = _draw_ints(wt, conv.w_shape, wzs if conv.per_channel else wzs[0], conv.spread, rs)
+    xz, wzs, yz = _zero_points(conv, s, i)
+    x = _draw_ints(xt, conv.x_shape, xz, conv.spread, s)
+    w = _draw_ints(wt, conv.w_shape, wzs if conv.per_channel else wzs[0], conv.spread, s)
     begin, end, out, strides, dilations = _geometry(conv)
     acc, _ = ref.accumulate(x, xz, w, wzs, conv.group, begin, end, out, strides, dilations)
     spread = max(1.0, float(np.percentile(np.abs(acc), 95)))  # the accumulator's typical size
@@ -233,15 +233,15 @@ def draw_dataset(conv: Conv, rs: np.random.RandomState, i: int) -> list[np.ndarr
     bias = None
     if conv.scales == "pow2":  # c = 2**-e with e >= 1: exact float32 products, ties at acc = 2**(e-1) mod 2**e
         e = max(1, int(np.ceil(np.log2(spread / 60))))
-        xs = _f32(2.0 ** rs.randint(-8, -1))
-        ws = _f32(2.0 ** rs.randint(-8, -1, n_ws)) if n_ws else _f32(2.0 ** rs.randint(-8, -1))
+        xs = _f32(np.ldexp(1.0, s.integers(-8, -2)))
+        ws = _f32(np.ldexp(1.0, s.integers(-8, -2, n_ws if n_ws else (), dtype=np.int32)))
         ys = _f32(float(xs) * (ws.max() if n_ws else float(ws)) * 2.0**e)
     elif conv.scales == "sixth":  # c = 0.5 * 0.25 / 0.75 = 1/6 (no float): ties where acc = 3 mod 6
         xs, ws, ys = _f32(0.5), _f32(0.25), _f32(0.75)
     else:
-        xs = _log_uniform(rs, -10, -2)
-        ws = _log_uniform(rs, -10, -3, n_ws)
-        target = rs.uniform(60, 250) if conv.scales != "saturate" else rs.uniform(2000, 20000)
+        xs = _log_uniform(s, -10, -2)
+        ws = _log_uniform(s, -10, -3, n_ws)
+        target = s.uniform(60, 250) if conv.scales != "saturate" else s.uniform(2000, 20000)
         ys = _f32(float(xs) * float(np.max(ws)) * spread / target)
         if conv.scales == "bad":
             bad = [("y_scale", 0.0), ("y_scale", -float(ys)), ("x_scale", np.inf), ("w_scale", np.nan),
@@ -251,11 +251,11 @@ def draw_dataset(conv: Conv, rs: np.random.RandomState, i: int) -> list[np.ndarr
     if conv.bias:
         q = int(spread)
         if conv.bias == "random":
-            bias = rs.randint(-2 * q, 2 * q + 1, conv.m)
+            bias = s.integers(-2 * q, 2 * q, conv.m)
         elif conv.bias == "negative":
-            bias = -rs.randint(1, 2 * q + 1, conv.m)
+            bias = -s.integers(1, 2 * q, conv.m)
         elif conv.bias == "saturate":  # both signs, far beyond the output range, acc + B still in int32
-            bias = rs.randint(1 << 20, 1 << 28, conv.m) * np.resize([1, -1], conv.m)
+            bias = s.integers(1 << 20, (1 << 28) - 1, conv.m) * np.resize([1, -1], conv.m)
         else:  # int32_overflow: acc + B crosses the int32 range for most elements
             bias = np.resize([ref.INT32_MAX - q // 4, ref.INT32_MIN + q // 4], conv.m)
         bias = bias.astype(np.int32)
@@ -302,10 +302,10 @@ def _meta(conv: Conv, seed: int, flags: list[str], compare: dict, **extra) -> di
 def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iterator[Case]:
     """The node case of the data sets the spec defines, and the probe case of those it does not."""
     s = sampling.case_seed(seed, conv.name)
-    rs = np.random.RandomState(s)  # legacy RandomState: its stream is frozen across numpy versions
+    stream = sampling.Stream(s)
     node_sets, probe_sets, reasons = [], [], set()
     for i in range(n_datasets):
-        inputs = draw_dataset(conv, rs, i)
+        inputs = draw_dataset(conv, stream, i)
         y, undefined = expected(conv, inputs)
         if undefined:
             probe_sets.append(inputs)
@@ -334,23 +334,21 @@ def negative_cases(seed: int) -> Iterator[Case]:
     }
     for what, (j, shape, why) in bad.items():
         conv = replace(base, what=what)
-        rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
-        inputs = draw_dataset(conv, rs, 0)
+        inputs = draw_dataset(conv, sampling.Stream(sampling.case_seed(seed, conv.name)), 0)
         inputs[j] = np.resize(inputs[j], shape)
         shapes = [np.shape(v) for v in inputs]
         yield _negative(conv, inputs, shapes, why, seed)
     # "pads cannot be used simultaneously with auto_pad" [auto_pad]
     conv = Conv("negative_pads_with_auto_pad", attrs={"auto_pad": "SAME_UPPER", "pads": [1, 1, 1, 1]})
     valid = replace(conv, attrs={"auto_pad": "SAME_UPPER"})
-    rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
-    inputs = draw_dataset(valid, rs, 0)
+    inputs = draw_dataset(valid, sampling.Stream(sampling.case_seed(seed, conv.name)), 0)
     yield _negative(conv, inputs, [np.shape(v) for v in inputs],
                     "pads together with auto_pad SAME_UPPER: they cannot be used together [pads]", seed, valid)
     # 3 input channels cannot be split into 2 groups: w has C / group = 1 channel, and 1 * 2 != 3
     conv = Conv("negative_group_channels", (1, 3, 7, 7), m=4, attrs={"group": 2, "pads": [1, 1, 1, 1]})
-    rs = np.random.RandomState(sampling.case_seed(seed, conv.name))
-    inputs = draw_dataset(replace(conv, x_shape=(1, 2, 7, 7)), rs, 0)
-    inputs[0] = rs.randint(0, 256, conv.x_shape).astype(np.uint8)
+    s = sampling.Stream(sampling.case_seed(seed, conv.name))
+    inputs = draw_dataset(replace(conv, x_shape=(1, 2, 7, 7)), s, 0)
+    inputs[0] = s.integers(0, 255, conv.x_shape, dtype=np.uint8)
     yield _negative(conv, inputs, [np.shape(v) for v in inputs],
                     "x has 3 channels, w 1 per group with group 2: X.shape[1] == W.shape[1] * group [w, group]", seed)
 
@@ -365,53 +363,55 @@ def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: st
 
 
 # ---------------------------------------------------------------------------------------------
-# random configurations (seeded hypothesis)
+# random configurations (seeded PCG64 draws, generator.sampling)
 # ---------------------------------------------------------------------------------------------
-@st.composite
-def configurations(draw) -> Conv:
-    """A valid configuration: 1 to 3 spatial axes, groups, kernel, strides, dilations, padding, types."""
-    nd = draw(st.integers(1, 3))
-    group = draw(st.sampled_from([1, 1, 2, 3]))
-    cg, mg = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+def configuration(s: sampling.Stream) -> Conv:
+    """A valid configuration: 1 to 3 spatial axes, groups, kernel, strides, dilations, padding, types.
+    Each choice is uniform over what is listed (a value listed twice is twice as likely)."""
+    nd = s.integers(1, 3)
+    group = s.choice([1, 1, 2, 3])
+    cg, mg = s.integers(1, 3), s.integers(1, 3)
     kmax = 4 if nd < 3 else 3
-    kernel = tuple(draw(st.integers(1, kmax)) for _ in range(nd))
-    strides = [draw(st.integers(1, 3)) for _ in range(nd)]
-    dilations = [draw(st.integers(1, 2)) for _ in range(nd)]
-    auto_pad = draw(st.sampled_from(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))
+    kernel = tuple(s.integers(1, kmax) for _ in range(nd))
+    strides = [s.integers(1, 3) for _ in range(nd)]
+    dilations = [s.integers(1, 2) for _ in range(nd)]
+    auto_pad = s.choice(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])
     attrs: dict = {"strides": strides, "dilations": dilations}
     if group > 1:
         attrs["group"] = group
     pads = [0] * (2 * nd)
     if auto_pad == "NOTSET":
-        if draw(st.booleans()):
-            pads = [draw(st.integers(0, 2)) for _ in range(2 * nd)]
+        if s.booleans():
+            pads = [s.integers(0, 2) for _ in range(2 * nd)]
             attrs["pads"] = pads
     else:
         attrs["auto_pad"] = auto_pad
-    if draw(st.booleans()):
+    if s.booleans():
         attrs["kernel_shape"] = list(kernel)
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     top = 9 if nd < 3 else 5
-    spatial = tuple(draw(st.integers(max(1, e - pads[a] - pads[a + nd]), max(1, e - pads[a] - pads[a + nd]) + top))
+    spatial = tuple(s.integers(max(1, e - pads[a] - pads[a + nd]), max(1, e - pads[a] - pads[a + nd]) + top)
                     for a, e in enumerate(extent))
-    types = tuple(draw(st.sampled_from(["uint8", "int8"])) for _ in range(3))
-    return Conv("random", (draw(st.integers(1, 2)), cg * group) + spatial, kernel, mg * group, attrs, types,
-                per_channel=draw(st.sampled_from([None, None, "scale", "zero_point"])),
-                bias=draw(st.sampled_from([None, None, "random", "negative"])))
+    types = tuple(s.choice(["uint8", "int8"]) for _ in range(3))
+    batch = s.integers(1, 2)
+    return Conv("random", (batch, cg * group) + spatial, kernel, mg * group, attrs, types,
+                per_channel=s.choice([None, None, "scale", "zero_point"]),
+                bias=s.choice([None, None, "random", "negative"]))
 
 
 def random_configurations(n: int, seed: int) -> list[Conv]:
-    """n distinct configurations, spread over a pool of 8n draws (hypothesis draws runs of near-copies)."""
-    if n == 0:
-        return []
-    pool, seen = [], set()
-    for c in sampling.draw(configurations(), 8 * n, sampling.case_seed(seed, "test_qlinearconv_random")):
+    """The first n distinct configurations (by everything but the shapes' sizes) of one seeded stream."""
+    s = sampling.Stream(sampling.case_seed(seed, "test_qlinearconv_random"))
+    chosen, seen = [], set()
+    for _ in range(64 * n):
+        if len(chosen) == n:
+            break
+        c = configuration(s)
         key = repr((len(c.kernel), c.kernel, sorted((k, v) for k, v in c.attrs.items() if k != "kernel_shape"),
                     c.types, c.per_channel, c.bias, c.group))
         if key not in seen:
             seen.add(key)
-            pool.append(c)
-    chosen = pool[:: max(1, len(pool) // n)][:n]
+            chosen.append(c)
     return [replace(c, what=f"config_{i:03d}_random") for i, c in enumerate(chosen)]
 
 
