@@ -86,8 +86,64 @@ class KillMatrix:
         m = self.matrix()
         if not m:
             return {}
-        return {"tables/kill_matrix.json": (json.dumps(m, sort_keys=True, indent=1) + "\n").encode(),
-                "tables/kill_matrix.md": markdown(m).encode()}
+        return {"tables/kill_matrix.json": compact_json(m).encode(), "tables/kill_matrix.md": markdown(m).encode()}
+
+
+def compact_json(m: dict) -> str:
+    """The matrix as JSON, small enough to commit: per family the fault list, counts, score, the distinct
+    equivalence proofs once, and per group {"killed": {fault: [n, first killer]}, "equivalent": {proof index:
+    [faults]}, "survived": [faults]}; faults not named in a group are not applicable there."""
+    out = {}
+    for family, fm in m.items():
+        proofs: list[str] = []
+        groups = {}
+        for key, row in fm["groups"].items():
+            g: dict = {}
+            for fault, e in row.items():
+                if e["status"] == "killed":
+                    g.setdefault("killed", {})[fault] = [e["n"], e["by"][0]]
+                elif e["status"] == "equivalent":
+                    if e["how"] not in proofs:
+                        proofs.append(e["how"])
+                    g.setdefault("equivalent", {}).setdefault(str(proofs.index(e["how"])), []).append(fault)
+                elif e["status"] == "survived":
+                    g.setdefault("survived", []).append(fault)
+            groups[key] = g
+        out[family] = {"faults": fm["faults"], "counts": fm["counts"], "score": fm["score"], "proofs": proofs,
+                       "groups": groups}
+    lines = ["{"]
+    for i, (family, fm) in enumerate(sorted(out.items())):
+        head = {k: v for k, v in fm.items() if k != "groups"}
+        lines.append(f" {json.dumps(family)}: {{")
+        for k, v in sorted(head.items()):
+            lines.append(f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)},")
+        lines.append('  "groups": {')
+        rows = sorted(fm["groups"].items())
+        for j, (key, g) in enumerate(rows):
+            lines.append(f"   {json.dumps(key)}: {json.dumps(g, sort_keys=True)}{',' if j < len(rows) - 1 else ''}")
+        lines.append("  }")
+        lines.append(" }" + ("," if i < len(out) - 1 else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def read_json(text: str) -> dict:
+    """tables/kill_matrix.json back to {family: {"groups": {key: {fault: {"status", ...}}}, ...}}."""
+    out = {}
+    for family, fm in json.loads(text).items():
+        groups = {}
+        for key, g in fm["groups"].items():
+            row = {f: {"status": "not applicable"} for f in fm["faults"]}
+            for fault, (n, first) in g.get("killed", {}).items():
+                row[fault] = {"status": "killed", "n": n, "by": [first]}
+            for idx, names in g.get("equivalent", {}).items():
+                for fault in names:
+                    row[fault] = {"status": "equivalent", "how": fm["proofs"][int(idx)]}
+            for fault in g.get("survived", []):
+                row[fault] = {"status": "survived"}
+            groups[key] = row
+        out[family] = dict(fm, groups=groups)
+    return out
 
 
 def _kills(mod, fault, case, meta, inputs, expected, types) -> bool:

@@ -504,9 +504,37 @@ def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
         yield _node_case(v, what, x, y, s, ["shape"])
 
 
+def witness_cases(v: Variant, max_opset: int, seed: int, catalogue: dict) -> Iterator[Case]:
+    """The committed witnesses of the variant's groups (generator/witness/catalogue/cast.json): inputs on which
+    a fault model of generator/reference/cast_faults.py and the reference differ. One case per group; the
+    kill matrix writes which faults each data set kills. -NaN witnesses are left to negative_nan, the one
+    case that compares the sign of NaN."""
+    from generator.reference.cast_faults import group_key
+    from generator.witness.cast import decode
+
+    for opset in sorted({v.opset, max(24, v.opset)}):
+        entry = catalogue.get(group_key({"params": v.params, "opset": opset}))
+        if entry is None or opset > max_opset:
+            continue
+        items = []
+        for name, found in sorted(entry["faults"].items()):
+            if name != "cast.nan_sign_lost":
+                items += [w for w in found.get("witnesses", []) if w not in items]
+        if not items:
+            continue
+        (xd, yd), (xu, _) = _split(v, decode(items, v.src), opset)
+        if xu.size:
+            raise ValueError(f"{v.base_name}: the witness catalogue holds inputs the spec leaves undefined")
+        what = "witness" if opset == v.opset else f"witness_opset{opset}"
+        yield _node_case(v, what, xd, yd, sampling.case_seed(seed, v.base_name), ["witness"], opset=opset)
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation (one per variant), so callers can show progress or spread them."""
+    from generator import witness
+
     opts = PROFILES[profile]
+    catalogue = witness.load(FAMILY)["groups"] if profile != "quick" else {}
 
     def unit(v: Variant) -> Iterator[Case]:
         yield from variant_cases(v, opts, seed)
@@ -514,5 +542,6 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) 
         yield from nan_sign_cases(v, seed)
         if opts["shapes"]:
             yield from shape_cases(v, seed)
+        yield from witness_cases(v, max_opset, seed, catalogue)
 
     return [lambda v=v: unit(v) for v in variants(max_opset)]

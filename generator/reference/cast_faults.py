@@ -165,9 +165,15 @@ def _round_magnitude(n: np.ndarray, rule: str, negative: np.ndarray) -> np.ndarr
 def _round_values(x, src: DType, to: DType, rule: str) -> np.ndarray:
     """The source values rounded to `to`'s precision by `rule` (exponent unbounded), as float64 values that
     the reference then treats as already rounded. Exact: big integers go through Fraction."""
-    if src.is_float:
+    ints = None
+    if src.is_integer or src.kind == "bool":
+        ints = np.asarray(x).astype(np.uint64 if src.kind == "uint" else np.int64)
+        big = np.abs(ints.astype(np.float64)) >= 2.0**53
+        if big.any():
+            return _round_big_ints(ints, to, rule)
+    if src.is_float or ints is not None:
         with np.errstate(invalid="ignore"):
-            v = np.asarray(x, dtype=src.np_dtype).astype(np.float64)
+            v = np.asarray(x if ints is None else ints, dtype=src.np_dtype if ints is None else None).astype(np.float64)
         out = v.copy()
         fin = np.isfinite(v) & (v != 0)
         a = np.abs(v[fin])
@@ -178,6 +184,11 @@ def _round_values(x, src: DType, to: DType, rule: str) -> np.ndarray:
             r = _round_magnitude(a / q, rule, v[fin] < 0) * q
         out[fin] = np.copysign(r, v[fin])
         return out
+    raise TypeError(f"no rounding of {src.name} values")
+
+
+def _round_big_ints(x: np.ndarray, to: DType, rule: str) -> np.ndarray:
+    """_round_values for integers beyond 2**53, exactly through Fraction."""
     out = []
     for i in np.asarray(x).ravel().tolist():
         q = Fraction(int(i))
@@ -509,7 +520,9 @@ FAULTS: tuple[Fault, ...] = (
           if dtypes.get(p["from"]).is_integer or p["from"] == "bool" else None),
     Fault("cast.negative_zero_lost", "gives +0 where the result is -0", _node(_neg_zero_lost),
           applies=lambda p: _float_source(p) and dtypes.get(p["to"]).is_float
-          and dtypes.get(p["to"]).has_negative_zero),
+          and dtypes.get(p["to"]).has_negative_zero,
+          equivalent=lambda p: "the reference leaves every -0 result of float6 undefined (UNDEF_FLOAT6_NEG_ZERO)"
+          if p["to"].startswith("float6") else None),
     Fault("cast.nan_sign_lost", "gives +NaN where the result is -NaN", _node(_nan_sign_lost),
           applies=lambda p: _float_source(p) and dtypes.get(p["to"]).negative_nan_bits is not None,
           equivalent=lambda p: None if (p.get("saturate") == 0 and dtypes.get(p["to"]).is_float8

@@ -1,0 +1,112 @@
+"""Cast fault models (generator/reference/cast_faults.py) and their witnesses (generator/witness/cast.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator import dtypes, witness
+from generator.faults import same_elements
+from generator.families import cast as family
+from generator.reference import cast as ref
+from generator.reference import cast_faults
+from generator.witness import cast as search
+
+GROUPS = search.groups(family.NEWEST_CAST)
+CATALOGUE = witness.load("cast")["groups"]
+FAULTS = {f.name: f for f in cast_faults.FAULTS}
+
+
+def _run(fault, x, v, opset):
+    return fault.fn([x], v.attrs, opset, [v.src])[0]
+
+
+def _ref(x, v, opset):
+    return ref.cast(x, v.src, v.to, saturate=v.saturate is not False, round_mode=v.round_mode or "up", opset=opset)
+
+
+def test_names_unique_and_described():
+    names = [f.name for f in cast_faults.FAULTS]
+    assert len(names) == len(set(names))
+    assert all(f.name.startswith("cast.") and f.what for f in cast_faults.FAULTS)
+
+
+def test_catalogue_covers_every_group_and_applicable_fault():
+    assert {cast_faults.group_key({"params": v.params, "opset": o}) for v, o in GROUPS} == set(CATALOGUE)
+    for v, opset in GROUPS:
+        entry = CATALOGUE[cast_faults.group_key({"params": v.params, "opset": opset})]
+        params = search.params_of(v, opset)
+        applicable = {f.name for f in cast_faults.FAULTS if f.applies(params)}
+        assert set(entry["faults"]) == applicable, v.base_name
+        assert not [f for f, e in entry["faults"].items() if "unresolved" in e], v.base_name
+
+
+def test_every_catalogued_witness_tells_its_fault_apart():
+    for v, opset in GROUPS:
+        entry = CATALOGUE[cast_faults.group_key({"params": v.params, "opset": opset})]
+        for name, found in entry["faults"].items():
+            if "witnesses" not in found:
+                continue
+            x = search.decode(found["witnesses"], v.src)
+            y, why = _ref(x, v, opset)
+            z = _run(FAULTS[name], x, v, opset)
+            assert (why == "").all(), (v.base_name, name)
+            assert not same_elements(y, z, v.to, nan_sign=name == "cast.nan_sign_lost").all(), (v.base_name, name)
+
+
+@pytest.mark.parametrize("src", ["bool", "int2", "uint4", "int8", "uint8", "float8e4m3fn", "float8e5m2fnuz",
+                                 "float8e8m0", "float4e2m1", "float16", "bfloat16", "int16"])
+def test_analytic_equivalences_hold_on_every_input(src):
+    """Where a fault claims it cannot differ, it does not, on every bit pattern of a small source (under the
+    strict comparison, which sees the sign of NaN only in the rows that state it: cast.nan_sign_lost's claim)."""
+    s = dtypes.get(src)
+    x = s.all_values() if s.kind != "bool" else np.array([False, True])
+    for v, opset in GROUPS:
+        if v.src.name != src:
+            continue
+        params = search.params_of(v, opset)
+        y, why = _ref(x, v, opset)
+        for fault in cast_faults.FAULTS:
+            if fault.applies(params) and fault.equivalent(params) is not None:
+                z = _run(fault, x, v, opset)
+                same = same_elements(y, z, v.to)  # the strict comparison: the sign of NaN only where stated
+                assert (same | (why != "")).all(), (v.base_name, fault.name, fault.equivalent(params))
+
+
+def test_wide_source_equivalences_hold_on_constructed_inputs():
+    """The same for 32 / 64-bit and string sources, on the search's constructed pool of each group."""
+    checked = 0
+    for v, opset in GROUPS[::7]:
+        if v.src.kind != "string" and v.src.bits <= 16:
+            continue
+        params = search.params_of(v, opset)
+        x, _ = search.pool(v.src, v.to)
+        y, why = _ref(x, v, opset)
+        for fault in cast_faults.FAULTS:
+            if fault.applies(params) and fault.equivalent(params) is not None and fault.name != "cast.nan_sign_lost":
+                same = same_elements(y, _run(fault, x, v, opset), v.to)
+                assert (same | (why != "")).all(), (v.base_name, fault.name)
+                checked += 1
+    assert checked > 50
+
+
+def test_double_rounding_is_what_the_issue_describes():
+    """integer -> bfloat16 through float32: just above a bfloat16 midpoint, float32 rounds onto the tie."""
+    m = (1 << 28) + (1 << 20)  # midpoint of bfloat16 between 2**28 and 2**28 + 2**21
+    x = np.array([m + 4], dtype=np.int32)
+    v = family.Variant(dtypes.get("int32"), dtypes.get("bfloat16"), None, None, 13)
+    y, _ = _ref(x, v, 13)
+    z = _run(FAULTS["cast.via_float"], x, v, 13)
+    assert float(y[0]) == (1 << 28) + (1 << 21)  # the exact value is above the midpoint
+    assert float(z[0]) == 1 << 28  # float32 made it a tie, and the tie went to even
+
+
+def test_tie_rules_on_a_float8_tie():
+    v = family.Variant(dtypes.get("float"), dtypes.get("float8e4m3fn"), True, None, 19)
+    x = np.array([1.0625, -1.0625, 1.1875, 1.03], dtype=np.float32)  # ties of e4m3 around 1, and a non-tie
+    got = {name: _run(FAULTS[name], x, v, 19).astype(np.float32).tolist()
+           for name in ("cast.round_half_away", "cast.round_half_up", "cast.round_toward_zero")}
+    assert _ref(x, v, 19)[0].astype(np.float32).tolist() == [1.0, -1.0, 1.25, 1.0]
+    assert got["cast.round_half_away"] == [1.125, -1.125, 1.25, 1.0]
+    assert got["cast.round_half_up"] == [1.125, -1.0, 1.25, 1.0]
+    assert got["cast.round_toward_zero"] == [1.0, -1.0, 1.125, 1.0]
