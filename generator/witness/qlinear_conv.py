@@ -338,7 +338,7 @@ def _differs(fault, d: Data) -> bool:
 def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
     """A hypothesis search for one witness (random data of the configuration, scales mostly powers of two so
     that ties occur), aiming at many differing elements; [] if none within the budget."""
-    from hypothesis import HealthCheck, Phase, given, settings, target
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
     from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
@@ -352,14 +352,15 @@ def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
     scale = st.one_of(pow2, st.floats(2.0**-12, 0.25, width=32))
 
     @settings(max_examples=max(50, int(100 * budget)), deadline=None, database=None, derandomize=False,
-              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck))
+              phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck),
+              verbosity=Verbosity.quiet)
     @hypothesis_seed(seed)
     @given(x=ints(xt, int(np.prod(conv.x_shape))), w=ints(wt, int(np.prod(conv.w_shape))),
            xz=st.integers(xt.int_min, xt.int_max), yz=st.integers(yt.int_min, yt.int_max),
            xs=scale, ws=st.lists(scale, min_size=conv.m, max_size=conv.m), ys=scale,
            b=st.lists(st.integers(-5000, 5000), min_size=conv.m, max_size=conv.m))
     def probe(x, w, xz, yz, xs, ws, ys, b):
-        if found:
+        if found:  # the first witness is enough: the remaining examples return at once
             return
         d = Data(conv)
         d.x, d.w = np.array(x).reshape(conv.x_shape), np.array(w).reshape(conv.w_shape)
@@ -379,7 +380,7 @@ def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
         probe()
     except Exception:  # noqa: BLE001 - a failed search is no witness
         return []
-    return found
+    return found[:1]
 
 
 def find(max_opset: int, budget: float) -> dict:
