@@ -342,6 +342,31 @@ def _ftz_result(x, src, to, saturate, round_mode, opset):
     return _flush(_cast(x, src, to, saturate, round_mode, opset), to)
 
 
+def _overflow_to_nan(x, src, to, saturate, round_mode, opset):
+    """float8e5m2, saturate=0: a finite value beyond FLT_MAX gives NaN (as E4M3FN's row does) instead of Inf."""
+    y = _cast(x, src, to, saturate, round_mode, opset)
+    if to.name != "float8e5m2" or saturate:
+        return y
+    if src.kind == "string":
+        parsed = [ref.parse_number(s) for s in np.asarray(x, dtype=object).ravel()]
+        infinite = np.array([isinstance(p, float) and math.isinf(p) for p in parsed], dtype=bool).reshape(np.shape(x))
+    else:
+        infinite = np.isinf(_values(x, src))
+    over = ~infinite & np.isinf(y.astype(np.float64))
+    if over.any():
+        y = y.copy()
+        y[over] = to.from_bits(np.array([to.nan_bits], dtype=np.uint64))[0]
+    return y
+
+
+def _no_overflow(p) -> str | None:
+    src, to = dtypes.get(p["from"]), dtypes.get(p["to"])
+    if src.kind == "string":
+        return None
+    biggest = max(-src.int_min, src.int_max) if src.is_integer else 1 if src.kind == "bool" else src.finite_max
+    return f"no {src.name} value exceeds {to.name}'s FLT_MAX" if biggest <= to.finite_max else None
+
+
 def _ftz_source_equivalent(p) -> str | None:
     src, to, saturate, round_mode, opset = _params(p)
     if not src.is_float or src.nan_style == dtypes.E8M0:
@@ -371,9 +396,8 @@ def _ftz_result_equivalent(p) -> str | None:
 
 def _overflow_on_x_equivalent(p) -> str | None:
     src, to, saturate, *_ = _params(p)
-    biggest = max(-src.int_min, src.int_max) if src.is_integer else 1 if src.kind == "bool" else src.finite_max
-    if biggest <= to.finite_max:
-        return f"no {src.name} value exceeds {to.name}'s FLT_MAX"
+    if _no_overflow(p):
+        return _no_overflow(p)
     if (to.is_float8 and saturate) or to.nan_style == dtypes.NONE:
         return "with saturation an overflow gives FLT_MAX, which [x] is"
     return None
@@ -513,6 +537,9 @@ FAULTS: tuple[Fault, ...] = (
           "overflows)", _node(_overflow_on_x_kernel), equivalent=_overflow_on_x_equivalent,
           applies=lambda p: _numeric(p) and _is_rounding_float(dtypes.get(p["to"])) and p["to"] != "double"
           and not dtypes.get(p["from"]).kind == "bool"),
+    Fault("cast.e5m2_overflow_nan", "float8e5m2, saturate=0: a finite value beyond FLT_MAX gives NaN instead of "
+          "Inf", _node(_overflow_to_nan), seen_in="onnxruntime 1.31",
+          applies=lambda p: p["to"] == "float8e5m2" and p.get("saturate") == 0, equivalent=_no_overflow),
     Fault("cast.e8m0_range_on_rounded", "float8e8m0, nearest, saturate=0: decides out of range on [x] instead of x "
           "as the table does", _node(_e8m0_range_on_rounded_kernel),
           applies=lambda p: _e8m0(p) and p.get("saturate") == 0 and p.get("round_mode") == "nearest",
