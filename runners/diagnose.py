@@ -147,8 +147,9 @@ def fault_table(runs: list[tuple[str, list[dict]]]) -> dict:
     """Failing items per fault model and backend: runs are (backend label, records).
 
     {"backends": [labels], "rows": [{"family", "fault", "what", "counts": [per backend], "total"}],
-     "failures": [failing node / graph items per backend]}; rows by family, then faults by their total
-    (most first), then NO_MATCH and NOT_DIAGNOSED last in their family."""
+     "failures": [failing node / graph items per backend], "diagnosed": [those consistent with some fault]};
+    rows by family, then faults by their total (most first), then NO_MATCH and NOT_DIAGNOSED last in their
+    family."""
     per = [tally(records) for _, records in runs]
     keys = sorted({k for t in per for k in t})
     whats = fault_whats(k[1] for k in keys if k[1] not in (NO_MATCH, NOT_DIAGNOSED))
@@ -161,9 +162,10 @@ def fault_table(runs: list[tuple[str, list[dict]]]) -> dict:
     rows = []
     for family in sorted(grouped):
         rows += sorted(grouped[family], key=lambda row: (tail.get(row["fault"], 0), -row["total"], row["fault"]))
-    failures = [sum(1 for r in records if r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None))
-                for _, records in runs]
-    return {"backends": [label for label, _ in runs], "rows": rows, "failures": failures}
+    failing = [[r for r in records if r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None)]
+               for _, records in runs]
+    return {"backends": [label for label, _ in runs], "rows": rows, "failures": [len(f) for f in failing],
+            "diagnosed": [sum(1 for r in f if r.get("diagnosis")) for f in failing]}
 
 
 def markdown(table: dict) -> str:
@@ -177,4 +179,5 @@ def markdown(table: dict) -> str:
             fault += f": {row['what']}"
         lines.append(f"| {row['family']} | {fault} | " + " | ".join(str(n or "") for n in row["counts"]) + " |")
     lines.append("| | failing items (node / graph data sets) | " + " | ".join(map(str, table["failures"])) + " |")
+    lines.append("| | of which consistent with some fault model | " + " | ".join(map(str, table["diagnosed"])) + " |")
     return "\n".join(lines) + "\n"

@@ -8,7 +8,8 @@ one row per (family, fault model) that some failing item is consistent with, one
 each cell the number of failing items (node / graph data sets with wrong values) whose outputs that fault
 model reproduces exactly (runners/diagnose.py); then, per family, the failing items that match no known
 fault and those not diagnosed (a family without fault models, or a results file older than the diagnosis).
-An item consistent with several fault models counts once for each. scripts/example_report.sh runs it.
+An item consistent with several fault models counts once for each. Columns are named by backend; the line
+under the table gives their versions. scripts/example_report.sh runs it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"discrepancies.py: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(markdown(fault_table([(run.label, run.records) for run in runs])))
+    sys.stdout.write(markdown(fault_table([(run.name, run.records) for run in runs])))
+    sys.stdout.write("\nBackends: " + ", ".join(f"{run.name} {run.version}" for run in runs) + ".\n")
     return 0
 
 

@@ -240,7 +240,7 @@ def test_message_record_report_and_table(hand_faults, dql_suite, pytester, monke
     rows = {row["fault"]: row for row in table["rows"]}
     assert rows[HALF_AWAY]["counts"] == [len(failed), 0] and rows[HALF_AWAY]["what"] == HALF_AWAY_WHAT
     assert rows[NO_MATCH]["counts"] == [0, n_unmodelled]
-    assert table["failures"] == [len(failed), n_unmodelled]
+    assert table["failures"] == [len(failed), n_unmodelled] and table["diagnosed"] == [len(failed), 0]
 
     html, md = render(runs, "html"), render(runs, "md")
     for page in (html, md):
@@ -255,6 +255,8 @@ def test_message_record_report_and_table(hand_faults, dql_suite, pytester, monke
     assert lines[0].startswith("| family | fault model | fault:") and "unmodelled" in lines[0]
     assert f"| {FAMILY} | `{HALF_AWAY}` | {len(failed)} |  |" in lines
     assert f"| {FAMILY} | {NO_MATCH} |  | {n_unmodelled} |" in lines
+    assert f"| | of which consistent with some fault model | {len(failed)} | 0 |" in lines
+    assert lines[-1].startswith(f"Backends: fault:{HALF_AWAY} ")
 
 
 def test_table_reads_older_results_without_diagnoses(tmp_path):
@@ -272,7 +274,7 @@ def test_table_reads_older_results_without_diagnoses(tmp_path):
     table = fault_table([(r.label, r.records) for r in runs])
     assert [(row["fault"], row["counts"]) for row in table["rows"]] == [
         ("cast.x", [0, 1]), ("cast.y", [0, 1]), (NO_MATCH, [0, 1]), (NOT_DIAGNOSED, [1, 0])]
-    assert table["failures"] == [1, 2]
+    assert table["failures"] == [1, 2] and table["diagnosed"] == [0, 1]
     assert "| cast | not diagnosed | 1 |  |" in markdown(table)
     render(runs, "html"), render(runs, "md")  # older records (no "diagnosis") render
     bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "discrepancies.py"), str(tmp_path / "nope.json")],
