@@ -114,6 +114,8 @@ def differs(expected: list[np.ndarray], actual: list[np.ndarray], types: list[dt
         return True
     for y, z, t in zip(expected, actual, types):
         nan_sign = bool(compare.get("nan_sign", False))
-        if np.shape(y) != np.shape(z) or not same_elements(y, z, t, nan_sign).all():
+        if np.shape(y) != np.shape(z) or np.asarray(y).dtype != np.asarray(z).dtype:
+            return True  # a wrong element type fails whatever the values
+        if not same_elements(y, z, t, nan_sign).all():
             return True
     return False

@@ -5,7 +5,8 @@ on each data set of a node / graph case and records, in case.json "kills", the f
 (its outputs differ from the expected ones under the strict comparison). At the end `files()` gives the
 suite's tables/kill_matrix.json and .md. Each (group, fault) pair has one status:
 
-  killed          some node / graph data set tells the fault from the reference (they are listed)
+  killed          some node / graph data set tells the fault from the reference (they are listed), or a
+                  negative case the fault accepts (families whose fault module has refuses(fault, model, meta))
   equivalent      no input can: the fault model's analytic proof, or the witness catalogue's (exhaustion)
   not applicable  the fault is no plausible implementation in this group (Fault.applies)
   survived        none of the above: a hole in the suite (tests/test_kill_matrix.py fails on any)
@@ -37,7 +38,9 @@ class KillMatrix:
         """Record what each data set of a judged case kills, in case.meta["kills"] too."""
         family = case.meta.get("family")
         catalogue = self.faults.get(family)
-        if not catalogue or case.kind not in ("node", "graph"):
+        if not catalogue or case.kind not in ("node", "graph", "negative"):
+            return
+        if case.kind == "negative" and not hasattr(self.modules[family], "refuses"):
             return
         mod = self.modules[family]
         meta = dict(case.meta, name=case.name, kind=case.kind)
@@ -49,6 +52,13 @@ class KillMatrix:
         types = [t for _, t in outs]
         killed_by = self.killers[family][key]
         kills = []
+        if case.kind == "negative":  # the model must be refused: it kills every fault that accepts it
+            here = [f.name for f in live if not _refuses(mod, f, case.model, meta)]
+            for name in here:
+                killed_by.setdefault(name, []).append(case.name)
+            case.meta["kills"] = here
+            case.meta["fault_group"] = key
+            return
         for i, (inputs, expected) in enumerate(zip(case.inputs, case.outputs)):
             here = []
             for fault in live:
@@ -155,6 +165,13 @@ def _kills(mod, fault, case, meta, inputs, expected, types) -> bool:
     if custom is not None:
         return bool(custom(fault, meta, expected, actual))
     return faults.differs(expected, actual, types, meta.get("compare"))
+
+
+def _refuses(mod, fault, model, meta) -> bool:
+    try:
+        return bool(mod.refuses(fault, model, meta))
+    except Exception:  # cannot tell: count it as refusing (no kill claimed)
+        return True
 
 
 def _status(fault, params: dict, by: list[str] | None, catalogued: dict | None) -> dict:

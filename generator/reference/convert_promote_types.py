@@ -36,6 +36,8 @@ Decisions where [CPT] is silent or ambiguous (each with its reason in docs/conve
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +117,7 @@ def element_type(name: str) -> DType:
     raise ValueError(f"unknown element type {name!r} (OpenVINO names such as 'f32', 'i64', 'bf16')")
 
 
+@functools.cache
 def spec_types() -> tuple[DType, ...]:
     """The element types [CPT]'s rules cover that an ONNX tensor can hold, in SPEC_TYPE_NAMES order."""
     return tuple(element_type(n) for n in SPEC_TYPE_NAMES)
