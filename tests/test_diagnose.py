@@ -316,3 +316,20 @@ def test_a_mutant_refuses_what_the_reference_refuses(tmp_path):
     backend = get_backend("fault:qlinear_conv.bias_ignored")
     for case in negatives:
         assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass", case.name
+
+
+def test_real_layout_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path):
+    """Layout faults are converters (their family's `run`): the same path, on graph cases."""
+    catalogue = generator.faults.by_name("layout")
+    name = "layout.softmax_axis_not_remapped"
+    if name not in catalogue:
+        pytest.skip(f"no {name} fault model")
+    suite = tmp_path / "layout"
+    assert cli.main([str(suite), "--family", "layout", "--profile", "quick"]) == 0
+    backend = get_backend(f"fault:{name}")
+    results = [run_case_dataset(backend, case, i, "strict", {})
+               for case in (read_case(d) for d in sorted((suite / "graph").iterdir())) for i in range(case.n_datasets)]
+    failed = [r for r in results if r.verdict == "fail"]
+    assert failed and {r.verdict for r in results} <= {"pass", "fail"}
+    for r in failed:
+        assert name in r.diagnosis, r.message
