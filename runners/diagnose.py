@@ -52,9 +52,18 @@ def candidates(meta: dict | None) -> list[Fault] | None:
             reason = f.equivalent(params)
         except Exception:  # noqa: BLE001 - cannot tell: try it
             reason = None
-        if not reason:
+        if not reason and _applies(f, params):
             out.append(f)
     return out
+
+
+def _applies(f: Fault, params: dict) -> bool:
+    """Faults that are no plausible implementation in the group (the kill matrix's "not applicable") are
+    not named."""
+    try:
+        return bool(f.applies(params))
+    except Exception:  # noqa: BLE001 - cannot tell: try it
+        return True
 
 
 def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual: list) -> bool:
@@ -66,6 +75,9 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
         _, outs = graph_io_types(case.model)
         names, types = [n for n, _ in outs], [t for _, t in outs]
         produced = fault_models.fault_outputs(fault, case.model, [np.asarray(x) for x in inputs], case.meta or {})
+        if len(produced) != len(actual) or any(np.asarray(y).dtype != np.asarray(a).dtype
+                                                for y, a in zip(produced, actual)):
+            return False  # another element type than the backend's (a ConvertPromoteTypes decision)
         produced = [as_declared(y, t) for y, t in zip(produced, types)]
         outcome = compare_outputs(produced, list(actual), names, types, (case.meta or {}).get("compare"),
                                   "strict", max_shown=0)
