@@ -6,8 +6,8 @@ fault model of the case's family (generator.faults.catalogue) that can differ in
 group is run once on that data set (generator.faults.fault_outputs). Its outputs take the place of the
 expected ones and are compared with what the backend returned by runners/compare.py in the strict tier
 under the case's own compare spec, so the rules that judged the backend (NaN payloads, the sign of zero,
-strings read back as values ...) also decide whether a fault explains it. A fault that raises, or whose
-outputs have another count, type or shape, is not consistent.
+strings read back as values ...) also decide whether a fault explains it. A fault that raises or refuses
+the model, or whose outputs have another count, element type or shape, is not consistent.
 
 The verdict carries the result:
   message    a last line "consistent with: <what> (<name>)[; <what> (<name>) ...]", or
@@ -75,8 +75,9 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
         _, outs = graph_io_types(case.model)
         names, types = [n for n, _ in outs], [t for _, t in outs]
         produced = fault_models.fault_outputs(fault, case.model, [np.asarray(x) for x in inputs], case.meta or {})
-        if len(produced) != len(actual) or any(np.asarray(y).dtype != np.asarray(a).dtype
-                                                for y, a in zip(produced, actual)):
+        if len(produced) != len(types):  # [] is how a family's `run` says the fault refuses the model
+            return False
+        if len(produced) != len(actual) or not all(map(_same_type, produced, actual)):
             return False  # another element type than the backend's (a ConvertPromoteTypes decision)
         produced = [as_declared(y, t) for y, t in zip(produced, types)]
         outcome = compare_outputs(produced, list(actual), names, types, (case.meta or {}).get("compare"),
@@ -84,6 +85,12 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
     except Exception:  # noqa: BLE001 - a fault that raises here is simply not what the backend did
         return False
     return bool(outcome.ok)
+
+
+def _same_type(y, a) -> bool:
+    """The same numpy element type (any two text forms count as one: str, bytes, object)."""
+    y, a = np.asarray(y), np.asarray(a)
+    return y.dtype == a.dtype or (y.dtype.kind in "OUS" and a.dtype.kind in "OUS")
 
 
 def diagnose(case: LoadedCase, dataset: int | list[np.ndarray], actual: list,

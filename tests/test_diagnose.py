@@ -333,3 +333,12 @@ def test_real_layout_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path):
     assert failed and {r.verdict for r in results} <= {"pass", "fail"}
     for r in failed:
         assert name in r.diagnosis, r.message
+
+
+def test_a_fault_that_refuses_does_not_explain_missing_outputs(monkeypatch, dql_suite):
+    """A family's `run` returns [] where the fault refuses the model: that is not a backend returning nothing."""
+    refusing = Fault(f"{FAMILY}.test_refuses", "refuses", raising_node)
+    fake = types.SimpleNamespace(FAULTS=(refusing,), run=lambda fault, model, inputs, meta: [])
+    monkeypatch.setattr(generator.faults, "module", lambda family: fake if family == FAMILY else None)
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    assert diagnose(case, 0, []) == []
