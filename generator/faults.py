@@ -18,6 +18,7 @@ outputs differ from the expected ones under the case's strict comparison (`diffe
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -76,11 +77,19 @@ def fault_outputs(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray]
     if custom is not None:
         return custom(fault, model, inputs, meta)
     domain, op = domain_of(meta.get("domain", "")), meta["op"]
+    program = _compiled(model)
+    steps = [dataclasses.replace(st, fn=fault.fn) if (domain_of(st.node.domain), st.node.op_type) == (domain, op)
+             else st for st in program.steps]
+    return run_program(dataclasses.replace(program, steps=steps), inputs)
 
-    def lookup(d: str, o: str):
-        return fault.fn if (d, o) == (domain, op) else reference_lookup(d, o)
 
-    return run_program(compile_model(model, lookup), inputs)
+_last_compiled: list = [None, None]  # (model, program): every fault of a case runs on the same model
+
+
+def _compiled(model: onnx.ModelProto):
+    if _last_compiled[0] is not model:
+        _last_compiled[:] = [model, compile_model(model, reference_lookup)]
+    return _last_compiled[1]
 
 
 # ---------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ class KillMatrix:
         self.catalogues = {f: witness.load(f) for f in families if self.faults[f]}
         self.killers: dict[str, dict[str, dict[str, list[str]]]] = defaultdict(lambda: defaultdict(dict))
         self.params: dict[str, dict[str, dict]] = defaultdict(dict)
+        self.live: dict[str, dict[str, list]] = defaultdict(dict)
 
     def add(self, case: Case) -> None:
         """Record what each data set of a judged case kills, in case.meta["kills"] too."""
@@ -45,9 +46,10 @@ class KillMatrix:
         mod = self.modules[family]
         meta = dict(case.meta, name=case.name, kind=case.kind)
         key = mod.group_key(meta)
-        params = faults.group_params(meta)
-        self.params[family].setdefault(key, params)
-        live = [f for f in catalogue if f.applies(params) and f.equivalent(params) is None]
+        if key not in self.live[family]:  # once per group: the proofs can be slow to decide
+            params = self.params[family].setdefault(key, faults.group_params(meta))
+            self.live[family][key] = [f for f in catalogue if f.applies(params) and f.equivalent(params) is None]
+        live = self.live[family][key]
         _, outs = graph_io_types(case.model)
         types = [t for _, t in outs]
         killed_by = self.killers[family][key]
