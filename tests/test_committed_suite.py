@@ -56,9 +56,9 @@ def test_opconform_tflite_passes_every_graph_twin(manifest):
 
 
 def test_random_data_do_not_depend_on_what_is_imported(tmp_path):
-    """Hypothesis mixes constants of imported local modules into its draws unless generator.sampling
-    stops it: generated here, inside pytest with every test module imported, the random cases must be
-    byte-identical to the committed ones (made by the gen-cases command in a fresh process)."""
+    """Generated here, inside pytest with every test module imported (hypothesis included), the random cases
+    must be byte-identical to the committed ones (made by the gen-cases command in a fresh process): the
+    draws come from PCG64 words (generator.sampling), whatever else is loaded."""
     from generator import cli
 
     assert cli.main([str(tmp_path / "s"), "--family", "cast", "--max-opset", "13"]) == 0

@@ -143,14 +143,14 @@ def onnx_model(g: L.Graph, name: str) -> onnx.ModelProto:
 # ---------------------------------------------------------------------------------------
 # building the case
 # ---------------------------------------------------------------------------------------
-def _uniform(rng: np.random.Generator, shape) -> np.ndarray:
+def _uniform(rng: sampling.Stream, shape) -> np.ndarray:
     return rng.uniform(-1.0, 2.0, size=shape).astype(np.float32)
 
 
-def build_case(make: Callable[[np.random.Generator], Pattern], name: str, seed: int, datasets: int) -> Case:
+def build_case(make: Callable[[sampling.Stream], Pattern], name: str, seed: int, datasets: int) -> Case:
     """Both forms of a pattern, the data sets, and the expected outputs from the TFLite form."""
     cseed = sampling.case_seed(seed, name)
-    rng = np.random.default_rng(cseed)
+    rng = sampling.Stream(cseed)
     p = make(rng)  # draws the weights first
     cv = L.convert(p.graph, p.explicit)
     tfl = p.graph
@@ -186,9 +186,9 @@ def source_pattern(meta: dict) -> Pattern:
     name = meta.get("name")
     if name is None:
         if not _BY_WHAT:
-            _BY_WHAT.update((m(np.random.default_rng(0)).what, n) for n, m in PATTERNS.items())
+            _BY_WHAT.update((m(sampling.Stream(0)).what, n) for n, m in PATTERNS.items())
         name = _BY_WHAT[meta["params"]["what"]]
-    return PATTERNS[name](np.random.default_rng(meta["seed"]))
+    return PATTERNS[name](sampling.Stream(meta["seed"]))
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
@@ -202,10 +202,10 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
 # ---------------------------------------------------------------------------------------
 # the patterns (TFLite form: NHWC, OHWI weights)
 # ---------------------------------------------------------------------------------------
-PATTERNS: dict[str, Callable[[np.random.Generator], Pattern]] = {}
+PATTERNS: dict[str, Callable[[sampling.Stream], Pattern]] = {}
 
 
-def _pattern(fn: Callable[[np.random.Generator], Pattern]):
+def _pattern(fn: Callable[[sampling.Stream], Pattern]):
     PATTERNS[f"test_layout_{fn.__name__}"] = fn
     return fn
 
@@ -213,7 +213,7 @@ def _pattern(fn: Callable[[np.random.Generator], Pattern]):
 class _B:
     """A TFLite-form graph under construction; output shapes come from running the kernels on zeros."""
 
-    def __init__(self, rng: np.random.Generator):
+    def __init__(self, rng: sampling.Stream):
         self.g = L.new_graph("tflite")
         self.rng = rng
 
