@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import onnx
@@ -78,25 +80,67 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def generate_into(target: Path, names: list[str], profile: str, seed: int, max_opset: int) -> int:
-    """Write the whole suite into an empty directory `target`; return the number of cases."""
-    units = []
-    for name in names:
-        units += families.load(name).work(profile, seed, max_opset)
-    progress = _Progress(len(units), "gen-cases")
-    entries, seen = [], set()
+_UNITS: list = []  # the units of the generation under way; forked workers inherit them (they are closures)
+_TARGET: list = []
+
+
+def _run_block(indices: range) -> tuple[list[dict], dict]:
+    """Generate and write the cases of some units; their manifest entries and their part of the kill matrix."""
+    target, names = _TARGET
     kills = KillMatrix(names)
-    for unit in units:
-        for case in unit():
-            if case.name in seen:
-                raise RuntimeError(f"two cases named {case.name}")
-            seen.add(case.name)
+    entries = []
+    for i in indices:
+        for case in _UNITS[i]():
             kills.add(case)
             meta = write_case(case, target)
             entries.append({k: meta[k] for k in ("name", "kind", "op", "family", "opset", "params", "flags")
                             if k in meta})
-        progress.step(len(entries))
+    return entries, kills.state()
+
+
+def _blocks(n: int, jobs: int) -> list[range]:
+    size = max(1, n // (jobs * 8)) if jobs > 1 else n or 1
+    return [range(i, min(i + size, n)) for i in range(0, n, size)]
+
+
+def generate_into(target: Path, names: list[str], profile: str, seed: int, max_opset: int, jobs: int = 0) -> int:
+    """Write the whole suite into an empty directory `target`; return the number of cases.
+
+    jobs: worker processes (0: one per core, at most 2). Units run in blocks; blocks are merged in unit
+    order, so the files are the same whatever the number of jobs."""
+    units = []
+    for name in names:
+        units += families.load(name).work(profile, seed, max_opset)
+    _UNITS[:], _TARGET[:] = units, [target, names]
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    if "fork" not in multiprocessing.get_all_start_methods():
+        jobs = 1  # units are closures: only forked workers can run them
+    blocks = _blocks(len(units), jobs)
+    progress = _Progress(len(blocks), "gen-cases")
+    entries, seen = [], set()
+    kills = KillMatrix(names)
+    try:
+        if jobs > 1:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                results = pool.map(_run_block, blocks)
+                for part, state in results:
+                    entries += part
+                    kills.merge(state)
+                    progress.step(len(entries))
+        else:
+            for block in blocks:
+                part, state = _run_block(block)
+                entries += part
+                kills.merge(state)
+                progress.step(len(entries))
+    finally:
+        _UNITS.clear()
+        _TARGET.clear()
     progress.close()
+    for e in entries:
+        if e["name"] in seen:
+            raise RuntimeError(f"two cases named {e['name']}")
+        seen.add(e["name"])
     files = kills.files()
     for name in names:  # files a family writes beside its cases (e.g. a table), covered by --check
         extra = getattr(families.load(name), "extra_files", None)

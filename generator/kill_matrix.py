@@ -71,6 +71,22 @@ class KillMatrix:
         case.meta["kills"] = kills
         case.meta["fault_group"] = key
 
+    def state(self) -> dict:
+        """What this matrix has seen, to merge into another (gen-cases runs blocks of units in processes)."""
+        return {"killers": {f: {k: dict(v) for k, v in g.items()} for f, g in self.killers.items()},
+                "params": {f: dict(g) for f, g in self.params.items()}}
+
+    def merge(self, state: dict) -> None:
+        """Add another matrix's state after what this one has (in unit order: first killers stay first)."""
+        for family, groups in state["params"].items():
+            for key, params in groups.items():
+                self.params[family].setdefault(key, params)
+        for family, groups in state["killers"].items():
+            for key, row in groups.items():
+                mine = self.killers[family][key]
+                for fault, by in row.items():
+                    mine.setdefault(fault, []).extend(by)
+
     # -----------------------------------------------------------------------------------
     def matrix(self) -> dict:
         """{family: {"groups": {key: {fault: {"status", "by" | "how"}}}, "score": {...}}}"""
