@@ -1,1 +1,1 @@
-Bx_zero_pointJE
+Bx_zero_pointJW

@@ -1,1 +1,1 @@
-By_scaleJu—ÑA
+By_scaleJ”MË>

@@ -1,1 +1,1 @@
-Bx_scaleJëÙ:
+Bx_scaleJ¼‚‡=

@@ -1,1 +1,1 @@
-Bx_zero_pointJù
+Bx_zero_pointJz

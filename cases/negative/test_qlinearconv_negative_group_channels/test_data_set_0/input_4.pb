@@ -1,1 +1,1 @@
-Bw_scaleJ˜þ¯<
+Bw_scaleJ^Ó<

@@ -1,1 +1,1 @@
-Bw_zero_pointJo
+Bw_zero_pointJ¤

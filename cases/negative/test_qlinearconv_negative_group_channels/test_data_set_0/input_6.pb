@@ -1,1 +1,1 @@
-By_scaleJH–ó;
+By_scaleJüN>

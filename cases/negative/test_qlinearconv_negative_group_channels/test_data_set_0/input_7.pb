@@ -1,1 +1,1 @@
-By_zero_pointJñ
+By_zero_pointJ%

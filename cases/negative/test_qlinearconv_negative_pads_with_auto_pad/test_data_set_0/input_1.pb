@@ -1,1 +1,1 @@
-Bx_scaleJ›<D=
+Bx_scaleJ#oM;

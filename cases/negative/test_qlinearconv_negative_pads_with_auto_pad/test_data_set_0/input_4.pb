@@ -1,1 +1,1 @@
-Bw_scaleJh©¼:
+Bw_scaleJ>1â;

@@ -1,1 +1,1 @@
-By_scaleJˆ#V=
+By_scaleJ&4<

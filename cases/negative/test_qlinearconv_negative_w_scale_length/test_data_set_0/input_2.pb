@@ -1,1 +1,1 @@
-Bx_zero_pointJŸ
+Bx_zero_pointJ5

@@ -1,1 +1,1 @@
-Bw_scaleJ|	;_O;MDj=
+Bw_scaleJ.)<8m<Õ:À;

@@ -1,1 +1,1 @@
-Bw_zero_pointJלללל
+Bw_zero_pointJזזזז

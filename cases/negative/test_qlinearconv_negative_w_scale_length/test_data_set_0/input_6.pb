@@ -1,1 +1,1 @@
-By_scaleJo`Z?
+By_scaleJß:>

@@ -1,1 +1,1 @@
-Bx_scaleJ­νή;
+Bx_scaleJ£§<

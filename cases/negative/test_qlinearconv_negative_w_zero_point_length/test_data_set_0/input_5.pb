@@ -1,1 +1,1 @@
-Bw_zero_pointJPP
+Bw_zero_pointJŒŒ

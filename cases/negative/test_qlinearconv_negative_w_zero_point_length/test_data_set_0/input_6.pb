@@ -1,1 +1,1 @@
-By_scaleJŒÙ7?
+By_scaleJÕ$?

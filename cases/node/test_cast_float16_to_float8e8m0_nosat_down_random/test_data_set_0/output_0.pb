@@ -1,1 +1,1 @@
-%BoutputJ%ÿÿÿÿÿÿÿÿÿÿÿÿÿÿrvr‚nnjrpnpgptonpoyto}
+BoutputJÿÿÿÿÿÿÿÿÿÿÿÿÿÿ…}pzzrwtz‹qq

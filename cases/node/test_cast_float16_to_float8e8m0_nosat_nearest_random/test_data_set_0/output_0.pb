@@ -1,1 +1,1 @@
-"BoutputJ"ÿÿÿÿÿÿÿÿÿÿÿÿÿotqrwÿotqtnu‡o‹{rmqp
+BoutputJÿÿ€€ÿ€ÿÿÿÿÿ~ÿÿw}||yq{Œx€|ˆy

@@ -1,1 +1,1 @@
-BoutputJÿÿÿÿqyÿ~mpowqkpÿpoourpu‡oŒ
+BoutputJÿÿ„Žÿy…r„ˆ

@@ -1,1 +1,1 @@
-BoutputJ¶ÿ·³4
+BoutputJÿñ"ÿÿþ/ÿAo.0À#¹gDa§`V}Ó

@@ -1,1 +1,1 @@
-0BoutputJ«ìa*ƒ‘<F>Ê
+0BoutputJï.”D2­>ÈH

@@ -1,1 +1,1 @@
-0BoutputJ <nz[8ÚÏN™Ê
+0BoutputJð)àÆw C`´÷

@@ -1,1 +1,1 @@
-0BoutputJנÿwÿקÿקwÿÿקwÿwÿwקÿwwק
+0BoutputJÿwrzקננGץÿקOקנקÏקקחק

@@ -1,1 +1,1 @@
-0BoutputJàWé¨)s¡U	Ù
+0BoutputJÐßÝ7x4YÎ^

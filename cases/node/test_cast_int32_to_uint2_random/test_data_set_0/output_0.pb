@@ -1,1 +1,1 @@
-0BoutputJ@tômoë³0|£Ì
+0BoutputJKˆµ8[É×Ó 4

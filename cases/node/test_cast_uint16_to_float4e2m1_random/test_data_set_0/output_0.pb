@@ -1,1 +1,1 @@
-0BoutputJpwwwwwwwwwwwwwwwwwwwwwww
+0BoutputJw'rwwwwWwwwwwwwrw'wgwvG

@@ -1,1 +1,1 @@
-0BoutputJP4ü™½ó/K
+0BoutputJÐ€ÑÈNû3—œA¬

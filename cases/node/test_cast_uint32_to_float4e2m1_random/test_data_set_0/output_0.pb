@@ -1,1 +1,1 @@
-0BoutputJpwwwwwwwwwwwwwwwwwwwwww'
+0BoutputJwwwwwwwwrwwwwwwwwwwuww

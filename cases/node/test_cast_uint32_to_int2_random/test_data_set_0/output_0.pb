@@ -1,1 +1,1 @@
-0BoutputJ0îd	Uê[Z×Sò
+0BoutputJÛüÊÌ€_]áÔ

@@ -1,1 +1,1 @@
-0BoutputJð¨ˆÀH†Ê* Ü“
+0BoutputJ…vÓh¾G@ð§

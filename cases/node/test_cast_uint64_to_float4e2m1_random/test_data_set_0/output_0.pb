@@ -1,1 +1,1 @@
-0BoutputJpwwwwwwww'wwwwwwwwwwwwww
+0BoutputJwwwwrwwwwgwtwwwwGwwwwwww

@@ -1,1 +1,1 @@
-0BoutputJàd@dŽÈ9Ú>*k
+0BoutputJÑ°¨0S `Kp¯@

@@ -1,1 +1,1 @@
-0BoutputJ°Ò2ßÎ„‚eFØ
+0BoutputJp]¨ÔÕBƒˆÇ^Ïe

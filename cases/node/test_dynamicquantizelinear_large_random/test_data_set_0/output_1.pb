@@ -1,1 +1,1 @@
-By_scaleJkæËA
+By_scaleJ<l©>

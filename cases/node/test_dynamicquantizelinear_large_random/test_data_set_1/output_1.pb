@@ -1,1 +1,1 @@
-By_scaleJA¯D>
+By_scaleJ”ŽªA

@@ -1,1 +1,1 @@
-By_scaleJèž{W
+By_scaleJ!Ùˆ>

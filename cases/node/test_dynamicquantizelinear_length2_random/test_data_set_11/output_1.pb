@@ -1,1 +1,1 @@
-By_scaleJã˜3W
+By_scaleJ•ã

@@ -1,1 +1,1 @@
-By_scaleJp'<
+By_scaleJBÇ×<

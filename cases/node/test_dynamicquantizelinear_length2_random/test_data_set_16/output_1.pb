@@ -1,1 +1,1 @@
-By_scaleJõÓ}$
+By_scaleJàž‘l

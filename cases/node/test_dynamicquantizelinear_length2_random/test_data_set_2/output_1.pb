@@ -1,1 +1,1 @@
-By_scaleJ’v÷<
+By_scaleJ¡¿¿;

@@ -1,1 +1,1 @@
-By_scaleJËz|<
+By_scaleJ€€€{

@@ -1,1 +1,1 @@
-By_scaleJñˆV
+By_scaleJKm–<

@@ -1,1 +1,1 @@
-By_scaleJป	
+By_scaleJบื:

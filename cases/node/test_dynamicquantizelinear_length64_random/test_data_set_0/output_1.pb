@@ -1,1 +1,1 @@
-By_scaleJÃ§éW
+By_scaleJ’m”=

@@ -1,1 +1,1 @@
-By_scaleJ1+ÓW
+By_scaleJÃú=

@@ -1,1 +1,1 @@
-By_zero_pointJv
+By_zero_pointJ‚

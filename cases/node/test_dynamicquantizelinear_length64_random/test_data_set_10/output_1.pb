@@ -1,1 +1,1 @@
-By_scaleJ6zUq
+By_scaleJ¥²ž=

@@ -1,1 +1,1 @@
-By_scaleJ0YþW
+By_scaleJx—=

@@ -1,1 +1,1 @@
-By_scaleJ∑FÂW
+By_scaleJ?W

@@ -1,1 +1,1 @@
-By_zero_pointJq
+By_zero_pointJ˜

@@ -1,1 +1,1 @@
-By_scaleJ{”ûV
+By_scaleJ÷4D	

@@ -1,1 +1,1 @@
-By_scaleJèå=
+By_scaleJ1@[

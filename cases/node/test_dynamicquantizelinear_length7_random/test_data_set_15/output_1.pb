@@ -1,1 +1,1 @@
-By_scaleJD.£W
+By_scaleJüq9	

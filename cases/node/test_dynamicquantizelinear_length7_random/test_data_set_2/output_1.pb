@@ -1,1 +1,1 @@
-By_scaleJT§W
+By_scaleJÁc	

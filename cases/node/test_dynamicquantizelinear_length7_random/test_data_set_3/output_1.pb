@@ -1,1 +1,1 @@
-By_scaleJêËPW
+By_scaleJ™ÐG	

@@ -1,1 +1,1 @@
-By_scaleJt–	W
+By_scaleJø4ã=

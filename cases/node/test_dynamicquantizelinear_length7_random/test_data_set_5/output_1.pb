@@ -1,1 +1,1 @@
-By_scaleJ5ëÅV
+By_scaleJ€€;

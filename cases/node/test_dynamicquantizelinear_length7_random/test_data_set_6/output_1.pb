@@ -1,1 +1,1 @@
-By_scaleJnªlW
+By_scaleJ{iŒ=

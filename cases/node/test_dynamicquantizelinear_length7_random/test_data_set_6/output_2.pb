@@ -1,1 +1,1 @@
-By_zero_pointJu
+By_zero_pointJ

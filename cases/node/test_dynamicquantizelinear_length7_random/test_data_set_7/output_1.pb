@@ -1,1 +1,1 @@
-By_scaleJêBW
+By_scaleJ€€€{

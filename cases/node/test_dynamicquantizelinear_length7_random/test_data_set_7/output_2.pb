@@ -1,1 +1,1 @@
-By_zero_pointJè
+By_zero_pointJÿ

@@ -1,1 +1,1 @@
-By_scaleJغAW
+By_scaleJwA

@@ -1,1 +1,1 @@
-Bx_scaleJบF=
+Bx_scaleJ~ยน=

@@ -1,1 +1,1 @@
-Bx_zero_pointJN
+Bx_zero_pointJ×

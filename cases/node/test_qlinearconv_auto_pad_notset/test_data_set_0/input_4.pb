@@ -1,1 +1,1 @@
-Bw_scaleJ\Æ;
+Bw_scaleJ§Ä;

@@ -1,1 +1,1 @@
-Bw_zero_pointJõ
+Bw_zero_pointJ¶

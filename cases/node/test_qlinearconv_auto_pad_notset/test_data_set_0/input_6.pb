@@ -1,1 +1,1 @@
-By_scaleJÑÄ>
+By_scaleJ$O-?

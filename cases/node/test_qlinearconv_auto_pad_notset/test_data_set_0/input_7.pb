@@ -1,1 +1,1 @@
-By_zero_pointJŒ
+By_zero_pointJï

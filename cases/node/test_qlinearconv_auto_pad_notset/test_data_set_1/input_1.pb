@@ -1,1 +1,1 @@
-Bx_scaleJï}Ø;
+Bx_scaleJzå®;

@@ -1,1 +1,1 @@
-Bw_scaleJИBУ<
+Bw_scaleJuкл;

@@ -1,1 +1,1 @@
-Bw_zero_pointJö
+Bw_zero_pointJ~

@@ -1,1 +1,2 @@
-By_scaleJƒ€G>
+By_scaleJ
+â@<

@@ -1,1 +1,1 @@
-Bw_scaleJ‡º;
+Bw_scaleJ¼zµ=

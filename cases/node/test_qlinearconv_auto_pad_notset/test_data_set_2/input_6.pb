@@ -1,1 +1,1 @@
-By_scaleJyÈC=
+By_scaleJaþK>

@@ -1,1 +1,1 @@
-Bx_scaleJâ’=
+Bx_scaleJf“ñ;

@@ -1,1 +1,1 @@
-Bw_scaleJn;•;
+Bw_scaleJ^Iš<

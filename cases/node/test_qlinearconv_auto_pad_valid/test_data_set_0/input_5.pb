@@ -1,1 +1,1 @@
-Bw_zero_pointJO
+Bw_zero_pointJT

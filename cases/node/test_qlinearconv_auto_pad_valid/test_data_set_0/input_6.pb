@@ -1,1 +1,1 @@
-By_scaleJλπ>
+By_scaleJhΘ=

@@ -1,1 +1,1 @@
-By_zero_pointJm
+By_zero_pointJA

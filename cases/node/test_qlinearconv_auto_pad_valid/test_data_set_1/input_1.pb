@@ -1,1 +1,1 @@
-Bx_scaleJCUq=
+Bx_scaleJo,>

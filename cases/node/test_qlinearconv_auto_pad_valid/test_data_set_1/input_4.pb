@@ -1,1 +1,1 @@
-Bw_scaleJx¼ü:
+Bw_scaleJ%b÷;

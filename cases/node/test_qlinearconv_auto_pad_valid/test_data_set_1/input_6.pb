@@ -1,1 +1,1 @@
-By_scaleJøt>
+By_scaleJòƒÓ?

@@ -1,1 +1,1 @@
-Bx_scaleJ€S*<
+Bx_scaleJÄªi<

@@ -1,1 +1,1 @@
-Bx_scaleJÀ£ç<
+Bx_scaleJ …	<

@@ -1,1 +1,1 @@
-Bw_scaleJ@s=
+Bw_scaleJ³Á²=

@@ -1,1 +1,1 @@
-By_scaleJµQ>
+By_scaleJТи•?

@@ -1,1 +1,1 @@
-Bx_scaleJè‘E=
+Bx_scaleJÁŒ<

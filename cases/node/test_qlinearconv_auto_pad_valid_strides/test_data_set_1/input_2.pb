@@ -1,1 +1,1 @@
-Bx_zero_pointJK
+Bx_zero_pointJ•

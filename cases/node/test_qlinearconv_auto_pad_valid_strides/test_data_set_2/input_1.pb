@@ -1,1 +1,1 @@
-Bx_scaleJçlý:
+Bx_scaleJ€],=

@@ -1,1 +1,1 @@
-Bw_scaleJöh|;
+Bw_scaleJ†}’<

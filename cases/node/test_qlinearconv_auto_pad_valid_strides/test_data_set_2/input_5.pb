@@ -1,1 +1,1 @@
-Bw_zero_pointJè
+Bw_zero_pointJÈ

@@ -1,1 +1,1 @@
-By_scaleJ	n=
+By_scaleJ•`@

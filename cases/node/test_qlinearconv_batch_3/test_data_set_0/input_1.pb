@@ -1,1 +1,1 @@
-Bx_scaleJõf–<
+Bx_scaleJ^n—:

@@ -1,1 +1,1 @@
-Bx_scaleJet‹<
+Bx_scaleJ”¢µ;

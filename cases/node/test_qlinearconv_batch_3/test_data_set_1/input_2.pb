@@ -1,1 +1,1 @@
-Bx_zero_pointJF
+Bx_zero_pointJ„

@@ -1,1 +1,1 @@
-Bw_scaleJÔ|‘<
+Bw_scaleJ¯éÑ:

@@ -1,1 +1,1 @@
-Bx_scaleJÍ7ù;
+Bx_scaleJsY—:

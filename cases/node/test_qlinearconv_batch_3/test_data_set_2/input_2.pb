@@ -1,1 +1,1 @@
-Bx_zero_pointJO
+Bx_zero_pointJ]

@@ -1,1 +1,1 @@
-Bw_scaleJè¦;
+Bw_scaleJb;

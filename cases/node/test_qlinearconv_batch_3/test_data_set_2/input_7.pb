@@ -1,1 +1,1 @@
-By_zero_pointJÆ
+By_zero_pointJd

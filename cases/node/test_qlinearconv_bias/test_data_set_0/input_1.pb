@@ -1,1 +1,1 @@
-Bx_scaleJ^O´<
+Bx_scaleJ¾Ê=

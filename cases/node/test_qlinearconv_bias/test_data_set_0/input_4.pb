@@ -1,1 +1,1 @@
-Bw_scaleJêd;
+Bw_scaleJWÚ‘;

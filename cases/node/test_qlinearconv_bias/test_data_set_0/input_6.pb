@@ -1,1 +1,1 @@
-By_scaleJã!Á=
+By_scaleJtgû>

@@ -1,1 +1,1 @@
-Bx_scaleJ¹Y)<
+Bx_scaleJþJ=

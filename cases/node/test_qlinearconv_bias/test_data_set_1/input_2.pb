@@ -1,1 +1,1 @@
-Bx_zero_pointJÈ
+Bx_zero_pointJ–

@@ -1,1 +1,1 @@
-Bw_scaleJšuè;
+Bw_scaleJ¼‹Â:

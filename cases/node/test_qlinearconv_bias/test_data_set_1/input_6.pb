@@ -1,1 +1,1 @@
-By_scaleJ¥ð">
+By_scaleJæƒE=

@@ -1,1 +1,1 @@
-Bx_scaleJOÝ9=
+Bx_scaleJ|$¯<

@@ -1,1 +1,1 @@
-Bx_zero_pointJV
+Bx_zero_pointJô

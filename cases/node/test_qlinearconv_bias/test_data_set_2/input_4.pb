@@ -1,1 +1,1 @@
-Bw_scaleJÎ}0<
+Bw_scaleJ|±=

@@ -1,1 +1,1 @@
-Bw_zero_pointJ¹
+Bw_zero_pointJá

@@ -1,1 +1,1 @@
-By_scaleJ?.И>
+By_scaleJhъж@

@@ -1,1 +1,1 @@
-Bx_scaleJxM€:
+Bx_scaleJ<Ö:>

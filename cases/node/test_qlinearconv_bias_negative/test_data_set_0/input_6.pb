@@ -1,1 +1,1 @@
-By_scaleJúO:
+By_scaleJóxÔ?

@@ -1,1 +1,1 @@
-Bx_scaleJåƒE;
+Bx_scaleJl:¢=

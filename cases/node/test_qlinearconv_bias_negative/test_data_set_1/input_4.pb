@@ -1,1 +1,1 @@
-Bw_scaleJ<-C<
+Bw_scaleJR±U=

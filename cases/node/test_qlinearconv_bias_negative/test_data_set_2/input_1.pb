@@ -1,1 +1,1 @@
-Bx_scaleJä<
+Bx_scaleJm„=

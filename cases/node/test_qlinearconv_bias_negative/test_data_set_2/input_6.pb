@@ -1,1 +1,1 @@
-By_scaleJEg=
+By_scaleJÇP‘>

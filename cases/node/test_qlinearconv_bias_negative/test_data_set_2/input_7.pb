@@ -1,1 +1,1 @@
-By_zero_pointJa
+By_zero_pointJî

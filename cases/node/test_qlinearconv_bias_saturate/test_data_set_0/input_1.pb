@@ -1,1 +1,1 @@
-Bx_scaleJ[³Â<
+Bx_scaleJ‘[–;

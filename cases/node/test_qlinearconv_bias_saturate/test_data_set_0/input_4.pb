@@ -1,1 +1,1 @@
-Bw_scaleJ{íœ=
+Bw_scaleJŽP®<

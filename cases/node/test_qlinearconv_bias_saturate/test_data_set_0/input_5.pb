@@ -1,1 +1,1 @@
-Bw_zero_pointJM
+Bw_zero_pointJ2

@@ -1,1 +1,1 @@
-By_scaleJîQg@
+By_scaleJ7ê>=

@@ -1,1 +1,1 @@
-By_zero_pointJK
+By_zero_pointJ

@@ -1,1 +1,1 @@
-Bx_scaleJÌ_š=
+Bx_scaleJÝ¡È<

@@ -1,1 +1,1 @@
-Bw_scaleJ6—K<
+Bw_scaleJÇPž=

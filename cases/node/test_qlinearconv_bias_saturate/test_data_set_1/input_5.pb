@@ -1,1 +1,1 @@
-Bw_zero_pointJþ
+Bw_zero_pointJš

@@ -1,1 +1,1 @@
-By_scaleJönØ?
+By_scaleJ–2@

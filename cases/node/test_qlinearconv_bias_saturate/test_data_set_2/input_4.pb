@@ -1,1 +1,1 @@
-Bw_scaleJ§:
+Bw_scaleJ´h.=

@@ -1,1 +1,1 @@
-By_scaleJv[_;
+By_scaleJß^?

@@ -1,1 +1,1 @@
-Bx_scaleJ·J;
+Bx_scaleJÚß<

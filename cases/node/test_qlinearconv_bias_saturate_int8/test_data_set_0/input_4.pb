@@ -1,1 +1,1 @@
-Bw_scaleJ†k-<
+Bw_scaleJ­|;

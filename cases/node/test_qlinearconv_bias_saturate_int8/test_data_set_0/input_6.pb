@@ -1,1 +1,1 @@
-By_scaleJ69ÿ<
+By_scaleJæGš=

@@ -1,1 +1,1 @@
-By_zero_pointJ0
+By_zero_pointJb

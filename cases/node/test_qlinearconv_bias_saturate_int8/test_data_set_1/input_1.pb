@@ -1,1 +1,1 @@
-Bx_scaleJª›#>
+Bx_scaleJ‰|„=

@@ -1,1 +1,1 @@
-Bw_scaleJþˆ:
+Bw_scaleJ›x_<

@@ -1,1 +1,1 @@
-By_scaleJÎc=
+By_scaleJ™ƒ¡?

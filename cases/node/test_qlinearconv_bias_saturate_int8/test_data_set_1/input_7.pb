@@ -1,1 +1,1 @@
-By_zero_pointJÈ
+By_zero_pointJ¯

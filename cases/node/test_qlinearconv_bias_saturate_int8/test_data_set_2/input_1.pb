@@ -1,1 +1,1 @@
-Bx_scaleJŒØµ;
+Bx_scaleJVg_>

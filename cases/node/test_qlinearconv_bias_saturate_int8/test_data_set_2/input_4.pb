@@ -1,1 +1,1 @@
-Bw_scaleJY¸:
+Bw_scaleJeÌp=

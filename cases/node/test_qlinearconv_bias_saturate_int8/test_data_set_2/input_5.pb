@@ -1,1 +1,1 @@
-Bw_zero_pointJï
+Bw_zero_pointJq

@@ -1,1 +1,1 @@
-By_scaleJŽ¯Ž;
+By_scaleJ_®mA

@@ -1,1 +1,1 @@
-Bx_scaleJÁ¿!<
+Bx_scaleJ¶ÁŸ:

@@ -1,1 +1,1 @@
-Bx_zero_pointJÖ
+Bx_zero_pointJ

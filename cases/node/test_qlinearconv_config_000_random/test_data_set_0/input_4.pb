@@ -1,1 +1,1 @@
-Bw_scaleJ¹S·=
+Bw_scaleJLÉ«;

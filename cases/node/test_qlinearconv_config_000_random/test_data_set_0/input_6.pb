@@ -1,1 +1,1 @@
-By_scaleJb‚K:
+By_scaleJRc:

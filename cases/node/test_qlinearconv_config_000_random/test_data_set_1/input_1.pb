@@ -1,1 +1,1 @@
-Bx_scaleJ5œ”:
+Bx_scaleJ5ì∂=

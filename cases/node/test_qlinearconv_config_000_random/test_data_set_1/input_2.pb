@@ -1,1 +1,1 @@
-Bx_zero_pointJÊ
+Bx_zero_pointJ=

@@ -1,1 +1,1 @@
-Bw_scaleJÝ@é;
+Bw_scaleJKÞw<

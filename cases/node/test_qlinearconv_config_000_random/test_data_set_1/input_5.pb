@@ -1,1 +1,1 @@
-Bw_zero_pointJy
+Bw_zero_pointJ&

@@ -1,1 +1,1 @@
-By_scaleJ)#ú8
+By_scaleJU0c>

@@ -1,1 +1,1 @@
-By_zero_pointJƒ
+By_zero_pointJÛ

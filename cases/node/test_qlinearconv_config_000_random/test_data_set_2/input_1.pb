@@ -1,1 +1,1 @@
-Bx_scaleJº‡=
+Bx_scaleJo÷F;

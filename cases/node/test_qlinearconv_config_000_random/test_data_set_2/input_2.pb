@@ -1,1 +1,1 @@
-Bx_zero_pointJµ
+Bx_zero_pointJ@

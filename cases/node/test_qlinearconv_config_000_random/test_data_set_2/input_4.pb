@@ -1,1 +1,1 @@
-Bw_scaleJ¿Œ<
+Bw_scaleJr®¢;

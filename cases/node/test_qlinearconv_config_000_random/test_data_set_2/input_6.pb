@@ -1,1 +1,1 @@
-By_scaleJй╦;
+By_scaleJып];

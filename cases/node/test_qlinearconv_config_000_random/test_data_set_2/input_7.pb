@@ -1,1 +1,1 @@
-By_zero_pointJH
+By_zero_pointJ»

@@ -1,1 +1,1 @@
-Bx_scaleJMe€<
+Bx_scaleJ"Šv=

@@ -1,1 +1,1 @@
-Bx_zero_pointJm
+Bx_zero_pointJ

@@ -1,1 +1,1 @@
-Bw_scaleJi†A;
+Bw_scaleJ–Ó5=

@@ -1,1 +1,2 @@
-By_scaleJ–;
+By_scaleJÍý
+?

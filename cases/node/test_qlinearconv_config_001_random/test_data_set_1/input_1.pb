@@ -1,1 +1,1 @@
-Bx_scaleJ£Uv>
+Bx_scaleJh¾<

@@ -1,1 +1,1 @@
-Bx_zero_pointJo
+Bx_zero_pointJÛ

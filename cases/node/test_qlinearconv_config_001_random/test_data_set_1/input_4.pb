@@ -1,1 +1,1 @@
-Bw_scaleJ ƒÞ;
+Bw_scaleJ=ü<

@@ -1,1 +1,1 @@
-Bw_zero_pointJÖ
+Bw_zero_pointJD

@@ -1,1 +1,1 @@
-By_scaleJTe=
+By_scaleJýÝ0>

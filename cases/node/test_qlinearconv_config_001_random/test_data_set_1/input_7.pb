@@ -1,1 +1,1 @@
-By_zero_pointJ5
+By_zero_pointJ¥

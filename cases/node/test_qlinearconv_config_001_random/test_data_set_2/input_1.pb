@@ -1,1 +1,1 @@
-Bx_scaleJ²=
+Bx_scaleJE‘)=

@@ -1,1 +1,1 @@
-Bx_scaleJ=øC>
+Bx_scaleJø:

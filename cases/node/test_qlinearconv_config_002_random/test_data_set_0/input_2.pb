@@ -1,1 +1,1 @@
-Bx_zero_pointJþ
+Bx_zero_pointJÆ

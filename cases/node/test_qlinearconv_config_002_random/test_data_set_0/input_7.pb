@@ -1,1 +1,1 @@
-By_zero_pointJë
+By_zero_pointJŠ

@@ -1,1 +1,1 @@
-Bx_scaleJã8,=
+Bx_scaleJŸ`>

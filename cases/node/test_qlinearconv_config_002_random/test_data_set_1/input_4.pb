@@ -1,1 +1,1 @@
-Bw_scaleJA¹=
+Bw_scaleJ®c=?­É<ô…Y=j|Y=m`=f=V<

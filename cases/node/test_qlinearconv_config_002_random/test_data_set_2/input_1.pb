@@ -1,1 +1,1 @@
-Bx_scaleJÎÌ;
+Bx_scaleJTj=

@@ -1,1 +1,1 @@
-Bw_zero_pointJš
+Bw_zero_pointJEEEEEE

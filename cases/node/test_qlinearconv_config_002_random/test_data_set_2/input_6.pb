@@ -1,1 +1,1 @@
-By_scaleJÐ	=
+By_scaleJ–=	>

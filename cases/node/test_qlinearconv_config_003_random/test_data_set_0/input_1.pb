@@ -1,1 +1,1 @@
-Bx_scaleJm<
+Bx_scaleJ(Yâ;

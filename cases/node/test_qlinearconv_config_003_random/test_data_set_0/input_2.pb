@@ -1,1 +1,1 @@
-Bx_zero_pointJØ
+Bx_zero_pointJô

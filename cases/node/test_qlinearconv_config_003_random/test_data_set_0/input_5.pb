@@ -1,1 +1,1 @@
-Bw_zero_pointJç
+Bw_zero_pointJ

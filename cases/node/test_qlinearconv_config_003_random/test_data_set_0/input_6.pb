@@ -1,1 +1,1 @@
-By_scaleJ¥7Û;
+By_scaleJÄ]=

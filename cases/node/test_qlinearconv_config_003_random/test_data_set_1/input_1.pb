@@ -1,1 +1,1 @@
-Bx_scaleJ’0;
+Bx_scaleJ9Š;

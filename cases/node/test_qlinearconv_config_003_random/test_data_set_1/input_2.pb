@@ -1,1 +1,1 @@
-Bx_zero_pointJü
+Bx_zero_pointJœ

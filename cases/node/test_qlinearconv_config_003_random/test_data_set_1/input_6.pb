@@ -1,1 +1,1 @@
-By_scaleJ=ËN<
+By_scaleJØåÍ=

@@ -1,1 +1,1 @@
-Bw_scaleJץו<
+Bw_scaleJD׳;ÚLƒ:

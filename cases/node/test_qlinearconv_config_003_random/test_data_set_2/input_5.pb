@@ -1,1 +1,1 @@
-Bw_zero_pointJp
+Bw_zero_pointJªª

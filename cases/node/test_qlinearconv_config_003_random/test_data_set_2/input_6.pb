@@ -1,1 +1,1 @@
-By_scaleJÀ5=
+By_scaleJ‡ )<

@@ -1,1 +1,1 @@
-Bx_scaleJ­)2<
+Bx_scaleJ¬û†:

@@ -1,1 +1,1 @@
-Bw_scaleJÉp<
+Bw_scaleJìG;±ª =l~$=tÙl<

@@ -1,1 +1,1 @@
-Bw_zero_pointJº
+Bw_zero_pointJHHHH

@@ -1,1 +1,1 @@
-By_scaleJ² ö:
+By_scaleJZQÁ4

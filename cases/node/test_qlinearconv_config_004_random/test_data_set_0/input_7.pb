@@ -1,1 +1,1 @@
-By_zero_pointJì
+By_zero_pointJ=

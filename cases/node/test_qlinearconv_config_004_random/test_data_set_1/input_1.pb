@@ -1,1 +1,1 @@
-Bx_scaleJ3A6>
+Bx_scaleJ­>

@@ -1,1 +1,1 @@
-Bx_scaleJÀ‚;
+Bx_scaleJáªj=

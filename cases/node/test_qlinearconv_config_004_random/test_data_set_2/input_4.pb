@@ -1,1 +1,1 @@
-Bw_scaleJŽqå=
+Bw_scaleJ¹î²:fV=GéŠ<*ñˆ=

@@ -1,2 +1,1 @@
-Bx_scaleJό
-—=
+Bx_scaleJωπΕ<

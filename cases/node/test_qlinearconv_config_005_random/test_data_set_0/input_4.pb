@@ -1,1 +1,1 @@
-Bw_scaleJ/áº<
+Bw_scaleJ™a=

@@ -1,1 +1,1 @@
-Bw_zero_pointJl
+Bw_zero_pointJ¯

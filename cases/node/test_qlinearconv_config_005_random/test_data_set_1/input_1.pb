@@ -1,1 +1,1 @@
-Bx_scaleJ맽<
+Bx_scaleJ;;

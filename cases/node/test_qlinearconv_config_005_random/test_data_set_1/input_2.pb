@@ -1,1 +1,1 @@
-Bx_zero_pointJŒ
+Bx_zero_pointJ

@@ -1,1 +1,1 @@
-Bw_scaleJсч2=
+Bw_scaleJrr=

@@ -1,1 +1,1 @@
-Bw_zero_pointJC
+Bw_zero_pointJ„

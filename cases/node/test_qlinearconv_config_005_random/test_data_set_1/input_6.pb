@@ -1,1 +1,1 @@
-By_scaleJÅç=
+By_scaleJÏ#x?

@@ -1,1 +1,1 @@
-Bw_scaleJ1N¢=
+Bw_scaleJŒ<Ã:

@@ -1,1 +1,1 @@
-By_zero_pointJV
+By_zero_pointJÄ

@@ -1,1 +1,1 @@
-Bx_scaleJ¯ð<
+Bx_scaleJÆ?=

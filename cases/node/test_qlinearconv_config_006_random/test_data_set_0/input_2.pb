@@ -1,1 +1,1 @@
-Bx_zero_pointJ1
+Bx_zero_pointJl

@@ -1,1 +1,1 @@
-Bw_scaleJU¾Ä;
+Bw_scaleJ¿ì=

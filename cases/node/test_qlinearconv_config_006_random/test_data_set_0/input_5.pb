@@ -1,1 +1,1 @@
-Bw_zero_pointJz
+Bw_zero_pointJC

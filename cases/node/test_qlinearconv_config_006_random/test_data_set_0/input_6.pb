@@ -1,1 +1,1 @@
-By_scaleJ°¿è;
+By_scaleJßÌ?

@@ -1,1 +1,1 @@
-Bx_scaleJJרש=
+Bx_scaleJ׃–";

@@ -1,1 +1,1 @@
-Bw_scaleJX£ù:
+Bw_scaleJìÿ-=

@@ -1,1 +1,1 @@
-Bw_zero_pointJr
+Bw_zero_pointJß

@@ -1,1 +1,1 @@
-By_scaleJŸAz<
+By_scaleJk<

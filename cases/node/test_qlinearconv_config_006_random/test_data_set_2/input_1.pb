@@ -1,1 +1,1 @@
-Bx_scaleJæ]×<
+Bx_scaleJÖ÷Ø=

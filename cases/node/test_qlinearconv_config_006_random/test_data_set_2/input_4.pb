@@ -1,1 +1,1 @@
-Bw_scaleJ©zC=
+Bw_scaleJä{ ;

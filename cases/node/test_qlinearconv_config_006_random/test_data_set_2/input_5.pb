@@ -1,1 +1,1 @@
-Bw_zero_pointJ9
+Bw_zero_pointJM

@@ -1,1 +1,1 @@
-By_scaleJÞê.>
+By_scaleJTÒ<

@@ -1,1 +1,1 @@
-By_zero_pointJU
+By_zero_pointJ®

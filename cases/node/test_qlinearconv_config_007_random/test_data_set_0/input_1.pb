@@ -1,1 +1,1 @@
-Bx_scaleJV7P<
+Bx_scaleJÆ6<;

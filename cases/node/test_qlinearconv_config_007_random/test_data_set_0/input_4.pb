@@ -1,1 +1,1 @@
-Bw_scaleJŽj½;íŒm=Âmƒ:
+Bw_scaleJGË¶:

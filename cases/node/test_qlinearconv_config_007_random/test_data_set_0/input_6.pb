@@ -1,1 +1,1 @@
-By_scaleJvüÖ>
+By_scaleJãdl;

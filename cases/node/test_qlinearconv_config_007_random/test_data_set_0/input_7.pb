@@ -1,1 +1,1 @@
-By_zero_pointJä
+By_zero_pointJõ

@@ -1,1 +1,1 @@
-Bx_scaleJ1®;
+Bx_scaleJÚ4=

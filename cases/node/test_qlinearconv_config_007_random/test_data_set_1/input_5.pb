@@ -1,1 +1,1 @@
-Bw_zero_pointJ666
+Bw_zero_pointJü

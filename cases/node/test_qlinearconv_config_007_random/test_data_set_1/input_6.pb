@@ -1,1 +1,1 @@
-By_scaleJ®¨I<
+By_scaleJ!Ãê=

@@ -1,1 +1,1 @@
-By_zero_pointJª
+By_zero_pointJb

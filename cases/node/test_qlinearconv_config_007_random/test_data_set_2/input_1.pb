@@ -1,1 +1,1 @@
-Bx_scaleJÅwã;
+Bx_scaleJœP)=

@@ -1,1 +1,1 @@
-Bw_scaleJ)ë;Dä“:eºÒ:
+Bw_scaleJ¢I=;

@@ -1,1 +1,1 @@
-Bw_zero_pointJßßß
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJe{<
+By_scaleJnÎ)=

@@ -1,1 +1,1 @@
-Bx_scaleJ_`Ò;
+Bx_scaleJeﬂ·=

@@ -1,1 +1,1 @@
-Bw_zero_pointJEÏ¼
+Bw_zero_pointJÀ®ô’

@@ -1,1 +1,1 @@
-By_scaleJÚ†:=
+By_scaleJn5ñ>

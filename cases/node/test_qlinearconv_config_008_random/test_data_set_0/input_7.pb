@@ -1,1 +1,1 @@
-By_zero_pointJk
+By_zero_pointJÇ

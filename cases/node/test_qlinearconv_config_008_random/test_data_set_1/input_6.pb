@@ -1,1 +1,1 @@
-By_scaleJO¸®<
+By_scaleJÆ ­=

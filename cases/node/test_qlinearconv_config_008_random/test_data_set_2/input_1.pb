@@ -1,1 +1,1 @@
-Bx_scaleJ16–=
+Bx_scaleJÎ_Í:

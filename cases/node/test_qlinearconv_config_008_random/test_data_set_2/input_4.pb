@@ -1,1 +1,1 @@
-Bw_scaleJ²;X<c=P>[<
+Bw_scaleJgª;]s'=‹‚ê;V9þ;

@@ -1,1 +1,1 @@
-Bx_scaleJzôœ<
+Bx_scaleJþ#<

@@ -1,1 +1,1 @@
-Bw_scaleJעל¥;
+Bw_scaleJµÜr<

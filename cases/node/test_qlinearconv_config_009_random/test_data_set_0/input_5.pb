@@ -1,1 +1,1 @@
-Bw_zero_pointJ4
+Bw_zero_pointJü

@@ -1,1 +1,1 @@
-By_scaleJß=
+By_scaleJ©*=

@@ -1,1 +1,1 @@
-Bx_scaleJ’l¬:
+Bx_scaleJSðÙ;

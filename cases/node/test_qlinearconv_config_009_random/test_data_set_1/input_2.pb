@@ -1,1 +1,1 @@
-Bx_zero_pointJÃ
+Bx_zero_pointJ

@@ -1,1 +1,1 @@
-Bw_scaleJ$7Ð=
+Bw_scaleJ½¬;

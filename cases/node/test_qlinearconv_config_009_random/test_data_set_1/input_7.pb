@@ -1,1 +1,1 @@
-By_zero_pointJê
+By_zero_pointJu

@@ -1,1 +1,1 @@
-Bx_scaleJацQ=
+Bx_scaleJС╬;

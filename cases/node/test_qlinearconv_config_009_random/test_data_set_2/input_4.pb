@@ -1,1 +1,1 @@
-Bw_scaleJ|¼;
+Bw_scaleJw­¯:

@@ -1,1 +1,1 @@
-Bw_zero_pointJý
+Bw_zero_pointJJ

@@ -1,1 +1,1 @@
-By_scaleJ4+È=
+By_scaleJvêG;

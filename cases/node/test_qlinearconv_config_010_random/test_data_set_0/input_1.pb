@@ -1,1 +1,1 @@
-Bx_scaleJi<
+Bx_scaleJ²J>

@@ -1,1 +1,1 @@
-	Bw_zero_pointJ	777777777
+Bw_zero_pointJ¥R·

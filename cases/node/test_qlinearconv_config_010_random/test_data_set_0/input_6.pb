@@ -1,1 +1,1 @@
-By_scaleJчо"?
+By_scaleJ&А?

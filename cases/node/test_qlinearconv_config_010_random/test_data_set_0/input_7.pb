@@ -1,1 +1,1 @@
-By_zero_pointJy
+By_zero_pointJ

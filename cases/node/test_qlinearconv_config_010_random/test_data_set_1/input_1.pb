@@ -1,1 +1,1 @@
-Bx_scaleJעס<
+Bx_scaleJךKn<

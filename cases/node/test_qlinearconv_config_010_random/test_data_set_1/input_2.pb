@@ -1,1 +1,1 @@
-Bx_zero_pointJ6
+Bx_zero_pointJ¡

@@ -1,1 +1,1 @@
-	Bw_zero_pointJ	ооооооооо
+Bw_zero_pointJ?ЭX

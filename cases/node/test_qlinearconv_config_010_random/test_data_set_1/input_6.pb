@@ -1,1 +1,1 @@
-By_scaleJç=ì?
+By_scaleJdÈ=

@@ -1,1 +1,1 @@
-Bx_scaleJÏ<M<
+Bx_scaleJ%6ò=

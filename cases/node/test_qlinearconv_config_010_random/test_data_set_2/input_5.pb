@@ -1,1 +1,1 @@
-	Bw_zero_pointJ	žžžžžžžžž
+Bw_zero_pointJÊ?

@@ -1,1 +1,1 @@
-By_scaleJKÇ¸>
+By_scaleJoåˆ=

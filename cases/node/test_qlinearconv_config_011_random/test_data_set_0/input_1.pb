@@ -1,1 +1,1 @@
-Bx_scaleJ‘Ø<
+Bx_scaleJÖù8>

@@ -1,1 +1,1 @@
-Bw_scaleJð¸¯=së§=—Rð=1ùÌ=Ûsu;S*½<
+Bw_scaleJG$³<

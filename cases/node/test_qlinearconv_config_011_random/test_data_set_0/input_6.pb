@@ -1,1 +1,1 @@
-By_scaleJ¿Fú>
+By_scaleJUf@

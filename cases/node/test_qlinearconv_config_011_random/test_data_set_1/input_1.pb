@@ -1,1 +1,1 @@
-Bx_scaleJ∞Ë„:
+Bx_scaleJ&ö<

@@ -1,1 +1,1 @@
-Bw_scaleJåÉ1;¢Ú=E<O=6f;W'p<€\™<
+Bw_scaleJž<

@@ -1,1 +1,1 @@
-By_scaleJงห<
+By_scaleJ,2,=

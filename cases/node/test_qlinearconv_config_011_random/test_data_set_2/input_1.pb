@@ -1,1 +1,1 @@
-Bx_scaleJÙH<
+Bx_scaleJ¿Âz>

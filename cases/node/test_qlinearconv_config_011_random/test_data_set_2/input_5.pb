@@ -1,1 +1,1 @@
-Bw_zero_pointJgggggg
+Bw_zero_pointJp

@@ -1,1 +1,1 @@
-By_scaleJ6RÝ<
+By_scaleJ³(@

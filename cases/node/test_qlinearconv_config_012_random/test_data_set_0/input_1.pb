@@ -1,1 +1,1 @@
-Bx_scaleJŽêµ:
+Bx_scaleJ>

@@ -1,1 +1,1 @@
-Bw_scaleJЛ:u;
+Bw_scaleJыбF;

@@ -1,1 +1,1 @@
-By_scaleJZÏA<
+By_scaleJy]s>

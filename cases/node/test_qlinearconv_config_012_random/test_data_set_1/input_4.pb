@@ -1,1 +1,1 @@
-Bw_scaleJ¢ò ;
+Bw_scaleJÞi'<

@@ -1,1 +1,1 @@
-Bx_scaleJ1√Å=
+Bx_scaleJ^~Ÿ:

@@ -1,1 +1,1 @@
-Bx_zero_pointJa
+Bx_zero_pointJ¡

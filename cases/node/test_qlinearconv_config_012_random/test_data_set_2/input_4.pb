@@ -1,1 +1,1 @@
-Bw_scaleJ¬Gò=
+Bw_scaleJ$p=

@@ -1,1 +1,1 @@
-By_scaleJX“@
+By_scaleJ?o<

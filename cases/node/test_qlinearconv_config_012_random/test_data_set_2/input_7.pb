@@ -1,1 +1,1 @@
-By_zero_pointJZ
+By_zero_pointJ¼

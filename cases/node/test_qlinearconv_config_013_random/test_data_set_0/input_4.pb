@@ -1,1 +1,1 @@
-Bw_scaleJÝÖ‚:
+Bw_scaleJ»"j=

@@ -1,1 +1,1 @@
-By_scaleJ““ñ;
+By_scaleJÍIn@

@@ -1,1 +1,1 @@
-Bx_scaleJSç;
+Bx_scaleJÏg<

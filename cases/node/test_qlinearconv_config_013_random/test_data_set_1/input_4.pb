@@ -1,1 +1,1 @@
-Bw_scaleJµ†;
+Bw_scaleJ€ñP;

@@ -1,1 +1,1 @@
-Bw_zero_pointJ½
+Bw_zero_pointJ.

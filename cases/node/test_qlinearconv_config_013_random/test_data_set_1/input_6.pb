@@ -1,1 +1,1 @@
-By_scaleJŠË <
+By_scaleJ4VŠ<

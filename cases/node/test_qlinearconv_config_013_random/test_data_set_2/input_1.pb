@@ -1,1 +1,1 @@
-Bx_scaleJЁи>;
+Bx_scaleJ(ху<

@@ -1,1 +1,1 @@
-Bw_scaleJKdw=
+Bw_scaleJC¾;

@@ -1,1 +1,1 @@
-By_zero_pointJQ
+By_zero_pointJð

@@ -1,1 +1,1 @@
-Bx_scaleJŒÓ<
+Bx_scaleJq=

@@ -1,1 +1,1 @@
-Bw_scaleJdð\;
+Bw_scaleJxÓQ<

@@ -1,1 +1,1 @@
-Bw_zero_pointJá
+Bw_zero_pointJ

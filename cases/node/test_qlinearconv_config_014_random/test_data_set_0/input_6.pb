@@ -1,1 +1,1 @@
-By_scaleJ]ƒ=
+By_scaleJ®O×=

@@ -1,1 +1,1 @@
-Bx_scaleJωπ=
+Bx_scaleJ„;

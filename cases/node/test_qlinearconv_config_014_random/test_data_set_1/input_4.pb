@@ -1,1 +1,1 @@
-Bw_scaleJ8vΘ=
+Bw_scaleJδύ=

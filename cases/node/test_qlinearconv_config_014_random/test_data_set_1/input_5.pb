@@ -1,1 +1,1 @@
-Bw_zero_pointJæ
+Bw_zero_pointJý

@@ -1,1 +1,1 @@
-By_scaleJÙ€@
+By_scaleJ¶ª=

@@ -1,1 +1,1 @@
-Bx_scaleJVô<<
+Bx_scaleJM™Ú;

@@ -1,1 +1,1 @@
-By_scaleJu=
+By_scaleJ²;

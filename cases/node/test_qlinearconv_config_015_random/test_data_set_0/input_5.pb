@@ -1,1 +1,1 @@
-Bw_zero_pointJWWWW
+Bw_zero_pointJñ

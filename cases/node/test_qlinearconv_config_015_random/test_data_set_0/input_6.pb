@@ -1,1 +1,1 @@
-By_scaleJ-ö=
+By_scaleJ˜Ó?

@@ -1,1 +1,1 @@
-By_zero_pointJN
+By_zero_pointJF

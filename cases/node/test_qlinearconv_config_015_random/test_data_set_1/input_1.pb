@@ -1,1 +1,1 @@
-Bx_scaleJ]ú;
+Bx_scaleJ„Èƒ;

@@ -1,1 +1,1 @@
-Bx_zero_pointJÏ
+Bx_zero_pointJÑ

@@ -1,1 +1,1 @@
-By_scaleJsG>
+By_scaleJ%í<

@@ -1,1 +1,1 @@
-Bx_scaleJÜ†=
+Bx_scaleJŠÁ;

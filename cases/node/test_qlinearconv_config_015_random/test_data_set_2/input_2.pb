@@ -1,1 +1,1 @@
-Bx_zero_pointJª
+Bx_zero_pointJs

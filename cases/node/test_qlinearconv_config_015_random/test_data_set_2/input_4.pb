@@ -1,1 +1,1 @@
-Bw_scaleJ9â¿=lÓ®:…é;R~G=
+Bw_scaleJŽJ…=

@@ -1,1 +1,1 @@
-Bx_scaleJÏù>
+Bx_scaleJjY=

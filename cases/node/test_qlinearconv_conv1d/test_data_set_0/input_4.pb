@@ -1,1 +1,1 @@
-Bw_scaleJ6²=
+Bw_scaleJ¿Kñ:

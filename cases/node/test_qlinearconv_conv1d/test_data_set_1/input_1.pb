@@ -1,1 +1,1 @@
-Bx_scaleJý–<
+Bx_scaleJns>

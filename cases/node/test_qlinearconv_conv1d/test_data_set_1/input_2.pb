@@ -1,1 +1,1 @@
-Bx_zero_pointJœ
+Bx_zero_pointJ-

@@ -1,1 +1,1 @@
-Bw_scaleJxM&;
+Bw_scaleJWW¹:

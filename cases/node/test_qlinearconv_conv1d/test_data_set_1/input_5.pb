@@ -1,1 +1,1 @@
-Bw_zero_pointJ5
+Bw_zero_pointJË

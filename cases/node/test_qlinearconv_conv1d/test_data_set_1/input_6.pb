@@ -1,1 +1,1 @@
-By_scaleJj¶;<
+By_scaleJt7Û>

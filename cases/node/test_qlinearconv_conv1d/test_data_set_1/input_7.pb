@@ -1,1 +1,1 @@
-By_zero_pointJG
+By_zero_pointJ	

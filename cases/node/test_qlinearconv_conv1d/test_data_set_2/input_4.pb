@@ -1,1 +1,1 @@
-Bw_scaleJ“®ž=
+Bw_scaleJ	cê<

@@ -1,1 +1,1 @@
-By_scaleJê[*?
+By_scaleJoþ’>

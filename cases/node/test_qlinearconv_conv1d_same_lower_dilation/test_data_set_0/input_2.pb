@@ -1,1 +1,1 @@
-Bx_zero_pointJ½
+Bx_zero_pointJ…

@@ -1,1 +1,1 @@
-By_scaleJ;o™=
+By_scaleJZ‡	@

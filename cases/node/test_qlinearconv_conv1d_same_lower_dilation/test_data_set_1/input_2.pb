@@ -1,1 +1,1 @@
-Bx_zero_pointJv
+Bx_zero_pointJµ

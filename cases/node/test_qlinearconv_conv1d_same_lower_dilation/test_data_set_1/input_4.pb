@@ -1,1 +1,1 @@
-Bw_scaleJ¶·w<
+Bw_scaleJÃ¢=

@@ -1,1 +1,1 @@
-By_scaleJ>4:;
+By_scaleJð)=

@@ -1,1 +1,1 @@
-Bx_scaleJä+Š:
+Bx_scaleJos=

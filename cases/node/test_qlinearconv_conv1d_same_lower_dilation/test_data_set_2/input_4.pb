@@ -1,1 +1,1 @@
-Bw_scaleJ‚V°;
+Bw_scaleJ]±‰;

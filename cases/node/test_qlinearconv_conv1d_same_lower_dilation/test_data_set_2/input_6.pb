@@ -1,1 +1,1 @@
-By_scaleJ3ɂ;
+By_scaleJ$\>

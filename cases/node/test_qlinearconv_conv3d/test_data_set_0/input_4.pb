@@ -1,1 +1,1 @@
-Bw_scaleJxE‘=
+Bw_scaleJ={½:

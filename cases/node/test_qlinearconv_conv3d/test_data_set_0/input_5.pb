@@ -1,1 +1,1 @@
-Bw_zero_pointJÞ
+Bw_zero_pointJI

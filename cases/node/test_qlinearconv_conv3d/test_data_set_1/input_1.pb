@@ -1,1 +1,1 @@
-Bx_scaleJEŠÂ=
+Bx_scaleJ{b<<

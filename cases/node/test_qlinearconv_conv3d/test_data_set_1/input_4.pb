@@ -1,1 +1,1 @@
-Bw_scaleJQ5—:
+Bw_scaleJ=¤‰;

@@ -1,1 +1,1 @@
-By_scaleJÅè=
+By_scaleJ≥¶<

@@ -1,1 +1,1 @@
-By_scaleJ´œ<
+By_scaleJY+<

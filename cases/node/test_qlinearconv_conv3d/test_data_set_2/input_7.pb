@@ -1,1 +1,1 @@
-By_zero_pointJs
+By_zero_pointJÖ

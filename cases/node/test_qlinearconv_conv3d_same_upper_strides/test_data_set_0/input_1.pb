@@ -1,1 +1,1 @@
-Bx_scaleJE	>
+Bx_scaleJ„¯œ=

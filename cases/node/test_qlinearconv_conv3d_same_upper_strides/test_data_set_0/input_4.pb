@@ -1,1 +1,1 @@
-Bw_scaleJKНе=
+Bw_scaleJbb;

@@ -1,1 +1,1 @@
-By_scaleJ έρ@
+By_scaleJΩ‰P?

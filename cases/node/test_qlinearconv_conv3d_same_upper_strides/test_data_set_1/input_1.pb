@@ -1,1 +1,1 @@
-Bx_scaleJJ'ÿ:
+Bx_scaleJœvw>

@@ -1,1 +1,1 @@
-Bw_scaleJ!X«=
+Bw_scaleJí&‘=

@@ -1,1 +1,1 @@
-By_scaleJΜƒ>
+By_scaleJάψA

@@ -1,1 +1,1 @@
-Bx_scaleJÊ˜<
+Bx_scaleJap<

@@ -1,1 +1,1 @@
-Bw_scaleJ»i€:
+Bw_scaleJ3;

@@ -1,1 +1,1 @@
-Bw_zero_pointJé
+Bw_zero_pointJ”

@@ -1,1 +1,2 @@
-Bx_scaleJà‹Ù;
+Bx_scaleJ$q
+=

@@ -1,1 +1,1 @@
-Bx_zero_pointJŠ
+Bx_zero_pointJ'

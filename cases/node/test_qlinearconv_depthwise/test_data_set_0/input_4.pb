@@ -1,1 +1,1 @@
-Bw_scaleJ.Ù<
+Bw_scaleJ-<

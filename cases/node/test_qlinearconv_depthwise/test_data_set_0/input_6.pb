@@ -1,1 +1,1 @@
-By_scaleJîr6<
+By_scaleJÒ!>

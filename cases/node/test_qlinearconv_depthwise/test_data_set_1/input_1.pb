@@ -1,1 +1,1 @@
-Bx_scaleJ´ñ¨=
+Bx_scaleJÕç:

@@ -1,1 +1,1 @@
-Bw_scaleJJ‚æ=
+Bw_scaleJ"g;

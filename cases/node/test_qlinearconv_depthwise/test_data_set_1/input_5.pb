@@ -1,1 +1,1 @@
-Bw_zero_pointJÁ
+Bw_zero_pointJŸ

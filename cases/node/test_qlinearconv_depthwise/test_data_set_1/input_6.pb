@@ -1,1 +1,1 @@
-By_scaleJË÷"@
+By_scaleJsVJ:

@@ -1,1 +1,1 @@
-By_zero_pointJý
+By_zero_pointJà

@@ -1,1 +1,1 @@
-Bx_zero_pointJƒ
+Bx_zero_pointJ.

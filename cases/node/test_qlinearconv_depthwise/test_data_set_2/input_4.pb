@@ -1,1 +1,1 @@
-Bw_scaleJNор;
+Bw_scaleJe~Щ:

@@ -1,1 +1,1 @@
-Bw_zero_pointJî
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-Bx_scaleJ็จ;
+Bx_scaleJฤJค;

@@ -1,1 +1,1 @@
-Bx_zero_pointJê
+Bx_zero_pointJÉ

@@ -1,1 +1,1 @@
-Bw_scaleJôzê:
+Bw_scaleJ l)=

@@ -1,1 +1,1 @@
-Bw_zero_pointJZ
+Bw_zero_pointJ¯

@@ -1,1 +1,1 @@
-By_scaleJõŸ1;
+By_scaleJ¿‚=

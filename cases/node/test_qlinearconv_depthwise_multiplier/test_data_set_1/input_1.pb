@@ -1,1 +1,1 @@
-Bx_scaleJlË<
+Bx_scaleJ)H÷=

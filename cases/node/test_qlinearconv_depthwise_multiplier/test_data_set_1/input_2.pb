@@ -1,1 +1,1 @@
-Bx_zero_pointJß
+Bx_zero_pointJ÷

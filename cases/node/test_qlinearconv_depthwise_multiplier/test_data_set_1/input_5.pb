@@ -1,1 +1,1 @@
-Bw_zero_pointJó
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJÑÝÊ>
+By_scaleJ#i@

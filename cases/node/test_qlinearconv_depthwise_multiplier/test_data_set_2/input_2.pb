@@ -1,1 +1,1 @@
-Bx_zero_pointJé
+Bx_zero_pointJ

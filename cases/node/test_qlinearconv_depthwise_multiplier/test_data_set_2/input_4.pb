@@ -1,1 +1,1 @@
-Bw_scaleJYÇö;
+Bw_scaleJ“K|;

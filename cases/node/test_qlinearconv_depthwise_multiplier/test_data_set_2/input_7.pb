@@ -1,1 +1,1 @@
-By_zero_pointJÚ
+By_zero_pointJV

@@ -1,1 +1,1 @@
-Bx_scaleJÕçñ;
+Bx_scaleJΩ^Ó<

@@ -1,1 +1,1 @@
-Bx_zero_pointJ¾
+Bx_zero_pointJž

@@ -1,1 +1,2 @@
-Bw_scaleJøiy=
+Bw_scaleJC
+ž=

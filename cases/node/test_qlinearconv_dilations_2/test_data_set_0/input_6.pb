@@ -1,1 +1,1 @@
-By_scaleJžžÏ>
+By_scaleJ¤»@

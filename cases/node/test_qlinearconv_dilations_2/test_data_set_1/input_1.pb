@@ -1,1 +1,1 @@
-Bx_scaleJ.Ï#>
+Bx_scaleJ^ù·=

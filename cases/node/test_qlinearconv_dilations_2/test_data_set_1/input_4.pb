@@ -1,1 +1,1 @@
-Bw_scaleJ©O	<
+Bw_scaleJ+•=

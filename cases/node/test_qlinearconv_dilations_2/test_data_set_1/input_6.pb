@@ -1,1 +1,1 @@
-By_scaleJ¦kž@
+By_scaleJ²£@

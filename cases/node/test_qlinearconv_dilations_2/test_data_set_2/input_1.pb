@@ -1,1 +1,1 @@
-Bx_scaleJ9Ù:
+Bx_scaleJ>ô‚=

@@ -1,1 +1,1 @@
-By_scaleJкл<
+By_scaleJс§m@

@@ -1,1 +1,1 @@
-Bx_scaleJýˆ=
+Bx_scaleJ˜<

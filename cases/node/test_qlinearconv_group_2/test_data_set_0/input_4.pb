@@ -1,1 +1,1 @@
-Bw_scaleJ¼ÕK=
+Bw_scaleJpN!=

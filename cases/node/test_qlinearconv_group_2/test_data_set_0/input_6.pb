@@ -1,1 +1,1 @@
-By_scaleJ4vG@
+By_scaleJVޏ>

@@ -1,1 +1,1 @@
-Bx_scaleJ¦#Ÿ=
+Bx_scaleJ`=>

@@ -1,1 +1,1 @@
-Bw_scaleJSx'=
+Bw_scaleJ‘Õƒ:

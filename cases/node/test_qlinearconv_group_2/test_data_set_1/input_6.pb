@@ -1,1 +1,1 @@
-By_scaleJˆãO@
+By_scaleJªº>

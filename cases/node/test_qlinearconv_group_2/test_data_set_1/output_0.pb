@@ -1,1 +1,1 @@
-ByJØ©Ÿž~˜±z“‹‘²x~š “p•—Šn†‡¦~›£”Ÿœp†°—p]WKD1K—uUQ\^„$#ZZCŠ[[gU‡GdanptUIEVu_3/@N€!'F`V9!;2OW"*akamIPU~taG`l`Ž_jYV¢ƒu›s€‚ˆxcc~Šb9ZUI…uz‡^p¦rQE^Hšp…4u—ˆe’€~¢|~yŒ<£grm`m§˜yƒ†Œ¤uaUQVŠ‚eškvp’ig…Ÿ²ƒ…w|JyŠ‹Šlf~‡qŠ–™œ
+ByJØ)?0;,68DI@>G2FJCHC+8>5:.:LRN77&0!9%1;182*',2.11(CK67,2;:7,:HK4<$#%0/"A9C5@#EVRJ\8>VJJ^A:LH=C5D]sOQ,.1:=B'4 3*.%HFPCI4aNW__/GFNQDMPOR=)<(=8#+@7EB8QZWbrFQ\giyX?][ZhK@H]qLM3BBJ73%<4==*;FJ\Q95QJRa5:N7@Z(+IW8G%9G/0

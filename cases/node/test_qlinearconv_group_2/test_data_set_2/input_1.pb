@@ -1,1 +1,1 @@
-Bx_scaleJно#;
+Bx_scaleJ7]√;

@@ -1,1 +1,1 @@
-Bw_scaleJPÉø;
+Bw_scaleJ:lÛ;

@@ -1,1 +1,1 @@
-By_scaleJhž¨<
+By_scaleJ5"À<

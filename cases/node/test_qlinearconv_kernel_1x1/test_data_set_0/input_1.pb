@@ -1,2 +1,1 @@
-Bx_scaleJ€h
-=
+Bx_scaleJíi„;

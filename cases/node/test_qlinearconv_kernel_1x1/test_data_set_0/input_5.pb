@@ -1,1 +1,1 @@
-Bw_zero_pointJÊ
+Bw_zero_pointJ0

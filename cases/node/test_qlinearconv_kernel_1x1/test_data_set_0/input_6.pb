@@ -1,1 +1,1 @@
-By_scaleJFœ=
+By_scaleJâ¾!<

@@ -1,1 +1,1 @@
-Bx_scaleJç4à:
+Bx_scaleJR<<

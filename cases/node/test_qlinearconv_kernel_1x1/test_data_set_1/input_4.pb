@@ -1,1 +1,1 @@
-Bw_scaleJ๐งเ:
+Bw_scaleJ๕๚;

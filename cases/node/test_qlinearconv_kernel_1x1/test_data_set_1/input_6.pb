@@ -1,1 +1,1 @@
-By_scaleJà9
+By_scaleJ\Ë=

@@ -1,1 +1,1 @@
-Bx_scaleJ‡MÇ:
+Bx_scaleJ`/§;

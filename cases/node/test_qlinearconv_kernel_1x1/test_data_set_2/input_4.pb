@@ -1,1 +1,1 @@
-Bw_scaleJt†"<
+Bw_scaleJoÝÊ<

@@ -1,1 +1,1 @@
-Bw_zero_pointJU
+Bw_zero_pointJç

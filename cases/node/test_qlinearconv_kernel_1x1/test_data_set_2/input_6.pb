@@ -1,1 +1,1 @@
-By_scaleJkó:
+By_scaleJ×Ôô<

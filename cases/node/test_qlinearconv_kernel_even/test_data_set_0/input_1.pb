@@ -1,1 +1,1 @@
-Bx_scaleJ°èw;
+Bx_scaleJ*vD=

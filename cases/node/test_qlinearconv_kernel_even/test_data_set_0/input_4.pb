@@ -1,1 +1,1 @@
-Bw_scaleJMPä=
+Bw_scaleJ¨qW<

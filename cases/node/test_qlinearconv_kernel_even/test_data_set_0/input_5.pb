@@ -1,1 +1,1 @@
-Bw_zero_pointJÅ
+Bw_zero_pointJ+

@@ -1,1 +1,1 @@
-By_zero_pointJ²
+By_zero_pointJè

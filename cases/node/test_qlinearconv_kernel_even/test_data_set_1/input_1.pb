@@ -1,1 +1,1 @@
-Bx_scaleJùßõ:
+Bx_scaleJÖUO<

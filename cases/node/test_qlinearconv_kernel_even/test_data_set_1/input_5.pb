@@ -1,1 +1,1 @@
-Bw_zero_pointJÚ
+Bw_zero_pointJç

@@ -1,1 +1,1 @@
-By_scaleJ¯ý<
+By_scaleJFò_?

@@ -1,1 +1,1 @@
-By_zero_pointJÝ
+By_zero_pointJ"

@@ -1,1 +1,1 @@
-Bw_scaleJª;
+Bw_scaleJœ;

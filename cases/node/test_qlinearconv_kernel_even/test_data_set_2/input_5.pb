@@ -1,1 +1,1 @@
-Bw_zero_pointJê
+Bw_zero_pointJ„

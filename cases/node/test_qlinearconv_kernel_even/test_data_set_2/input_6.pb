@@ -1,1 +1,1 @@
-By_scaleJôØð>
+By_scaleJø<

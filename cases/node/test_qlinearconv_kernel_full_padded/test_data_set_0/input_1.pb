@@ -1,1 +1,1 @@
-Bx_scaleJÅE8<
+Bx_scaleJÃ˘K>

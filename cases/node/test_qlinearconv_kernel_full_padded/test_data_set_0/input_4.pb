@@ -1,1 +1,1 @@
-Bw_scaleJSOs=
+Bw_scaleJfœ<

@@ -1,1 +1,1 @@
-By_scaleJ.êç>
+By_scaleJw’Ø@

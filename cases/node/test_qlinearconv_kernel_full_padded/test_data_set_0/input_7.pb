@@ -1,1 +1,1 @@
-By_zero_pointJþ
+By_zero_pointJ¬

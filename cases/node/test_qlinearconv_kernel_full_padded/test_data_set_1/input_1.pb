@@ -1,2 +1,1 @@
-Bx_scaleJÅ^
->
+Bx_scaleJPþ€;

@@ -1,1 +1,1 @@
-Bx_zero_pointJô
+Bx_zero_pointJq

@@ -1,1 +1,1 @@
-Bw_scaleJê+¶<
+Bw_scaleJïÚî:

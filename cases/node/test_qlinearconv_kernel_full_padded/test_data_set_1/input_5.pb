@@ -1,1 +1,1 @@
-Bw_zero_pointJF
+Bw_zero_pointJp

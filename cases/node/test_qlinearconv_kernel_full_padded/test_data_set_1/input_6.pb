@@ -1,1 +1,1 @@
-By_scaleJ>Hœ@
+By_scaleJ`•¾:

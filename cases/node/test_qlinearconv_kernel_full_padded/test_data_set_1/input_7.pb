@@ -1,1 +1,1 @@
-By_zero_pointJi
+By_zero_pointJP

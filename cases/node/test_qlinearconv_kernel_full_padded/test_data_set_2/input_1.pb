@@ -1,1 +1,1 @@
-Bx_scaleJ«L;
+Bx_scaleJ¡e´:

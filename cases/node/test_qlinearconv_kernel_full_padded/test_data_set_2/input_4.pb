@@ -1,1 +1,1 @@
-Bw_scaleJ.TN;
+Bw_scaleJD<

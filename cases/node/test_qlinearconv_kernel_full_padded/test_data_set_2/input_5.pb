@@ -1,1 +1,1 @@
-Bw_zero_pointJÙ
+Bw_zero_pointJ¦

@@ -1,1 +1,1 @@
-By_scaleJ¨‚q=
+By_scaleJÓ=

@@ -1,1 +1,1 @@
-Bx_scaleJ°ýØ=
+Bx_scaleJí¡>=

@@ -1,1 +1,1 @@
-By_scaleJ4¸Ÿ?
+By_scaleJ|]h?

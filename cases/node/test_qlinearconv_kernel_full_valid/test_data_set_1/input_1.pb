@@ -1,1 +1,1 @@
-Bx_scaleJฝ๔ร:
+Bx_scaleJรย<

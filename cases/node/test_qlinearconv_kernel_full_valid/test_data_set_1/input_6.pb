@@ -1,1 +1,1 @@
-By_scaleJ!Ï"<
+By_scaleJÆA

@@ -1,1 +1,1 @@
-By_zero_pointJã
+By_zero_pointJ7

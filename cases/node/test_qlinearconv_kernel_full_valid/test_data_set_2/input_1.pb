@@ -1,1 +1,1 @@
-Bx_scaleJö@<;
+Bx_scaleJän;

@@ -1,1 +1,1 @@
-Bx_zero_pointJÒ
+Bx_zero_pointJ˜

@@ -1,1 +1,1 @@
-Bw_scaleJ¥²Å:
+Bw_scaleJ1l€;

@@ -1,1 +1,1 @@
-By_scaleJLßJ<
+By_scaleJuÿˆ<

@@ -1,1 +1,1 @@
-Bx_scaleJq‚:
+Bx_scaleJArc>

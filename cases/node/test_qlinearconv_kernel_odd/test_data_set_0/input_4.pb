@@ -1,1 +1,1 @@
-Bw_scaleJØõ"<
+Bw_scaleJŠCâ<

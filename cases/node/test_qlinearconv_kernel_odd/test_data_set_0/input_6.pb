@@ -1,1 +1,1 @@
-By_scaleJ¥œg<
+By_scaleJo£Ô@

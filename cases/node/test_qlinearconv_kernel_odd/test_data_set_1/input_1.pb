@@ -1,1 +1,1 @@
-Bx_scaleJå·H<
+Bx_scaleJ,$*=

@@ -1,1 +1,1 @@
-Bx_zero_pointJ5
+Bx_zero_pointJð

@@ -1,1 +1,1 @@
-Bw_zero_pointJ0
+Bw_zero_pointJY

@@ -1,1 +1,1 @@
-By_scaleJP2W?
+By_scaleJÈüK>

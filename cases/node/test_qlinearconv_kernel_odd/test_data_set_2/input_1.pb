@@ -1,1 +1,1 @@
-Bx_scaleJ·P[;
+Bx_scaleJ8Ï<

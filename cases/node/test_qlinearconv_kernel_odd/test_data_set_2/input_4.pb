@@ -1,1 +1,1 @@
-Bw_scaleJ7-M<
+Bw_scaleJèÕ:

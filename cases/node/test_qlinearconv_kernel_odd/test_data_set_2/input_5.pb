@@ -1,1 +1,1 @@
-Bw_zero_pointJs
+Bw_zero_pointJt

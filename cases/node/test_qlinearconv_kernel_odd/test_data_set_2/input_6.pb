@@ -1,1 +1,1 @@
-By_scaleJ+Å=
+By_scaleJ6íŸ;

@@ -1,1 +1,1 @@
-Bx_scaleJ]Ÿí:
+Bx_scaleJ˜J=

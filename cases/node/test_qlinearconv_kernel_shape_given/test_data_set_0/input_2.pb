@@ -1,1 +1,1 @@
-Bx_zero_pointJæ
+Bx_zero_pointJ<

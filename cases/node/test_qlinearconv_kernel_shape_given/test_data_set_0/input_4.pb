@@ -1,1 +1,1 @@
-Bw_scaleJÁBõ:
+Bw_scaleJNÊ;<

@@ -1,1 +1,1 @@
-Bw_zero_pointJT
+Bw_zero_pointJ5

@@ -1,1 +1,1 @@
-By_scaleJ†d';
+By_scaleJå\Æ>

@@ -1,1 +1,1 @@
-Bx_scaleJü–ö;
+Bx_scaleJBÖÏ;

@@ -1,1 +1,1 @@
-Bx_zero_pointJu
+Bx_zero_pointJŽ

@@ -1,1 +1,1 @@
-Bw_scaleJ}³¤<
+Bw_scaleJÕüÄ=

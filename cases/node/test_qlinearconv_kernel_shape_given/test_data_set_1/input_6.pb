@@ -1,1 +1,1 @@
-By_scaleJgÂB=
+By_scaleJH¯›>

@@ -1,1 +1,1 @@
-By_zero_pointJÂ
+By_zero_pointJo

@@ -1,1 +1,1 @@
-Bx_scaleJK>
+Bx_scaleJªøx=

@@ -1,1 +1,1 @@
-Bw_scaleJFY½;
+Bw_scaleJâp=

@@ -1,1 +1,1 @@
-By_zero_pointJp
+By_zero_pointJ°

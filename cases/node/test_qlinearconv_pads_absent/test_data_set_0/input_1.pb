@@ -1,1 +1,1 @@
-Bx_scaleJ«e=
+Bx_scaleJ<s>

@@ -1,1 +1,1 @@
-Bw_scaleJ.Бо;
+Bw_scaleJЅВю;

@@ -1,1 +1,1 @@
-By_scaleJJ>Ì?
+By_scaleJž› ?

@@ -1,1 +1,1 @@
-Bx_scaleJ‡ÎR=
+Bx_scaleJ”Ç&>

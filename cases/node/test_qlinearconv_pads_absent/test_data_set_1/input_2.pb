@@ -1,1 +1,1 @@
-Bx_zero_pointJg
+Bx_zero_pointJR

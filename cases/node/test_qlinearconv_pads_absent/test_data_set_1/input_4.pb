@@ -1,1 +1,1 @@
-Bw_scaleJрд╫=
+Bw_scaleJоои=

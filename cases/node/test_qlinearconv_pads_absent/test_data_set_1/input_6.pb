@@ -1,2 +1,1 @@
-By_scaleJม
-@
+By_scaleJรู๕@

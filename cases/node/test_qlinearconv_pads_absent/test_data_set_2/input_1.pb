@@ -1,1 +1,1 @@
-Bx_scaleJM=
+Bx_scaleJÈ”¡=

@@ -1,1 +1,1 @@
-By_scaleJU´8?
+By_scaleJzä	>

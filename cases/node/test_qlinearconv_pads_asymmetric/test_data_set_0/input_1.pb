@@ -1,1 +1,1 @@
-Bx_scaleJI‡;
+Bx_scaleJ´]p;

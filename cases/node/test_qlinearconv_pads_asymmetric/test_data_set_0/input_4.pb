@@ -1,1 +1,1 @@
-Bw_scaleJ…¾Ÿ;
+Bw_scaleJÉæ<

@@ -1,1 +1,1 @@
-Bw_zero_pointJG
+Bw_zero_pointJA

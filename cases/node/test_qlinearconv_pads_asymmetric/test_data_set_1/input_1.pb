@@ -1,1 +1,1 @@
-Bx_scaleJ³W§=
+Bx_scaleJ}7=

@@ -1,1 +1,1 @@
-Bw_scaleJ∏7‰:
+Bw_scaleJ\aü;

@@ -1,1 +1,1 @@
-By_scaleJžÏT>
+By_scaleJÝ/R=

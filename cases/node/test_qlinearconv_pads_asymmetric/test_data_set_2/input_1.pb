@@ -1,1 +1,1 @@
-Bx_scaleJ¬Ë0>
+Bx_scaleJ&1ý=

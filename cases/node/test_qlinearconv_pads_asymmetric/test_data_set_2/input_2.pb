@@ -1,1 +1,1 @@
-Bx_zero_pointJh
+Bx_zero_pointJ

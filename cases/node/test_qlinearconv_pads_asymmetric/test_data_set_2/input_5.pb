@@ -1,1 +1,1 @@
-Bw_zero_pointJø
+Bw_zero_pointJ>

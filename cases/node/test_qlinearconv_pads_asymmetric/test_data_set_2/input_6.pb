@@ -1,1 +1,1 @@
-By_scaleJ\E>
+By_scaleJUaøA

@@ -1,1 +1,1 @@
-Bx_scaleJ-¸œ;
+Bx_scaleJ£[’;

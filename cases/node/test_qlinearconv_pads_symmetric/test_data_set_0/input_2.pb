@@ -1,1 +1,1 @@
-Bx_zero_pointJr
+Bx_zero_pointJ¥

@@ -1,1 +1,1 @@
-Bw_scaleJ5Ó'<
+Bw_scaleJ Kã:

@@ -1,1 +1,1 @@
-By_zero_pointJr
+By_zero_pointJÉ

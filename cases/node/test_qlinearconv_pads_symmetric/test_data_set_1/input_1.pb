@@ -1,1 +1,1 @@
-Bx_scaleJÉ¬•:
+Bx_scaleJB{s<

@@ -1,1 +1,2 @@
-Bw_scaleJÞZZ=
+Bw_scaleJ
+@™;

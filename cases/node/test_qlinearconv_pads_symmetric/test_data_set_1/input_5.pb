@@ -1,1 +1,1 @@
-Bw_zero_pointJë
+Bw_zero_pointJí

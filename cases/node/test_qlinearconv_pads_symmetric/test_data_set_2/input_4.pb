@@ -1,1 +1,1 @@
-Bw_scaleJВо=
+Bw_scaleJAX;

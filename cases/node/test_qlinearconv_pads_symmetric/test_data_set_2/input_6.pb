@@ -1,1 +1,1 @@
-By_scaleJßº?
+By_scaleJmì&;

@@ -1,1 +1,1 @@
-Bx_scaleJ– Ó<
+Bx_scaleJwL;

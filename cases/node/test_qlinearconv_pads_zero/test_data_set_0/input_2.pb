@@ -1,1 +1,1 @@
-Bx_zero_pointJÛ
+Bx_zero_pointJµ

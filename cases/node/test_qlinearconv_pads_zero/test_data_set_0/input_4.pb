@@ -1,1 +1,1 @@
-Bw_scaleJкл7=
+Bw_scaleJGн=

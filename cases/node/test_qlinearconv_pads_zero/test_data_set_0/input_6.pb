@@ -1,1 +1,1 @@
-By_scaleJQè§@
+By_scaleJvV>

@@ -1,1 +1,1 @@
-Bx_scaleJ1hœ<
+Bx_scaleJþ7=

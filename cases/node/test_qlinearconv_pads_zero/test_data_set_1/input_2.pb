@@ -1,1 +1,1 @@
-Bx_zero_pointJÿ
+Bx_zero_pointJo

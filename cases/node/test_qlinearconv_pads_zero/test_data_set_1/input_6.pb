@@ -1,1 +1,1 @@
-By_scaleJÒT4?
+By_scaleJyb?

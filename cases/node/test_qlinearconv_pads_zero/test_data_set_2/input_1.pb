@@ -1,1 +1,1 @@
-Bx_scaleJžÎy;
+Bx_scaleJó³i=

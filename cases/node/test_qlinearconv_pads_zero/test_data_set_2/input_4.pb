@@ -1,1 +1,1 @@
-Bw_scaleJGaê:
+Bw_scaleJ«ıº=

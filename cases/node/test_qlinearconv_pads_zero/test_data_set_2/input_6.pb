@@ -1,1 +1,1 @@
-By_scaleJ¡tS;
+By_scaleJ*A

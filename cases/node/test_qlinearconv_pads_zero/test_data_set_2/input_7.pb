@@ -1,1 +1,1 @@
-By_zero_pointJí
+By_zero_pointJD

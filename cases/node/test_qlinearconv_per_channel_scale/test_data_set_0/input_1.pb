@@ -1,1 +1,1 @@
-Bx_scaleJ°IX>
+Bx_scaleJÃ<

@@ -1,1 +1,1 @@
-Bx_zero_pointJe
+Bx_zero_pointJ{

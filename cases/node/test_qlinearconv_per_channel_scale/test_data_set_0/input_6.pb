@@ -1,1 +1,1 @@
-By_scaleJÀA
+By_scaleJÅ]?

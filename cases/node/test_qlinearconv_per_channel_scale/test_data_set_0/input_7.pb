@@ -1,1 +1,1 @@
-By_zero_pointJŽ
+By_zero_pointJË

@@ -1,1 +1,1 @@
-Bx_scaleJf®ß;
+Bx_scaleJA/;

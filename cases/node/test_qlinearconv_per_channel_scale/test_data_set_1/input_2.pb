@@ -1,1 +1,1 @@
-Bx_zero_pointJB
+Bx_zero_pointJÄ

@@ -1,1 +1,1 @@
-Bw_zero_pointJ²²²²²
+Bw_zero_pointJκκκκκ

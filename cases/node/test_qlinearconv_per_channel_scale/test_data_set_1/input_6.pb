@@ -1,1 +1,1 @@
-By_scaleJгУ8?
+By_scaleJЫЁ•=

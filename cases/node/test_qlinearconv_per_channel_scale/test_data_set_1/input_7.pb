@@ -1,1 +1,1 @@
-By_zero_pointJË
+By_zero_pointJ†

@@ -1,1 +1,1 @@
-Bx_scaleJù->
+Bx_scaleJÌed>

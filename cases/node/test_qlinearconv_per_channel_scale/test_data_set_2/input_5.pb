@@ -1,1 +1,1 @@
-Bw_zero_pointJLLLLL
+Bw_zero_pointJ¸¸¸¸¸

@@ -1,1 +1,1 @@
-By_scaleJ™×ÑA
+By_scaleJC„êA

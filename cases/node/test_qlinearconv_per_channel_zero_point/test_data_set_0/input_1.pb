@@ -1,1 +1,1 @@
-Bx_scaleJog¸=
+Bx_scaleJ,û’<

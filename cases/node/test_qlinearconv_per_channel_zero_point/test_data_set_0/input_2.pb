@@ -1,1 +1,1 @@
-Bx_zero_pointJ³
+Bx_zero_pointJk

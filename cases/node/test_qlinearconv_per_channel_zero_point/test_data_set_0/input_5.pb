@@ -1,1 +1,1 @@
-Bw_zero_pointJÄf¾yH
+Bw_zero_pointJŸê4Ë

@@ -1,1 +1,1 @@
-By_scaleJ¥ó?
+By_scaleJÌªP?

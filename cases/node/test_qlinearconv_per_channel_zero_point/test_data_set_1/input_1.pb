@@ -1,2 +1,1 @@
-Bx_scaleJ
-]È;
+Bx_scaleJQb>

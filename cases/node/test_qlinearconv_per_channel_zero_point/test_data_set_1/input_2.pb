@@ -1,1 +1,1 @@
-Bx_zero_pointJÍ
+Bx_zero_pointJæ

@@ -1,1 +1,1 @@
-Bw_zero_pointJŒ”‰hg
+Bw_zero_pointJ0‹2Š

@@ -1,1 +1,1 @@
-By_scaleJc¸Å>
+By_scaleJ¿Æ²A

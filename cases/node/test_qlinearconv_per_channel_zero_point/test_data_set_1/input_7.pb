@@ -1,1 +1,1 @@
-By_zero_pointJÉ
+By_zero_pointJ[

@@ -1,1 +1,1 @@
-Bw_zero_pointJF'üî‚
+Bw_zero_pointJ`Âü[‚

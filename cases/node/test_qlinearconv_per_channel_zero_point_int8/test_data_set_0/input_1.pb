@@ -1,1 +1,1 @@
-Bx_scaleJÁ˜J<
+Bx_scaleJ-Öž:

@@ -1,1 +1,1 @@
-Bw_zero_pointJ³€½-l
+Bw_zero_pointJŠ©}(,

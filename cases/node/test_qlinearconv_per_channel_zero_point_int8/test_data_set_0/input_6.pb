@@ -1,1 +1,1 @@
-By_scaleJ•ç??
+By_scaleJΩ&Ω=

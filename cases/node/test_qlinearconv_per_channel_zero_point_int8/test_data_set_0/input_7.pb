@@ -1,1 +1,1 @@
-By_zero_pointJw
+By_zero_pointJ¾

@@ -1,1 +1,1 @@
-Bx_scaleJÛtX<
+Bx_scaleJm$?;

@@ -1,1 +1,1 @@
-Bw_zero_pointJıL­©|
+Bw_zero_pointJØbÎæ

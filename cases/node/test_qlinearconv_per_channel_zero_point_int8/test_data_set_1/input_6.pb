@@ -1,1 +1,1 @@
-By_scaleJ¢ÀŒ@
+By_scaleJëó*>

@@ -1,1 +1,2 @@
-Bx_scaleJû0®<
+Bx_scaleJ
+g;

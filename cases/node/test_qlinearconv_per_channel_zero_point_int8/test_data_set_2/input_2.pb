@@ -1,1 +1,1 @@
-Bx_zero_pointJè
+Bx_zero_pointJà

@@ -1,1 +1,1 @@
-Bw_zero_pointJ4ûÍÈ
+Bw_zero_pointJÊªjí	

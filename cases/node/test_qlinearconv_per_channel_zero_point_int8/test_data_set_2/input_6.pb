@@ -1,1 +1,1 @@
-By_scaleJ|ÁB@
+By_scaleJñ}?

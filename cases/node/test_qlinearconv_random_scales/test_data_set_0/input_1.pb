@@ -1,1 +1,1 @@
-Bx_scaleJnCº;
+Bx_scaleJŽÉ<

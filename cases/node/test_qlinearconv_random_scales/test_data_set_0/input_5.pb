@@ -1,1 +1,1 @@
-Bw_zero_pointJW
+Bw_zero_pointJ3

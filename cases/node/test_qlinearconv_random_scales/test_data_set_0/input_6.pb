@@ -1,1 +1,1 @@
-By_scaleJËƒ<
+By_scaleJ¬#?

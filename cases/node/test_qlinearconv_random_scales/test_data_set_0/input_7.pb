@@ -1,1 +1,1 @@
-By_zero_pointJÜ
+By_zero_pointJµ

@@ -1,2 +1,1 @@
-Bx_scaleJ
-§Ž=
+Bx_scaleJ;þ’:

@@ -1,1 +1,1 @@
-Bx_zero_pointJÔ
+Bx_zero_pointJ

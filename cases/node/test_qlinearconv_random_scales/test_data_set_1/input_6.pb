@@ -1,1 +1,1 @@
-By_scaleJ,6ú>
+By_scaleJÿø:

@@ -1,1 +1,1 @@
-Bx_scaleJРV$=
+Bx_scaleJБъ:

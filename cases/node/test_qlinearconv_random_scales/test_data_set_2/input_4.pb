@@ -1,1 +1,1 @@
-Bw_scaleJùQ.<
+Bw_scaleJ˛§É<

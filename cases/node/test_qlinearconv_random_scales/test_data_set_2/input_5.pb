@@ -1,1 +1,1 @@
-Bw_zero_pointJò
+Bw_zero_pointJw

@@ -1,1 +1,1 @@
-By_zero_pointJS
+By_zero_pointJ

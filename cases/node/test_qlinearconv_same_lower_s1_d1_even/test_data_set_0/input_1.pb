@@ -1,1 +1,1 @@
-Bx_scaleJЦЏ§=
+Bx_scaleJсяC=

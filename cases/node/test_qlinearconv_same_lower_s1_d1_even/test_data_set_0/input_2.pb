@@ -1,1 +1,1 @@
-Bx_zero_pointJï
+Bx_zero_pointJ—

@@ -1,1 +1,1 @@
-Bw_scaleJheì;
+Bw_scaleJ¡Jœ;

@@ -1,1 +1,1 @@
-Bw_zero_pointJô
+Bw_zero_pointJf

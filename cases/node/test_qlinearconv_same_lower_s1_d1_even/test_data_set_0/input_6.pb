@@ -1,1 +1,1 @@
-By_scaleJ1‘?
+By_scaleJ2Ø=

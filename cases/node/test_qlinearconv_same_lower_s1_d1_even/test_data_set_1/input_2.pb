@@ -1,1 +1,1 @@
-Bx_zero_pointJY
+Bx_zero_pointJÇ

@@ -1,1 +1,1 @@
-Bw_scaleJO¢½:
+Bw_scaleJ?A9=

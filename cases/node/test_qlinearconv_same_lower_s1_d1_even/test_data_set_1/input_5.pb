@@ -1,1 +1,1 @@
-Bw_zero_pointJ3
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJîJ¦;
+By_scaleJDr>

@@ -1,1 +1,1 @@
-By_zero_pointJf
+By_zero_pointJ½

@@ -1,1 +1,1 @@
-ByJv‰£ ŒÈº€¤šµxÕÚ°»½ÞÔ®g—¸ÿÔÿ¹Ÿƒ¶xÞËé¨tgµN«~hYƒsˆ­x…˜¬Ñ‡‰ÐÇ‚Îgœ¾³†ž´’yÛÍÈ€wp˜¬Ò¹å¯b^œ¬™£Ÿy¹—~™¨ÿË¥Á¦©œÞÿ»»ÿõíêÿÿ«¼¾ÊóÿÿÿÓÈªÃÏÿÿÿËšZµsÏêé«
+ByJ„lx{„uˆ‚vn‘ix[_‡xhrkYvyyƒpZrVt‡ˆejv[qo]}¡{Œ£~˜—{cfXkx~a?=9BBSmK=MLH@pR1DH3hPjUF'1UIHpNswW…‰sYhm‘xiƒtcKHCse•`[YT<NQ”P<?NWsI‹vH5h[xW„Š‰p¢‘­

@@ -1,1 +1,1 @@
-Bx_scaleJ0x‚;
+Bx_scaleJRû@=

@@ -1,1 +1,1 @@
-Bx_zero_pointJ¼
+Bx_zero_pointJ”

@@ -1,1 +1,1 @@
-Bw_scaleJÏ{<
+Bw_scaleJMœË;

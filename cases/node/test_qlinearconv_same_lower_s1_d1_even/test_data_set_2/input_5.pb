@@ -1,1 +1,1 @@
-Bw_zero_pointJÛ
+Bw_zero_pointJZ

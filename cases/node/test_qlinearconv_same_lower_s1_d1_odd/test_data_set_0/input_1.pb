@@ -1,1 +1,1 @@
-Bx_scaleJIÖñ<
+Bx_scaleJ>º;

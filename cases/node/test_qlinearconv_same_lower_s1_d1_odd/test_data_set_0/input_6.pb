@@ -1,1 +1,1 @@
-By_scaleJXØ=
+By_scaleJ±T”>

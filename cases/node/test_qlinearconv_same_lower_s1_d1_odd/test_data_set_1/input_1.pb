@@ -1,1 +1,1 @@
-Bx_scaleJ\ˆª<
+Bx_scaleJ<'Ï=

@@ -1,1 +1,1 @@
-By_scaleJ­i=
+By_scaleJ~/=

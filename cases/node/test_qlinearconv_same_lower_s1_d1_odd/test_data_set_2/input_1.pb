@@ -1,1 +1,1 @@
-Bx_scaleJÈRá;
+Bx_scaleJ…d•<

@@ -1,1 +1,1 @@
-Bw_scaleJCœý<
+Bw_scaleJÃ!U<

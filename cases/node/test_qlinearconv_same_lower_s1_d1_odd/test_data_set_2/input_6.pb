@@ -1,1 +1,1 @@
-By_scaleJV'¬>
+By_scaleJvD>

@@ -1,1 +1,1 @@
-Bx_scaleJãgê<
+Bx_scaleJ	ôà;

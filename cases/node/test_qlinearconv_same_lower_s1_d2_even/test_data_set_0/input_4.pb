@@ -1,1 +1,1 @@
-Bw_scaleJgpÄ=
+Bw_scaleJ¥Ïe<

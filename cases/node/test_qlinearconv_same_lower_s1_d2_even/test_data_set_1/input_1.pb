@@ -1,1 +1,1 @@
-Bx_scaleJ <Z;
+Bx_scaleJ3ô=

@@ -1,1 +1,1 @@
-Bx_zero_pointJ_
+Bx_zero_pointJÍ

@@ -1,1 +1,1 @@
-Bw_scaleJL×;
+Bw_scaleJ3z<

@@ -1,1 +1,1 @@
-Bw_zero_pointJt
+Bw_zero_pointJ'

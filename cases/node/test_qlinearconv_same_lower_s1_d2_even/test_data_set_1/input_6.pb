@@ -1,1 +1,1 @@
-By_scaleJä¨G<
+By_scaleJ„A@

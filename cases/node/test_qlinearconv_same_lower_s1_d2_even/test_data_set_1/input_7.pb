@@ -1,1 +1,1 @@
-By_zero_pointJù
+By_zero_pointJº

@@ -1,1 +1,1 @@
-Bx_scaleJ∑w›=
+Bx_scaleJŒG÷<

@@ -1,1 +1,1 @@
-Bw_scaleJ�Կ;
+Bw_scaleJRۻ;

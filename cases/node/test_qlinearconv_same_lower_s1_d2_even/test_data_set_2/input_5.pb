@@ -1,1 +1,1 @@
-Bw_zero_pointJH
+Bw_zero_pointJE

@@ -1,1 +1,1 @@
-By_scaleJæ6ï>
+By_scaleJO\A=

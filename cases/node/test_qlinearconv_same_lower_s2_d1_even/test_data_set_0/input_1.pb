@@ -1,1 +1,1 @@
-Bx_scaleJUÀd<
+Bx_scaleJ.ŠZ<

@@ -1,1 +1,1 @@
-Bw_scaleJF¿:
+Bw_scaleJçw§<

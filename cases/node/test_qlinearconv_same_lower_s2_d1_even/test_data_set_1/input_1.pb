@@ -1,1 +1,1 @@
-Bx_scaleJˆJ=
+Bx_scaleJiö¹=

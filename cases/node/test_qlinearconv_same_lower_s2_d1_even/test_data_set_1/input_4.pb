@@ -1,1 +1,1 @@
-Bw_scaleJÅa8=
+Bw_scaleJ"i<

@@ -1,1 +1,1 @@
-Bw_zero_pointJÝ
+Bw_zero_pointJ	

@@ -1,1 +1,1 @@
-By_scaleJ5}l?
+By_scaleJP¢?

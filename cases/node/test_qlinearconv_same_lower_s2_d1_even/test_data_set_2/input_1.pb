@@ -1,1 +1,1 @@
-Bx_scaleJC3§<
+Bx_scaleJ÷É;

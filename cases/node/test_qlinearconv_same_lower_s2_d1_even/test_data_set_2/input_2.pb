@@ -1,1 +1,1 @@
-Bx_zero_pointJx
+Bx_zero_pointJX

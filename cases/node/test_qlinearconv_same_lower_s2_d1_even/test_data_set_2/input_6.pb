@@ -1,1 +1,1 @@
-By_scaleJÍ-Å>
+By_scaleJT!3;

@@ -1,1 +1,1 @@
-Bx_scaleJsºç=
+Bx_scaleJ¸I<;

@@ -1,1 +1,1 @@
-Bw_scaleJÇ{;
+Bw_scaleJ\Ðˆ;

@@ -1,1 +1,1 @@
-By_zero_pointJt
+By_zero_pointJ

@@ -1,1 +1,1 @@
-Bx_scaleJîaO<
+Bx_scaleJU_«<

@@ -1,1 +1,1 @@
-Bx_scaleJÅåY>
+Bx_scaleJØç≤<

@@ -1,1 +1,1 @@
-Bw_scaleJz‰¡=
+Bw_scaleJCbj=

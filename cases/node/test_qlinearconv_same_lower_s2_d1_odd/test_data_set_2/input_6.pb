@@ -1,1 +1,1 @@
-By_scaleJ–แล@
+By_scaleJเ=?

@@ -1,1 +1,1 @@
-By_zero_pointJ6
+By_zero_pointJˆ

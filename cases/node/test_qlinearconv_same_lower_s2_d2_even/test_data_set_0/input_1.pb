@@ -1,1 +1,1 @@
-Bx_scaleJù'Ÿ:
+Bx_scaleJ¤ž^=

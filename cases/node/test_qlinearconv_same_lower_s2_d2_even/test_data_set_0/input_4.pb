@@ -1,1 +1,1 @@
-Bw_scaleJ@î@=
+Bw_scaleJŒœæ:

@@ -1,1 +1,1 @@
-Bw_zero_pointJA
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJá’>=
+By_scaleJ<»@=

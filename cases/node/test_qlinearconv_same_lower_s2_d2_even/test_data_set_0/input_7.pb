@@ -1,1 +1,1 @@
-By_zero_pointJÌ
+By_zero_pointJQ

@@ -1,1 +1,1 @@
-Bw_scaleJ_ný;
+Bw_scaleJ×hÏ<

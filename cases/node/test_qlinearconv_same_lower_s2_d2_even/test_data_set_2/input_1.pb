@@ -1,1 +1,1 @@
-Bx_scaleJZ¾°;
+Bx_scaleJ¥(;

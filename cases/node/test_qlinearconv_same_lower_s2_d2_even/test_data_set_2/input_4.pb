@@ -1,1 +1,1 @@
-Bw_scaleJke<
+Bw_scaleJ5“;

@@ -1,1 +1,1 @@
-Bw_zero_pointJa
+Bw_zero_pointJV

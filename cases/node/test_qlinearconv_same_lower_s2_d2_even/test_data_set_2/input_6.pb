@@ -1,2 +1,1 @@
-By_scaleJä
-Ã=
+By_scaleJŸÑ;

@@ -1,1 +1,1 @@
-By_zero_pointJš
+By_zero_pointJo

@@ -1,1 +1,1 @@
-Bw_scaleJKª:
+Bw_scaleJ<

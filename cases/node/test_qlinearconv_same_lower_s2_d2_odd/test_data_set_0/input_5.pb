@@ -1,1 +1,1 @@
-Bw_zero_pointJÄ
+Bw_zero_pointJ

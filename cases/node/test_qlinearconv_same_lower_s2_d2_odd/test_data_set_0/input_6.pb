@@ -1,1 +1,1 @@
-By_scaleJ<ƒY=
+By_scaleJ"1j=

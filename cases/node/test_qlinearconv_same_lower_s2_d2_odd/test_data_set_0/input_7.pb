@@ -1,1 +1,1 @@
-By_zero_pointJd
+By_zero_pointJ_

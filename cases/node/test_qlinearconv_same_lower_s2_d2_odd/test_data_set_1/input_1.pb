@@ -1,1 +1,1 @@
-Bx_scaleJn;>
+Bx_scaleJ!*¯=

@@ -1,1 +1,1 @@
-Bw_scaleJõqº=
+Bw_scaleJ•i=

@@ -1,1 +1,1 @@
-Bw_zero_pointJØ
+Bw_zero_pointJˆ

@@ -1,1 +1,1 @@
-By_scaleJüÂA
+By_scaleJût:?

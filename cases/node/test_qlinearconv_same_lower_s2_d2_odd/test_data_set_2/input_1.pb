@@ -1,1 +1,2 @@
-Bx_scaleJ¿z=
+Bx_scaleJ
+6V=

@@ -1,1 +1,1 @@
-Bw_zero_pointJb
+Bw_zero_pointJ(

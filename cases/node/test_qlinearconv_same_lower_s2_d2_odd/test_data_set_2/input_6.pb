@@ -1,1 +1,1 @@
-By_scaleJü¬=
+By_scaleJôm¥=

@@ -1,1 +1,1 @@
-Bx_zero_pointJå
+Bx_zero_pointJl

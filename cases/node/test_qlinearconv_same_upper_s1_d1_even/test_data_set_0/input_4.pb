@@ -1,1 +1,1 @@
-Bw_scaleJævô:
+Bw_scaleJMÌ:

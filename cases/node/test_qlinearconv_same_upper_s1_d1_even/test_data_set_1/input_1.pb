@@ -1,1 +1,1 @@
-Bx_scaleJ¬Ú<
+Bx_scaleJ{#d;

@@ -1,1 +1,1 @@
-Bw_scaleJΘος<
+Bw_scaleJq,“<

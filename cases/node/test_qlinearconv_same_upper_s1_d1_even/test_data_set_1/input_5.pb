@@ -1,1 +1,1 @@
-Bw_zero_pointJì
+Bw_zero_pointJŠ

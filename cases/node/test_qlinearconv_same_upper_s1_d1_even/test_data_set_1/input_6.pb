@@ -1,1 +1,1 @@
-By_scaleJ‡“R?
+By_scaleJÞŽ<<

@@ -1,1 +1,1 @@
-Bw_scaleJÕ¡È<
+Bw_scaleJ›î$<

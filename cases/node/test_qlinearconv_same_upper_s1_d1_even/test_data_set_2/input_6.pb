@@ -1,1 +1,1 @@
-By_scaleJÄÿ@
+By_scaleJ‰*=

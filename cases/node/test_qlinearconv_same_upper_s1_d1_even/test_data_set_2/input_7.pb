@@ -1,1 +1,1 @@
-By_zero_pointJC
+By_zero_pointJv

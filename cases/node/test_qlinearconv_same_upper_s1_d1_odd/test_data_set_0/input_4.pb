@@ -1,1 +1,1 @@
-Bw_scaleJÕD®=
+Bw_scaleJ¥QC<

@@ -1,1 +1,1 @@
-By_scaleJÄñ­@
+By_scaleJ}nÉ=

@@ -1,1 +1,1 @@
-By_zero_pointJŸ
+By_zero_pointJg

@@ -1,1 +1,1 @@
-Bw_scaleJ§Ÿ;
+Bw_scaleJ1y<

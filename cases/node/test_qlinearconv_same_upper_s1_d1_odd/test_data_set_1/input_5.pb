@@ -1,1 +1,1 @@
-Bw_zero_pointJí
+Bw_zero_pointJ|

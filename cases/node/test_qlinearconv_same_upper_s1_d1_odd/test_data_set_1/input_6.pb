@@ -1,1 +1,1 @@
-By_scaleJ[AT>
+By_scaleJ«jD?

@@ -1,1 +1,1 @@
-By_zero_pointJÔ
+By_zero_pointJ™

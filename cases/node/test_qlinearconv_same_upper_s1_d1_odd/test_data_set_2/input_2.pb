@@ -1,1 +1,1 @@
-Bx_zero_pointJý
+Bx_zero_pointJ™

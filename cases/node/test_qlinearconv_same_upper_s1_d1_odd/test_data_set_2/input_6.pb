@@ -1,1 +1,1 @@
-By_scaleJJ=
+By_scaleJNÉ?

@@ -1,1 +1,1 @@
-Bx_zero_pointJì
+Bx_zero_pointJ„

@@ -1,1 +1,1 @@
-Bw_scaleJXΟ<
+Bw_scaleJυξ“:

@@ -1,1 +1,1 @@
-Bw_zero_pointJÆ
+Bw_zero_pointJ·

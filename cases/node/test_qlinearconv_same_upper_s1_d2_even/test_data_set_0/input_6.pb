@@ -1,1 +1,1 @@
-By_scaleJçô‰;
+By_scaleJKí<

@@ -1,1 +1,1 @@
-By_zero_pointJà
+By_zero_pointJê

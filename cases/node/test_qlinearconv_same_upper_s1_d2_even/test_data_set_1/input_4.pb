@@ -1,1 +1,1 @@
-Bw_scaleJ-ú»;
+Bw_scaleJŽ”ô<

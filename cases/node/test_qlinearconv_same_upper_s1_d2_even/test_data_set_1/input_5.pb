@@ -1,1 +1,1 @@
-Bw_zero_pointJÓ
+Bw_zero_pointJƒ

@@ -1,1 +1,1 @@
-By_scaleJÀ<
+By_scaleJÖ<

@@ -1,1 +1,1 @@
-Bx_scaleJ[³]=
+Bx_scaleJÀS>

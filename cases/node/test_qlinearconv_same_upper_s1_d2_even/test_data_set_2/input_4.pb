@@ -1,1 +1,1 @@
-Bw_scaleJภท>;
+Bw_scaleJ1ิ=

@@ -1,1 +1,1 @@
-By_scaleJò!>
+By_scaleJ8šA

@@ -1,1 +1,1 @@
-Bx_scaleJ`Ì=
+Bx_scaleJÑ^*>

@@ -1,1 +1,1 @@
-Bx_zero_pointJJ
+Bx_zero_pointJ¨

@@ -1,1 +1,1 @@
-Bw_scaleJ¾>Ã:
+Bw_scaleJ+RÕ:

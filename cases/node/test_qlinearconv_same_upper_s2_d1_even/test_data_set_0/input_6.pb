@@ -1,1 +1,1 @@
-By_scaleJÆÝ‹=
+By_scaleJ(ù)>

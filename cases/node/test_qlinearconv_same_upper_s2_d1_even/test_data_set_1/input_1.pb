@@ -1,1 +1,1 @@
-Bx_scaleJÿûD=
+Bx_scaleJU0>

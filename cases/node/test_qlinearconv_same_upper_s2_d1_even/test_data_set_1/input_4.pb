@@ -1,1 +1,1 @@
-Bw_scaleJù•(<
+Bw_scaleJœ€%;

@@ -1,1 +1,1 @@
-Bw_scaleJъ†з;
+Bw_scaleJбъЪ<

@@ -1,1 +1,1 @@
-Bx_scaleJˆ¦:
+Bx_scaleJìŠÅ<

@@ -1,1 +1,1 @@
-Bx_zero_pointJÕ
+Bx_zero_pointJ¸

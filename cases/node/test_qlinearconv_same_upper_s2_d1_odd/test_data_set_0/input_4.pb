@@ -1,1 +1,1 @@
-Bw_scaleJZ6’<
+Bw_scaleJnº¼=

@@ -1,1 +1,1 @@
-By_scaleJþ#=
+By_scaleJ	Š@

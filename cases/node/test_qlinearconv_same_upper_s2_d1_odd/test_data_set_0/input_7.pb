@@ -1,1 +1,1 @@
-By_zero_pointJû
+By_zero_pointJ|

@@ -1,1 +1,1 @@
-Bx_zero_pointJ¹
+Bx_zero_pointJ&

@@ -1,1 +1,1 @@
-Bw_scaleJ¢²@<
+Bw_scaleJi¾;

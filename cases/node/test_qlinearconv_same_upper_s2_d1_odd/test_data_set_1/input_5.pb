@@ -1,1 +1,1 @@
-Bw_zero_pointJh
+Bw_zero_pointJ’

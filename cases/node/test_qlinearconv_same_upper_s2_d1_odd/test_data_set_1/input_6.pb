@@ -1,1 +1,1 @@
-By_scaleJE—ô;
+By_scaleJÆQè=

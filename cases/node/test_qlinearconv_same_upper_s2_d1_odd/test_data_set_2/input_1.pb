@@ -1,1 +1,1 @@
-Bx_scaleJH-i=
+Bx_scaleJn#;

@@ -1,1 +1,1 @@
-Bw_scaleJùá+;
+Bw_scaleJı<;

@@ -1,1 +1,1 @@
-Bw_zero_pointJã
+Bw_zero_pointJì

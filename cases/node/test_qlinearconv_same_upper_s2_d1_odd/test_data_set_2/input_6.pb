@@ -1,1 +1,1 @@
-By_scaleJ¿í¢>
+By_scaleJÎU;

@@ -1,1 +1,1 @@
-Bx_scaleJ5Ut=
+Bx_scaleJD1;

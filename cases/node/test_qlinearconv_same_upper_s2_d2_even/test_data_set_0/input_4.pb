@@ -1,1 +1,2 @@
-Bw_scaleJªÖ€;
+Bw_scaleJ
+~r=

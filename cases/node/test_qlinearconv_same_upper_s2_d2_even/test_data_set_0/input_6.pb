@@ -1,1 +1,1 @@
-By_scaleJëe‹?
+By_scaleJ–œ>

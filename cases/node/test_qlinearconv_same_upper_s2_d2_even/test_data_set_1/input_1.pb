@@ -1,1 +1,1 @@
-Bx_scaleJÙ6=
+Bx_scaleJz<

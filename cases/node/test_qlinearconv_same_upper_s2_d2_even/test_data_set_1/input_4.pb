@@ -1,1 +1,1 @@
-Bw_scaleJ˜Êù;
+Bw_scaleJJÅ;

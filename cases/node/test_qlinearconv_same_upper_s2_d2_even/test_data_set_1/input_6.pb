@@ -1,1 +1,1 @@
-By_scaleJ¢Eæ=
+By_scaleJÔC=

@@ -1,1 +1,1 @@
-By_zero_pointJE
+By_zero_pointJÈ

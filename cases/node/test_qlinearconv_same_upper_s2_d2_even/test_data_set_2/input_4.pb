@@ -1,1 +1,1 @@
-Bw_scaleJêÜ;
+Bw_scaleJâÖ<

@@ -1,1 +1,1 @@
-By_scaleJç2?
+By_scaleJ;ìž<

@@ -1,1 +1,1 @@
-By_zero_pointJP
+By_zero_pointJX

@@ -1,1 +1,1 @@
-Bx_zero_pointJŽ
+Bx_zero_pointJ@

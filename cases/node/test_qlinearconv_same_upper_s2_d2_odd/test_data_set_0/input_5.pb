@@ -1,1 +1,1 @@
-Bw_zero_pointJŽ
+Bw_zero_pointJX

@@ -1,1 +1,1 @@
-By_scaleJå¡?
+By_scaleJùI=

@@ -1,1 +1,1 @@
-By_zero_pointJÃ
+By_zero_pointJ

@@ -1,1 +1,1 @@
-Bx_scaleJ”‰z=
+Bx_scaleJ2¾:

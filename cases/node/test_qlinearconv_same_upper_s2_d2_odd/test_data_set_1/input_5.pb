@@ -1,1 +1,1 @@
-Bw_zero_pointJâ
+Bw_zero_pointJù

@@ -1,1 +1,1 @@
-By_scaleJ€ŠÛ=
+By_scaleJœi›;

@@ -1,1 +1,1 @@
-By_zero_pointJó
+By_zero_pointJÓ

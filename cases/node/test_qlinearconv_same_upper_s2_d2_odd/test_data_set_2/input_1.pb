@@ -1,1 +1,1 @@
-Bx_scaleJ“BM<
+Bx_scaleJîÿ“<

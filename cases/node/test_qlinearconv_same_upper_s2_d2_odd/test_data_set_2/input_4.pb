@@ -1,1 +1,1 @@
-Bw_scaleJsS“;
+Bw_scaleJŸ`g=

@@ -1,1 +1,1 @@
-Bw_zero_pointJc
+Bw_zero_pointJÁ

@@ -1,1 +1,1 @@
-By_scaleJÆê<
+By_scaleJ0ç?

@@ -1,1 +1,1 @@
-Bw_scaleJ_8Œ:
+Bw_scaleJ!—a;

@@ -1,1 +1,1 @@
-By_scaleJÈrL8
+By_scaleJ9

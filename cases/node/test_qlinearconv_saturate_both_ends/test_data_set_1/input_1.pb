@@ -1,1 +1,1 @@
-Bx_scaleJÆpì:
+Bx_scaleJ ð<

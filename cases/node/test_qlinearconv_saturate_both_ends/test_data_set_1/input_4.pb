@@ -1,1 +1,1 @@
-Bw_scaleJuåœ;
+Bw_scaleJÂä·=

@@ -1,1 +1,1 @@
-By_scaleJ%е8
+By_scaleJVбо;

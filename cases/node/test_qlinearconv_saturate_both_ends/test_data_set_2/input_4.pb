@@ -1,1 +1,1 @@
-Bw_scaleJŒù;
+Bw_scaleJÓsK=

@@ -1,1 +1,1 @@
-Bw_scaleJ.B;
+Bw_scaleJÓ7ö:

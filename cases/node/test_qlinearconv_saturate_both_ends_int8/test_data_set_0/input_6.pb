@@ -1,1 +1,1 @@
-By_scaleJšë8
+By_scaleJè‰:

@@ -1,1 +1,1 @@
-By_zero_pointJo
+By_zero_pointJ

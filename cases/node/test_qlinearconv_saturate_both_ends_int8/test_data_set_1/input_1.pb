@@ -1,1 +1,1 @@
-Bx_scaleJÑž;
+Bx_scaleJ´‚û=

@@ -1,1 +1,1 @@
-By_scaleJðŸ9
+By_scaleJÛ†K<

@@ -1,1 +1,1 @@
-Bx_scaleJj;‰=
+Bx_scaleJ¯>Ð;

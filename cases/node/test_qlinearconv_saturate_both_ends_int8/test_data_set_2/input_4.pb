@@ -1,1 +1,1 @@
-Bw_scaleJì;
+Bw_scaleJ.š<

@@ -1,1 +1,1 @@
-By_scaleJX8:
+By_scaleJY!:

@@ -1,1 +1,1 @@
-Bx_scaleJ ел:
+Bx_scaleJыB>

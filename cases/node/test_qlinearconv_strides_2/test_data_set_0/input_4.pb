@@ -1,1 +1,1 @@
-Bw_scaleJb Æ=
+Bw_scaleJmTø:

@@ -1,1 +1,1 @@
-By_scaleJeL">
+By_scaleJ{WÓ=

@@ -1,1 +1,1 @@
-Bx_scaleJäÿ;
+Bx_scaleJsqú=

@@ -1,1 +1,1 @@
-Bx_zero_pointJà
+Bx_zero_pointJ

@@ -1,1 +1,1 @@
-Bw_scaleJS¨=
+Bw_scaleJk”:

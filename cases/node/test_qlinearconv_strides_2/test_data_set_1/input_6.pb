@@ -1,1 +1,1 @@
-By_scaleJ+Ê*>
+By_scaleJÊ:*>

@@ -1,1 +1,1 @@
-Bx_scaleJÇ³ý=
+Bx_scaleJçBT>

@@ -1,1 +1,1 @@
-Bw_scaleJ¹—ô=
+Bw_scaleJÜFó;

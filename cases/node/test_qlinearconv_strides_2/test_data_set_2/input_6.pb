@@ -1,1 +1,1 @@
-By_scaleJзо╥A
+By_scaleJпv?

@@ -1,1 +1,1 @@
-Bx_scaleJ7”S;
+Bx_scaleJIø›=

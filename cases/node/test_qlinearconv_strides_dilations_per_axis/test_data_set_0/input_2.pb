@@ -1,1 +1,1 @@
-Bx_zero_pointJM
+Bx_zero_pointJ£

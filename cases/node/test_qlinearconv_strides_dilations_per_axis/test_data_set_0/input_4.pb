@@ -1,1 +1,1 @@
-Bw_scaleJHN»:
+Bw_scaleJlﬂ:

@@ -1,1 +1,1 @@
-Bw_zero_pointJD
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJVuý;
+By_scaleJþž³=

@@ -1,1 +1,1 @@
-Bx_scaleJÑì¾:
+Bx_scaleJuÂÞ=

@@ -1,1 +1,1 @@
-Bw_scaleJÕp;
+Bw_scaleJýó;

@@ -1,1 +1,1 @@
-By_scaleJ“	Œ;
+By_scaleJI´'?

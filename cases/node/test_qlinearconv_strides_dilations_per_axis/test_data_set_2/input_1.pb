@@ -1,1 +1,1 @@
-Bx_scaleJnI&>
+Bx_scaleJÏè>

@@ -1,1 +1,1 @@
-Bx_zero_pointJö
+Bx_zero_pointJn

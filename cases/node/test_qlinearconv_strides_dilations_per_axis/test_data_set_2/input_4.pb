@@ -1,1 +1,1 @@
-Bw_scaleJy=Œ=
+Bw_scaleJ×:

@@ -1,1 +1,1 @@
-Bw_zero_pointJ 
+Bw_zero_pointJ

@@ -1,1 +1,1 @@
-By_scaleJ:w?B
+By_scaleJ´V#>

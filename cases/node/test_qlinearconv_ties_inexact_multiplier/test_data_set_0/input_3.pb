@@ -1,1 +1,1 @@
-BwJl‎ûüששûüש‎üüû‎‎שü‎ûשüשתתשü‎ûש‎ûת‎ת‎שתתüתûש‎ת‎û‎ש‎‎û‎‎üüתû‎ûשüûûûששüשüüûûתü‎ûשת‎תü‎û‎ûûשûשû‎‎תתשûüת‎ûשûתüתשתü‎
+BwJlccefedcdccfcegeffgffdededgeffeffgggdcecgeggdecgcecfcedfeffddccfgdddeccegdggdccffefedeefgcgegdeeefgegdgfcgdce

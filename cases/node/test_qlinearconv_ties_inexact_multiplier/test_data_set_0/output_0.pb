@@ -1,1 +1,1 @@
-ByJÄ# #%$%"#!#$$"$# "#$#$!%%&!#%"#&%"#&"#%"""$!!"#"$$"&!###!!$#!%!"#% $#%$$ #&!&$#%#%$#%%#&$$$$"$%"##!##"###$&$ %!$%!""#$##!$'#$$ "'% $###!"$"!#$%$#!!&&"!#"#%!#%### "%#%%$##$'"#$#($!#$ !#!#%!#""#"!
+ByJÄBBBAAABA>@BAB@A@CCDCCCDBBBE@ABCE@CBBBAACCCB@@CBCCBDCBBBACCDDBADBBDBCCBAECCAE@CBC@C@ACEDBB@@DCBBABACBBACABAA>ABB@BDEEC@BB@@A@BAAABBABDC??>CDC@ADCBAADABABACDBCCE?BBBBCCACB@BCD?CCCDBDDACEB@D@CBDABD@B

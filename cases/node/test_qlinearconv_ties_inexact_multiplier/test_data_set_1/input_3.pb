@@ -1,1 +1,1 @@
-BwJlдффцфцфдфеггцгеефццггдедефффцфггеецгдеффффгдцгфцдцфегцедцггедцгффцффцефцффцгцццдфцфддфееедеееецдггееефгцецгг
+BwJlddhgeeffhgffhgfdegdfghefddgfgghhgfhffggdhfdgfehfedhgfffdhhfdeddhhfghedfheffegdgehddfdehffhfhddffgghdghhfehhg

@@ -1,1 +1,1 @@
-By_zero_pointJ_
+By_zero_pointJ¢

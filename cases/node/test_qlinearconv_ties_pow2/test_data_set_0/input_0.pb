@@ -1,1 +1,1 @@
-BxJ“™––›–˜™—›–—›•›™—›™››š—˜›˜––š—–—›—––™›˜—•™•——›––›š•™••—™™˜˜˜›–š•–˜––›››™š——––š›™š—–˜›••šš–—˜š˜•›–——•š—•›•š™•šš™•š•šš–•—••—›•š•™•›—›™—˜™™˜•š•—š™——–˜˜
+BxJ“OPQQSROPRTURQSQPPSPOOOORSSRQTOPQQRSOPOQTROORSTURTUPUSTTUSPRRSOSPQQOSPUSSPRUSTPPOSPTOSTPTRPOTRPOPPRQOQTTRRTUPQQPRPTOTTQSROTTTRURQTUTPUURRUTUUPRTSUTS

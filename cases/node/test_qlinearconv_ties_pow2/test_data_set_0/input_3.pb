@@ -1,1 +1,1 @@
-BwJlHIMJMJHHLHHHIMMIKIGLJIILIMJIGILMKKHLLJKJGLIMJGGMIGGHMJLMLKMHGHGMIHHJIKJJKIMMHGKMHLJLGHJKKLILJLLGKKLGLGHGMMJG
+BwJl¥§ª¦¤¤§ªª¦©¨§¥§©¥ª¥§¤¥ª¤ª¤§§¦¤ª¥¥¥¨¤¨¥¥¦¨§©¦¥ª¨©§©¤©ªª¥ª¥¥¥¨¥¦¤¤¤©¨§ª¥ª¨¦©¦¦¦¥¨¥¤¨¦§¦¦¨¨ª©¥¤¨¥©¥©©¨¤ª¥§¨©¨¦¥

@@ -1,1 +1,1 @@
-BwJlimjkjmjjmhgmmmhgjlilljmljkmkmkimkhgkgghlmmhmgmijkjlimijljkijijghlhhklghkggkmkjggiijgmiikgmmjlillgkkhlmlghimi
+BwJlкннкмкннйлкимнмнлионйиллнмлккнмооннинлйоиимикнлмоииомиййнмйклнклонкмомйнйммккийлиолмннилклоккйоооинкноокмойо

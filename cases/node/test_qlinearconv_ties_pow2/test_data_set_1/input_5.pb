@@ -1,1 +1,1 @@
-Bw_zero_pointJj
+Bw_zero_pointJÌ

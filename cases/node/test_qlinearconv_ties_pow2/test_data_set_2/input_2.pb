@@ -1,1 +1,1 @@
-Bx_zero_pointJá
+Bx_zero_pointJ×

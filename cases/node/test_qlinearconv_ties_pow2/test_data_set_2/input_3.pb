@@ -1,1 +1,1 @@
-BwJlbgcdedgbfbhccgbgchdhecdbbgehhbbccbhbbgfhghccfdgfcccegcdhfdgeebbcgedgcbcdcbdcbgdbcbfbebgbffgedcbhfbdehcfceefc
+BwJlю╬╪╫╪╪аа╬╬юаюа©╬╪©╩╪ю╬юю╬╩╩╬╬╩©©╬╩╬╫ю╫©╫аю╪╩╬╩╫╬ю╫╬╬╬а╬╬а╫╪╫╬©юю╫╬╫╩©ю╩©╪╩ю╫а╪╩╪©ю©аюа╩╫©©аюю╬╪╩╫а╫╪ю©╪©╩ю╬╩

@@ -1,1 +1,1 @@
-Bw_zero_pointJe
+Bw_zero_pointJ¾

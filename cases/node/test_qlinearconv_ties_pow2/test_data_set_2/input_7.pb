@@ -1,1 +1,1 @@
-By_zero_pointJº
+By_zero_pointJ*

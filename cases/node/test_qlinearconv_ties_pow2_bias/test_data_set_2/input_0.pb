@@ -1,1 +1,1 @@
-BxJ“AB@DC@FD@D@DFDDF@DCCDBCEA@CE@DCEFCADAECDEC@BBBEDFECADDAD@@F@FFDB@AD@CD@BFEEE@@BCECEBE@BCDCDDBEC@ECEDEFBAEEBCA@FAFFECCEAFADBEEFAAFABDFAEFCBEF@BBACDC
+BxJ“

@@ -1,1 +1,1 @@
-Bx_zero_pointJC
+Bx_zero_pointJ

@@ -1,1 +1,1 @@
-BwJlECBFFFGCCBBHEHFCFCHCGCHCCEFGHEHHBBBGDBGGCGFCFFDFHFCBCEDHFECCCHHEGCGBHHEHCGGFHGGDCEDFBGDEDCHEDDCDHFCGGECGGHEG
+BwJlwyw||ywyv{|vy|yz{w{|y{{x{wvwvywzv|xvy{wz{|{wwzxwz{z{vvvzvvxwyy{z|yz{|{{vxzyvyzwxz||z|v|||z|zyyx{xyyy{{vv{x|{

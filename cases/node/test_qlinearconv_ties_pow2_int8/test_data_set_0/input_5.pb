@@ -1,1 +1,1 @@
-Bw_zero_pointJE
+Bw_zero_pointJy

@@ -1,1 +1,1 @@
-By_zero_pointJÕ
+By_zero_pointJ]

@@ -1,1 +1,1 @@
-ByJдищиуиъяъЕышЦшэоушкяИуъыъуйывврФитъсвсяисогжышсщАысгЦвуиръощ╢ьвяМ©щясЦмМьмсшшеярыявяЦлЦпкшмосяисщдвХрИяшйояюуфшушшцуЕэягвхуъсбуашмуаишяьсыщрЕыозмшяррвсьщъыуоовКпскпшгвяяяинжзяскЦяяысшяынКяящжоусвтв
+ByJдa_OaR[J_gOgV_]_k^eZ\UIYc_[dciq[\o_PiejboQSoWNWbYWccWN_ebaf]mUgY]]]UFU]Kco[XdZbkVs_[]W_Z[]UMdSU[a[Yi]Vcj^aab_oWSYg_EZaWK[_cR[YOcaLag[Q[VZ[_LS[L`WX[M`Wa\icdUR]UeHcgbQUsj]i`]c^J\cScM[_bdhb_U]hOkX[[eS

@@ -1,1 +1,1 @@
-Bx_zero_pointJë
+Bx_zero_pointJ&

@@ -1,1 +1,1 @@
-Bw_zero_pointJ8
+Bw_zero_pointJ

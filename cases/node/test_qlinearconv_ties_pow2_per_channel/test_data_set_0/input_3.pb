@@ -1,1 +1,1 @@
-BwJ‡UWWUVURVSWTRQWRTTQRRTVUVQQSSTRVSRUQQQTWRRWVTTUVSUSTWVRTUUWWRQWVWTWSWRVRQWUSTSSQTRVQTQVQQRVUQSSSWVRUTVVSWSWURTTTTQTVUSSWTTVUTVRRWVQRWRRW
+BwJ‡}z{z{||y|{yyz{{~{{z}{|x~x{~~xy{x|~{|z~y~x{zy|zx{|y}|x}|y|{y{y}~|~zzx~~}~{y~y{}{yzz|~y{{|~xz}y{x~||{y{~|x{||z{xx{~}zyy{~x{y{x|}z||||~yyz

@@ -1,1 +1,1 @@
-Bw_zero_pointJTTTTT
+Bw_zero_pointJ{{{{{

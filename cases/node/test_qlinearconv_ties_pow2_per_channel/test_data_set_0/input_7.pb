@@ -1,1 +1,1 @@
-By_zero_pointJÛ
+By_zero_pointJœ

@@ -1,1 +1,1 @@
-Bw_zero_pointJллллл
+Bw_zero_pointJккккк

@@ -1,1 +1,1 @@
-By_zero_pointJÑ
+By_zero_pointJ

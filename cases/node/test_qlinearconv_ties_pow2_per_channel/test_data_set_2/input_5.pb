@@ -1,1 +1,5 @@
-Bw_zero_pointJנננננ
+Bw_zero_pointJ
+
+
+
+

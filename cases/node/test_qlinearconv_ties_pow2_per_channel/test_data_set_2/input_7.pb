@@ -1,1 +1,1 @@
-By_zero_pointJR
+By_zero_pointJ

@@ -1,1 +1,1 @@
-Bw_zero_pointJñ
+Bw_zero_pointJ[

@@ -1,1 +1,1 @@
-By_scaleJ;â?
+By_scaleJUº@

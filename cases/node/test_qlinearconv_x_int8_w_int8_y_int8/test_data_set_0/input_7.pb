@@ -1,1 +1,1 @@
-By_zero_pointJÀ
+By_zero_pointJ³

@@ -1,1 +1,1 @@
-Bx_scaleJÑ,=
+Bx_scaleJUDó:

@@ -1,1 +1,1 @@
-Bw_scaleJŸIŸ:
+Bw_scaleJZP%<

@@ -1,1 +1,1 @@
-By_scaleJIMê=
+By_scaleJnL=

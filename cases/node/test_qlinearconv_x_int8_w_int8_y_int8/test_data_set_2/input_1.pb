@@ -1,1 +1,1 @@
-Bx_scaleJôp‡:
+Bx_scaleJýèæ<

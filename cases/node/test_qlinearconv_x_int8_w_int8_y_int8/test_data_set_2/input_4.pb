@@ -1,1 +1,1 @@
-Bw_scaleJëlë=
+Bw_scaleJDp}=

@@ -1,1 +1,1 @@
-By_scaleJÐÏÒ>
+By_scaleJ›YgA

@@ -1,1 +1,1 @@
-Bx_scaleJÅ2…<
+Bx_scaleJkÔ<

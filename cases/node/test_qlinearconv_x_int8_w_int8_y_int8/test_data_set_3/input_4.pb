@@ -1,1 +1,1 @@
-Bw_scaleJéÿ=
+Bw_scaleJÛ<

@@ -1,1 +1,1 @@
-By_scaleJæŒÈ@
+By_scaleJõ;â?

@@ -1,1 +1,1 @@
-Bw_scaleJVý»:
+Bw_scaleJÓY+=

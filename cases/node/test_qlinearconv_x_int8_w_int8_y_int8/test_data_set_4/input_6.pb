@@ -1,1 +1,1 @@
-By_scaleJ‡ˆ<
+By_scaleJ¥s?>

@@ -1,2 +1,1 @@
-Bx_scaleJK0
-<
+Bx_scaleJhê :

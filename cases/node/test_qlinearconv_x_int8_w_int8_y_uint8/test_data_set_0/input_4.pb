@@ -1,1 +1,1 @@
-Bw_scaleJë†=
+Bw_scaleJ5á:;

@@ -1,1 +1,1 @@
-By_scaleJA<†?
+By_scaleJÙ­µ;

@@ -1,1 +1,1 @@
-By_zero_pointJå
+By_zero_pointJf

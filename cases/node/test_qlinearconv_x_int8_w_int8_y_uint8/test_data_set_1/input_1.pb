@@ -1,1 +1,1 @@
-Bx_scaleJé/{<
+Bx_scaleJ>ﬂè=

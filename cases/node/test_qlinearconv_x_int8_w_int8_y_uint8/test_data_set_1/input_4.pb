@@ -1,1 +1,1 @@
-Bw_scaleJ5›;
+Bw_scaleJé5<

@@ -1,1 +1,1 @@
-By_scaleJË³°>
+By_scaleJ}Oõ?

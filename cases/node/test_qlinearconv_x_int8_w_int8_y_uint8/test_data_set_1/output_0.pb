@@ -1,1 +1,1 @@
-ByJÄ4BF992!Rt\XaP<FiiiQ@4BRSULY;1LNRJe<6VcaUV=-LYM<G#.C9,56(GjaPS@0?i\TLD+0RPMGN,.CIF>R?5SMQSG4#8KA9@%8LG597"YkXTM7AcjcNJ.;ZW\X[=&FRHIkC=N]aTXD1MJICE*8C?64/\sdV^P6Hlc_MA+AYYWP`67PIAFY==W]_U^D)?C;86"
+ByJÄ+R[MPU3j©º–¡e`§š¦œ¸vsš—ž¯¿‚j’j|Ÿ¶oª‹—¾aQ…^ZvP;co€pŠNc²¥´ªÃs^·›€¸Î’r®‰’¤Â‘k°„›¢Æ‚uµ©–{¨t\btiWMIF~zy|UsÈ¸²µÓyz©¬›±×£²’˜µÏ•«•¨«·œŠÄŸœŽ©‚Upt]iMBrcuk[MuÂ®Ù·Ãerº³«²Ó„…°’–ÈÝŽ‚˜‰´ÌŠ†½™”¡Ây_®}dƒU

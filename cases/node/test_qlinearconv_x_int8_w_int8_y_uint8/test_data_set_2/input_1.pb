@@ -1,1 +1,1 @@
-Bx_scaleJö`õ=
+Bx_scaleJAZ;>

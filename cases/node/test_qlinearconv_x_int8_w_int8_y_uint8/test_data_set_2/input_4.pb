@@ -1,1 +1,1 @@
-Bw_scaleJЛ<
+Bw_scaleJтр”;

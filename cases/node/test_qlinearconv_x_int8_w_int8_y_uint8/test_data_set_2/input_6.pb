@@ -1,1 +1,1 @@
-By_scaleJHp¥@
+By_scaleJ]ÆH@

@@ -1,1 +1,1 @@
-Bx_scaleJXð-<
+Bx_scaleJ,€=

@@ -1,1 +1,1 @@
-Bw_scaleJcRÖ=
+Bw_scaleJÙî•<

@@ -1,1 +1,1 @@
-By_scaleJÔ9Ñ@
+By_scaleJilÅ@

@@ -1,1 +1,1 @@
-Bx_scaleJPI;
+Bx_scaleJêÔ=

@@ -1,1 +1,1 @@
-Bw_scaleJ;ын:
+Bw_scaleJ’Й|=

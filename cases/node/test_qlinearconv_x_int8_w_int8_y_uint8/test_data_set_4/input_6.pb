@@ -1,1 +1,1 @@
-By_scaleJ×cÞ<
+By_scaleJ¯uA

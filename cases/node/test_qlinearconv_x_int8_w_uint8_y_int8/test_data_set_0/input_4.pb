@@ -1,1 +1,1 @@
-Bw_scaleJ#9´<
+Bw_scaleJÂ¨=

@@ -1,1 +1,1 @@
-By_scaleJsЕТ>
+By_scaleJнъi?

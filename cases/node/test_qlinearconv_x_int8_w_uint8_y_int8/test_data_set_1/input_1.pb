@@ -1,1 +1,1 @@
-Bx_scaleJc”>=
+Bx_scaleJ›¾;

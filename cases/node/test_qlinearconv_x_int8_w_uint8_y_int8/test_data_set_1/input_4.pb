@@ -1,1 +1,1 @@
-Bw_scaleJÅ=
+Bw_scaleJºI=

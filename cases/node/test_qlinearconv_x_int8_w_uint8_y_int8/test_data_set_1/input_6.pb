@@ -1,1 +1,1 @@
-By_scaleJæ0n@
+By_scaleJÈC?

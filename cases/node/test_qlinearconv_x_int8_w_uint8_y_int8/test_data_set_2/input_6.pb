@@ -1,1 +1,1 @@
-By_scaleJÞ‡/@
+By_scaleJâg‹@

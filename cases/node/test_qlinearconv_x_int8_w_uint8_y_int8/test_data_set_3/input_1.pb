@@ -1,1 +1,1 @@
-Bx_scaleJєЕ;
+Bx_scaleJиа=

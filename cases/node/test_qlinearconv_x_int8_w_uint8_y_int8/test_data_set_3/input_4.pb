@@ -1,1 +1,1 @@
-Bw_scaleJƒ&î;
+Bw_scaleJŒÔ=

@@ -1,1 +1,1 @@
-Bx_scaleJC>
+Bx_scaleJi@@;

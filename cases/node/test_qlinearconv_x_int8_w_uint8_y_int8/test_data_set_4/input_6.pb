@@ -1,1 +1,1 @@
-By_scaleJamÿ@
+By_scaleJ7ÇÕ=

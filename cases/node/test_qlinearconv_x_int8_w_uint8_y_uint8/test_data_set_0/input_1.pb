@@ -1,1 +1,1 @@
-Bx_scaleJEuÿ:
+Bx_scaleJÔoZ<

@@ -1,1 +1,1 @@
-Bw_zero_pointJË
+Bw_zero_pointJï

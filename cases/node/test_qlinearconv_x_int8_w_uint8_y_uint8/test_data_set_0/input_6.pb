@@ -1,1 +1,1 @@
-By_scaleJW†š<
+By_scaleJ[<°=

@@ -1,1 +1,1 @@
-Bx_scaleJ#ž!<
+Bx_scaleJ´õ­:

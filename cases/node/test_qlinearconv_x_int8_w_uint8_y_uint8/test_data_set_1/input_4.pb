@@ -1,1 +1,1 @@
-Bw_scaleJW­Ò:
+Bw_scaleJ™I£=

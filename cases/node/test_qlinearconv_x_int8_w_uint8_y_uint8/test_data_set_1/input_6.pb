@@ -1,1 +1,1 @@
-By_scaleJÃ[=
+By_scaleJ8âœ>

@@ -1,1 +1,1 @@
-Bx_scaleJJ{b;
+Bx_scaleJ–¼Õ;

@@ -1,1 +1,2 @@
-Bw_scaleJ”„©;
+Bw_scaleJξο
+;

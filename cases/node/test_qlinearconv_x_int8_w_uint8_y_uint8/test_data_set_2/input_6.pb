@@ -1,1 +1,1 @@
-By_scaleJ+fQ=
+By_scaleJ0’Ã<

@@ -1,1 +1,1 @@
-Bx_scaleJSˆ<
+Bx_scaleJRÞ>

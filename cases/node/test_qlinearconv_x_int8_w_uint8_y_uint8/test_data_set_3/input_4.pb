@@ -1,1 +1,1 @@
-Bw_scaleJR|<
+Bw_scaleJÏªñ<

@@ -1,1 +1,1 @@
-By_scaleJb3\?
+By_scaleJbZA

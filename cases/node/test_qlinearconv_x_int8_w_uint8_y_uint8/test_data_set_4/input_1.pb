@@ -1,1 +1,1 @@
-Bx_scaleJ¥ò:
+Bx_scaleJÑÛF=

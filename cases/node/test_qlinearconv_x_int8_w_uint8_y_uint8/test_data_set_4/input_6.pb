@@ -1,1 +1,1 @@
-By_scaleJ‰5Ç;
+By_scaleJ|qB@

@@ -1,1 +1,1 @@
-Bx_scaleJi¢Ê<
+Bx_scaleJ@h;

@@ -1,1 +1,1 @@
-By_scaleJhkﬁ=
+By_scaleJ{ù<

@@ -1,1 +1,1 @@
-By_zero_pointJÐ
+By_zero_pointJ±

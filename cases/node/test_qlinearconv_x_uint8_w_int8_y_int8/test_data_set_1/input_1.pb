@@ -1,1 +1,1 @@
-Bx_scaleJÉÔ7>
+Bx_scaleJì¸œ=

@@ -1,1 +1,1 @@
-Bw_scaleJMŸ–<
+Bw_scaleJî|€=

@@ -1,1 +1,1 @@
-By_scaleJè$A
+By_scaleJıRªA

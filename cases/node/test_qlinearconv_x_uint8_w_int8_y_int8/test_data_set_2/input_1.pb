@@ -1,1 +1,1 @@
-Bx_scaleJÎP§=
+Bx_scaleJJö=

@@ -1,1 +1,1 @@
-Bw_scaleJæí;
+Bw_scaleJß=

@@ -1,1 +1,1 @@
-By_scaleJ¿¹à?
+By_scaleJö)…@

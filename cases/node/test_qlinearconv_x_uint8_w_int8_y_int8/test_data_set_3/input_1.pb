@@ -1,1 +1,1 @@
-Bx_scaleJÇ<=
+Bx_scaleJ[UN<

@@ -1,1 +1,1 @@
-Bw_scaleJbWé;
+Bw_scaleJ0Ü…<

@@ -1,1 +1,1 @@
-By_scaleJU)@
+By_scaleJA.;?

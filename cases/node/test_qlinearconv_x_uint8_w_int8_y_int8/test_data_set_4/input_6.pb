@@ -1,1 +1,1 @@
-By_scaleJˆÔcB
+By_scaleJBº¯?

@@ -1,1 +1,1 @@
-Bx_scaleJùÁQ>
+Bx_scaleJºU;

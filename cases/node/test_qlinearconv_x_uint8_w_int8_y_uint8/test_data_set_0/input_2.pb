@@ -1,1 +1,1 @@
-Bx_zero_pointJÎ
+Bx_zero_pointJ 

@@ -1,1 +1,1 @@
-Bw_scaleJøÿ‹;
+Bw_scaleJ§™â<

@@ -1,1 +1,1 @@
-By_scaleJœõ>
+By_scaleJ˜ ®<

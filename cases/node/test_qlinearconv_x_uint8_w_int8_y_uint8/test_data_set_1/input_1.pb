@@ -1,1 +1,1 @@
-Bx_scaleJCQ<
+Bx_scaleJíÒ›=

@@ -1,1 +1,1 @@
-By_scaleJZõà>
+By_scaleJ°@

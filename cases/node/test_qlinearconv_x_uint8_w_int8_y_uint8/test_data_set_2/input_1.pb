@@ -1,1 +1,1 @@
-Bx_scaleJχΦ*=
+Bx_scaleJƒάν<

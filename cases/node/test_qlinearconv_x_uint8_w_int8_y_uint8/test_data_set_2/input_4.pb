@@ -1,1 +1,1 @@
-Bw_scaleJMùñ=
+Bw_scaleJ«+“:

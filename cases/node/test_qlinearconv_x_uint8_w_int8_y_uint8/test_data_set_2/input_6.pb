@@ -1,1 +1,1 @@
-By_scaleJa×:A
+By_scaleJ¢ÄC>

@@ -1,1 +1,1 @@
-Bx_scaleJû]¾:
+Bx_scaleJ_Px=

@@ -1,1 +1,1 @@
-Bw_scaleJÁ!Ø<
+Bw_scaleJš“<

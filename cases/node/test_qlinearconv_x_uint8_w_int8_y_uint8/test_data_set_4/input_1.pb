@@ -1,1 +1,1 @@
-Bx_scaleJÏª>
+Bx_scaleJu&Ô:

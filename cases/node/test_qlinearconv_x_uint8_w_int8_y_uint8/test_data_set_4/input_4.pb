@@ -1,1 +1,1 @@
-Bw_scaleJv{<
+Bw_scaleJâŸ;

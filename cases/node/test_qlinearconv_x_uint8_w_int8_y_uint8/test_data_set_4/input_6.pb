@@ -1,1 +1,1 @@
-By_scaleJˆÎÂ@
+By_scaleJ&«¡<

@@ -1,1 +1,2 @@
-ByJÄÐ¯’£Ž¦º¹…{Žj‰¢Ï˜…‘t´Ô——‰”’®À–rzzŠ¾Éw‡{†•ÉÙ§µ®¯¾Ï×³–¢‰—»¸sk•ejÍ”rzn‹›Æ›|oŸÑˆhpxw£Êj„€“‹²Óš¤œ²ÎÓ²†€ƒl}™‹D<="=a£gU]>?sª_IBDS{ªu>/CgyD<1T`“­r‚†‡”³¡xZWKT•q9=\!%[œZ367Boªf[LD)d›P,6Yp†7H0Tb™®kbo«¸
+ByJÄ£€e_pKŒ~E5Bil6,B&hkAOLŽW..84Šj&3	
+iš”igQm­Íœ™”‰¥¨u„apŒ˜su}Wj•Žynvgq¢šs~}n|¢’j[NW—Áœª„ž¶“~wtvU¡~EG"&b\R07&pU:33zR<$/mmP'(w¡rxjUQ“Ç››™¤‘«›oz``Ow™~VjXO“„yXmFu£Ž9bwSa‰‹o^YBL‰¼ƒ”~p®

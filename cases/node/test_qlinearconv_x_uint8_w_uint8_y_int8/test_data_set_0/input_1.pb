@@ -1,1 +1,1 @@
-Bx_scaleJüØ;
+Bx_scaleJ6ìj<

@@ -1,1 +1,1 @@
-Bw_scaleJ6”7;
+Bw_scaleJØtð;

@@ -1,1 +1,1 @@
-Bw_zero_pointJð
+Bw_zero_pointJÖ

@@ -1,1 +1,1 @@
-By_scaleJ·½÷<
+By_scaleJw×€=

@@ -1,1 +1,1 @@
-Bx_scaleJ÷ÕT;
+Bx_scaleJÕ{C=

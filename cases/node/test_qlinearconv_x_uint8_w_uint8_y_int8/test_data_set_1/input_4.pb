@@ -1,1 +1,1 @@
-Bw_scaleJCŸÅ:
+Bw_scaleJÑù=

@@ -1,1 +1,1 @@
-By_scaleJÏÿ?<
+By_scaleJk2"B

@@ -1,1 +1,1 @@
-Bx_scaleJ\ºô:
+Bx_scaleJÇ‘:

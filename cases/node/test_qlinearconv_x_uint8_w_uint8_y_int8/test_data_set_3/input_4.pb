@@ -1,1 +1,1 @@
-Bw_scaleJzhå<
+Bw_scaleJ¢A<

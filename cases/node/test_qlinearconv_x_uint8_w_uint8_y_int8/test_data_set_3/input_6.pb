@@ -1,1 +1,1 @@
-By_scaleJÁÚ@
+By_scaleJèw9>

@@ -1,1 +1,1 @@
-Bw_scaleJิเ.=
+Bw_scaleJZจ2<

@@ -1,1 +1,1 @@
-By_scaleJQÃoA
+By_scaleJãÙ€?

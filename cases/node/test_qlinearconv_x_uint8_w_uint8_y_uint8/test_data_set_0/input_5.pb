@@ -1,1 +1,1 @@
-Bw_zero_pointJù
+Bw_zero_pointJž

@@ -1,1 +1,1 @@
-By_scaleJ›6'?
+By_scaleJç}%<

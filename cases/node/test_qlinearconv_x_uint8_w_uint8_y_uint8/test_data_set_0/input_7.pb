@@ -1,1 +1,1 @@
-By_zero_pointJc
+By_zero_pointJT

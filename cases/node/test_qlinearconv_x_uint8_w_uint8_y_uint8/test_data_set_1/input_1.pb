@@ -1,1 +1,1 @@
-Bx_scaleJ69£;
+Bx_scaleJ©†Ú<

@@ -1,1 +1,1 @@
-Bw_scaleJ„½=
+Bw_scaleJHQ‡:

@@ -1,1 +1,1 @@
-By_scaleJZ¥?
+By_scaleJ´.w=

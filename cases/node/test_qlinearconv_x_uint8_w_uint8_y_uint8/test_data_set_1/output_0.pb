@@ -1,1 +1,1 @@
-ByJÄGMMKU:cŒ~–ˆw<Zz€rzq9aˆƒRf„‰w‘Nn“…z€NBEOL\hDAaOTXG%T‡vƒ…zJS…‡†\Y’—‰‚ZdŠ•Šp`[…|ƒŒiAZc]^pRJc^ZbC&Y†y€‰oEV„xB_Ž‹†wRg†‡ŠmŒQ\„‰u†‰Z:RNLQbASORTR7[sloti2Mg[e]i;Tps[j|NgsnlnVcrqwu{G9E@CJUF
+ByJÄ=n˜¤Ë¹­æãúàŒ“ÊÑ¹ïùœ°Ù®ÖËÐ—”ßïàÐÔ†Ç¸ª£Ëdtk{‚£f9[h…‹‡=z˜ÉÔ¿l•Ÿ¤§ÈÄx‹²›“™²vy²Ã›§ yo§Ž ª’__qest=Hp¡´«Ÿl…ŸÃÔÿõ’~ËØÓàãš“Ö­½°Ú‰‚å×ÝØÓ›Š½†¹’ÁˆCil–•XHw”Ž¢¦kX¦¨Ñ©}…§©ŠÅÊ…¨ª¢»µ•}É¸¬Ÿ¨hjƒˆ¡º‚1TR[__:

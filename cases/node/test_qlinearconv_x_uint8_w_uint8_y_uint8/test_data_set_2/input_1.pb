@@ -1,1 +1,1 @@
-Bx_scaleJy<
+Bx_scaleJ¦—=

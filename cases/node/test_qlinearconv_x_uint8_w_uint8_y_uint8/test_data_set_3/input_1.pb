@@ -1,1 +1,1 @@
-Bx_scaleJWÂ=
+Bx_scaleJÙo;

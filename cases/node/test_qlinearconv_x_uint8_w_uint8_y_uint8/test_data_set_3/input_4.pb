@@ -1,1 +1,1 @@
-Bw_scaleJ«â;
+Bw_scaleJ7oN;

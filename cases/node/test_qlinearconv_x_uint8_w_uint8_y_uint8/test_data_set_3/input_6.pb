@@ -1,1 +1,1 @@
-By_scaleJ1m*?
+By_scaleJðA­=

@@ -1,1 +1,1 @@
-Bw_scaleJåw‚<
+Bw_scaleJÐ²Œ;

@@ -1,1 +1,1 @@
-By_scaleJY®=
+By_scaleJ–»?

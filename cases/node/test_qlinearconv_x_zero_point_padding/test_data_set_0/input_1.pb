@@ -1,1 +1,1 @@
-Bx_scaleJÇ³;
+Bx_scaleJ€:

@@ -1,1 +1,1 @@
-Bw_scaleJ"ín<
+Bw_scaleJ1(=

@@ -1,1 +1,1 @@
-By_scaleJ”à>
+By_scaleJ|û<

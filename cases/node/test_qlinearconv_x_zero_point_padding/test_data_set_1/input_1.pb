@@ -1,1 +1,1 @@
-Bx_scaleJŠ¶=
+Bx_scaleJ×t§=

@@ -1,1 +1,1 @@
-Bw_scaleJ„D`=
+Bw_scaleJ«¹ù;

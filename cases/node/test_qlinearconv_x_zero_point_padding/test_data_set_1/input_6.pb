@@ -1,1 +1,1 @@
-By_scaleJ(yA
+By_scaleJÄ].@

@@ -1,2 +1,2 @@
-		ByJÄ'37)<TOgeq?>U„ƒ§­•p);s¯µ®œ“Q @ƒ¬¸© }K#AŠ½À¨¤•XF›®™±O)/Vudbr{O%:>35@;!!88B$,2eXfbqD6Oxv š”\1<j•ª–“F">u¯­©nK7x¬®šœ…K*Ix£‘v™R#O`PY^ZH#*)%&3(
-->=SOrqF4PŒ„§±e29k®²½£Ž[-Dw¿Â¨¦†D"A–»Çµ˜’_)M‹ÂŸœ³Žc*4bphe‚H$1@51=5""%4CO(,F^ewwE4km{†—‘R8|”¦££sQ;·¢¨ŠyA8‹¤ª’ŸƒW;Žš†„œ”YWODGNY<%$%$
+		ByJÄ4;6,42.PbLPY[61NcXh]d=%Rof]cwG%G^i`TbD#HjeXZlK"-DCHAL5'"!%)(!?,*.+.=[\PWZ: ;@jTi^b1(#;ZbhToG0HficVm;47bfSX\M');=6=F%($*%(<844-$;aSTRP44YN\RkA"Lu`]\uL)=ZfJNV?";`XDWXJ"&:369A/!!	2-@+2*
++HZYRe]90FbSrb[F%DxbYUtM%<^^cRe=+;OiOIh9&6>9B>0 	%! #"%

@@ -1,1 +1,1 @@
-Bw_scaleJом:
+Bw_scaleJяЁ=

@@ -1,1 +1,1 @@
-Bx_scaleJ<X%=
+Bx_scaleJö­=

@@ -1,1 +1,1 @@
-Bw_scaleJ²¨Ó=
+Bw_scaleJgh$<

@@ -1,1 +1,1 @@
-By_scaleJ¾›A
+By_scaleJH«‹@

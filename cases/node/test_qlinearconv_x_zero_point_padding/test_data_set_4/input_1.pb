@@ -1,1 +1,1 @@
-Bx_scaleJM¸e<
+Bx_scaleJpH;

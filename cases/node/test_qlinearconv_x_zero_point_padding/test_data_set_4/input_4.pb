@@ -1,1 +1,1 @@
-Bw_scaleJý¨;
+Bw_scaleJ‰Ö=

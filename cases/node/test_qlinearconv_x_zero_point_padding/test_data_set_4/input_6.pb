@@ -1,1 +1,1 @@
-By_scaleJc=
+By_scaleJö?

@@ -1,1 +1,2 @@
-Bx_scaleJ×O^<
+Bx_scaleJà
+Y;

@@ -1,1 +1,1 @@
-Bw_scaleJï©:
+Bw_scaleJì¶Ô=

@@ -1,1 +1,1 @@
-Bw_zero_pointJû
+Bw_zero_pointJ¬

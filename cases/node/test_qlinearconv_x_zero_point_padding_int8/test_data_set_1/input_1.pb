@@ -1,1 +1,1 @@
-Bx_scaleJ¾;
+Bx_scaleJ)þ;

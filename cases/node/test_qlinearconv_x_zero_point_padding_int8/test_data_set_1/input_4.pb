@@ -1,1 +1,1 @@
-Bw_scaleJ≈K§;
+Bw_scaleJùi;

@@ -1,1 +1,1 @@
-By_scaleJý	n=
+By_scaleJƒ)Ø=

@@ -1,1 +1,1 @@
-Bx_scaleJ©f“;
+Bx_scaleJÚ`‹;

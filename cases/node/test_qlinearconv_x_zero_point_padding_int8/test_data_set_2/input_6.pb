@@ -1,1 +1,1 @@
-By_scaleJs=
+By_scaleJ¤÷U?

@@ -1,1 +1,1 @@
-Bx_scaleJ5_¶<
+Bx_scaleJöÎ;

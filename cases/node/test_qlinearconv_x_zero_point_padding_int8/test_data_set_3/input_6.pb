@@ -1,1 +1,1 @@
-By_scaleJñA@
+By_scaleJÀ0*>

@@ -1,1 +1,1 @@
-Bx_scaleJ{åÆ;
+Bx_scaleJ”L=

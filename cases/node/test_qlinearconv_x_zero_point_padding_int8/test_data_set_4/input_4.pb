@@ -1,1 +1,1 @@
-Bw_scaleJ©œ&=
+Bw_scaleJ;

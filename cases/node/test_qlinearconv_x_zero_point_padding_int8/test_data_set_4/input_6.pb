@@ -1,1 +1,1 @@
-By_scaleJjãá?
+By_scaleJ÷ö>

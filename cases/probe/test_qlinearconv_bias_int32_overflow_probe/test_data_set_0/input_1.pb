@@ -1,2 +1,1 @@
-Bx_scaleJ
-ô<
+Bx_scaleJï»>

@@ -1,1 +1,1 @@
-Bx_zero_pointJÞ
+Bx_zero_pointJR

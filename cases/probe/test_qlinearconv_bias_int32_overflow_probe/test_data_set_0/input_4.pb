@@ -1,1 +1,1 @@
-Bw_scaleJœ)ÿ;
+Bw_scaleJ6Yã<

@@ -1,1 +1,1 @@
-By_scaleJDè¦=
+By_scaleJXqe@

@@ -1,1 +1,1 @@
-By_zero_pointJj
+By_zero_pointJõ

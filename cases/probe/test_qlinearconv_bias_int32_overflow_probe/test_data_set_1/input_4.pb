@@ -1,1 +1,1 @@
-Bw_scaleJњщи;
+Bw_scaleJO6W;

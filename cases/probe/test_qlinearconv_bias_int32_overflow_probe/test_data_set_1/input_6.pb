@@ -1,1 +1,1 @@
-By_scaleJРУ.=
+By_scaleJЊА=

@@ -1,1 +1,1 @@
-By_zero_pointJh
+By_zero_pointJZ

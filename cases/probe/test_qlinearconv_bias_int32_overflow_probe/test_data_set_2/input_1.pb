@@ -1,1 +1,1 @@
-Bx_scaleJ)	=
+Bx_scaleJMhú:

@@ -1,1 +1,1 @@
-By_scaleJÊaÃ>
+By_scaleJ/o:

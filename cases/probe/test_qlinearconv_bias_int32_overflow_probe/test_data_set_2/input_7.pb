@@ -1,1 +1,1 @@
-By_zero_pointJü
+By_zero_pointJA

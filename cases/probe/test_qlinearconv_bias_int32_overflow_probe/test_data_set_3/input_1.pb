@@ -1,1 +1,1 @@
-Bx_scaleJõ§y<
+Bx_scaleJ:»:

@@ -1,1 +1,1 @@
-Bw_scaleJыт]=
+Bw_scaleJ7\X<

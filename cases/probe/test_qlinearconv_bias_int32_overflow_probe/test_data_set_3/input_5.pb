@@ -1,1 +1,1 @@
-Bw_zero_pointJQ
+Bw_zero_pointJ­

@@ -1,1 +1,1 @@
-By_zero_pointJî
+By_zero_pointJ

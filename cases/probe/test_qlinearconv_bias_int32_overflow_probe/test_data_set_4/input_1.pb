@@ -1,1 +1,1 @@
-Bx_scaleJ(è=
+Bx_scaleJ^”È=

@@ -1,1 +1,1 @@
-Bw_scaleJI_!=
+Bw_scaleJýÔ²;

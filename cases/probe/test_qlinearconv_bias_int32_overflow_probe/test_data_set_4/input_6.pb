@@ -1,1 +1,1 @@
-By_scaleJ&öÞ?
+By_scaleJCØ>

@@ -1,1 +1,1 @@
-Bx_scaleJ^ç<
+Bx_scaleJ…–v>

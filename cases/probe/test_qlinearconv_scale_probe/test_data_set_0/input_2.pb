@@ -1,1 +1,1 @@
-Bx_zero_pointJc
+Bx_zero_pointJ

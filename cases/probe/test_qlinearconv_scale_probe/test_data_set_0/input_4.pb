@@ -1,1 +1,1 @@
-Bw_scaleJ2/˜:
+Bw_scaleJæº/;

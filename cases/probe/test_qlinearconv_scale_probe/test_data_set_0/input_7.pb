@@ -1,1 +1,1 @@
-By_zero_pointJ2
+By_zero_pointJ

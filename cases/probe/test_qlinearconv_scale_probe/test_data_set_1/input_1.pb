@@ -1,1 +1,1 @@
-Bx_scaleJÕË@>
+Bx_scaleJ»ﬁù:

@@ -1,1 +1,1 @@
-Bw_scaleJ@Î=
+Bw_scaleJùL<

@@ -1,1 +1,1 @@
-By_scaleJäfÀ
+By_scaleJ¿&Ð»

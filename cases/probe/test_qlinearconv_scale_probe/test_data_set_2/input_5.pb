@@ -1,1 +1,1 @@
-Bw_zero_pointJÈ
+Bw_zero_pointJ

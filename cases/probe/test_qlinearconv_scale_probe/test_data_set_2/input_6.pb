@@ -1,1 +1,1 @@
-By_scaleJ?+D?
+By_scaleJÁ.<>

@@ -1,1 +1,1 @@
-Bx_scaleJƒº#>
+Bx_scaleJøÆz>

@@ -1,1 +1,1 @@
-Bx_zero_pointJÇ
+Bx_zero_pointJª

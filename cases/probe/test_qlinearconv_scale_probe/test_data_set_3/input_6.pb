@@ -1,1 +1,1 @@
-By_scaleJ“ ä?
+By_scaleJ~œü=

@@ -1,1 +1,1 @@
-By_zero_pointJÇ
+By_zero_pointJ‘

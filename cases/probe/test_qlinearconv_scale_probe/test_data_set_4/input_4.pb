@@ -1,1 +1,1 @@
-Bw_scaleJQSÀ=
+Bw_scaleJxI9;

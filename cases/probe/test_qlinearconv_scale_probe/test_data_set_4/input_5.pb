@@ -1,1 +1,1 @@
-Bw_zero_pointJˆ
+Bw_zero_pointJ<

@@ -1,2 +1,1 @@
-By_scaleJâ
-N?
+By_scaleJm{Æ>
