@@ -46,14 +46,19 @@ class Fault:
     applies: Callable[[dict], bool] = field(default=lambda params: True, compare=False)
 
 
-def module(family: str) -> ModuleType | None:
-    """The fault-model module of a family, or None if it has none."""
+def optional_module(name: str) -> ModuleType | None:
+    """The module, or None if it does not exist (an import error inside it still raises)."""
     try:
-        return importlib.import_module(f"generator.reference.{family}_faults")
+        return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name == f"generator.reference.{family}_faults":
+        if exc.name == name:
             return None
         raise
+
+
+def module(family: str) -> ModuleType | None:
+    """The fault-model module of a family, or None if it has none."""
+    return optional_module(f"generator.reference.{family}_faults")
 
 
 def catalogue(family: str) -> tuple[Fault, ...]:

@@ -21,7 +21,6 @@ that group. Faults absent from a group have no witness there (see the kill matri
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -48,12 +47,9 @@ def dumps(catalogue: dict) -> str:
 
 def searcher(family: str):
     """The family's witness search module, or None."""
-    try:
-        return importlib.import_module(f"generator.witness.{family}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"generator.witness.{family}":
-            return None
-        raise
+    from generator.faults import optional_module
+
+    return optional_module(f"generator.witness.{family}")
 
 
 def find(family: str, max_opset: int, budget: float) -> dict | None:
