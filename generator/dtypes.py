@@ -179,6 +179,11 @@ class DType:
             raise ValueError(f"{self.name}: too wide to enumerate")
         return self.from_bits(np.arange(1 << self.bits, dtype=np.uint32))
 
+    def same_values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Element-wise: the same value of this type: identical bits (so -0 is not +0), or both NaN whatever
+        their payloads and signs."""
+        return (self.to_bits(a) == self.to_bits(b)) | (self.isnan(a) & self.isnan(b))
+
     def isnan(self, a: np.ndarray) -> np.ndarray:
         if not self.has_nan:
             return np.zeros(np.shape(a), dtype=bool)

@@ -111,12 +111,11 @@ def same_elements(a: np.ndarray, b: np.ndarray, t: dtypes.DType, nan_sign: bool 
     a, b = a.astype(t.np_dtype), b.astype(t.np_dtype)
     if not t.is_float:
         return a == b
-    same = t.to_bits(a) == t.to_bits(b)
-    nan_a, nan_b = t.isnan(a), t.isnan(b)
-    both_nan = nan_a & nan_b
-    if nan_sign:
-        both_nan &= np.signbit(a.astype(np.float64)) == np.signbit(b.astype(np.float64))
-    return same | both_nan
+    same = t.same_values(a, b)
+    if nan_sign:  # a NaN matches only a NaN of its sign
+        with np.errstate(invalid="ignore"):
+            same &= ~t.isnan(a) | (np.signbit(a.astype(np.float64)) == np.signbit(b.astype(np.float64)))
+    return same
 
 
 def differs(expected: list[np.ndarray], actual: list[np.ndarray], types: list[dtypes.DType],

@@ -267,17 +267,13 @@ def _read_back(texts: list[str], src: DType) -> tuple[np.ndarray, np.ndarray]:
         y, _ = cast_ref.cast(f, "double", src, **kw)
         for direction in (-np.inf, np.inf):
             near, _ = cast_ref.cast(np.nextafter(f, direction), "double", src, **kw)
-            slow |= ~_same_value(near, y, src)
+            slow |= ~src.same_values(near, y)
     slow &= ok & np.array([p is not None and not isinstance(p, float) for p in parsed], dtype=bool)
     if slow.any():
         idx = np.flatnonzero(slow)
         exact, _ = cast_ref.cast(np.array([texts[i] for i in idx], dtype=object), "string", src, **kw)
         y[idx] = exact
     return y, ok
-
-
-def _same_value(a: np.ndarray, b: np.ndarray, t: DType) -> np.ndarray:
-    return (_bits(a, t) == _bits(b, t)) | (t.isnan(a) & t.isnan(b))
 
 
 def _match_parsed(e, a, resolved: dict) -> tuple[np.ndarray, list[str], list[str]]:
@@ -303,7 +299,7 @@ def _match_parsed(e, a, resolved: dict) -> tuple[np.ndarray, list[str], list[str
             close = np.abs(fa - fe) <= float(resolved["rel"]) * np.abs(fe)
         good = _float_special(ve, va, src, close)
     else:
-        good = _same_value(ve, va, src)
+        good = src.same_values(ve, va)
     ok[todo] = good & ok_a & ok_e
     be, ba = _bits(ve, src), _bits(va, src)
     for j, i in enumerate(todo):

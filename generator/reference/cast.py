@@ -204,6 +204,18 @@ def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: 
     return _encode(to, val, nan, neg), why
 
 
+def e8m0_exponent(v: np.ndarray, round_mode: str) -> np.ndarray:
+    """The exponent k of the power of two 2**k that round_mode picks for positive finite values v, decided on
+    the value (v = f * 2**j, f in [1, 2)): down j, up j + (f > 1), nearest j + (f >= 1.5) (ties up). [Cast-24]"""
+    m, e = np.frexp(v)
+    f, k = 2 * m, e.astype(np.int64) - 1
+    if round_mode == "up":
+        return k + (f > 1)
+    if round_mode == "nearest":
+        return k + (f >= 1.5)
+    return k
+
+
 def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.ndarray):
     """[Cast-24] float8e8m0: a power of two 2**k, k in [-127, 127]; 0xFF is NaN.
 
@@ -222,13 +234,7 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
     zero = (v == 0) & ~neg
     kmin, kmax = to.min_exponent, int(np.log2(to.finite_max))
     with np.errstate(all="ignore"):
-        m, e = np.frexp(np.where(pos, v, 1.0))
-    f = 2 * m
-    k = e.astype(np.int64) - 1
-    if round_mode == "up":
-        k = k + (f > 1)
-    elif round_mode == "nearest":
-        k = k + (f >= 1.5)
+        k = e8m0_exponent(np.where(pos, v, 1.0), round_mode)
     out_low = (pos & (v < to.smallest_normal)) | zero
     out_high = pos & (v > to.finite_max)
     nan = isnan.copy()
@@ -355,14 +361,9 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
     # a double target has one rounding path: parsing through float32 is a cast to another type
     for alt in (via64,) if to.name == "double" else (via64, via32):
         ya, _ = _to_float(np.array(alt), to, saturate, round_mode, opset)
-        differ = ~_same_value(y, ya, to) & (why == "")
+        differ = ~to.same_values(y, ya) & (why == "")
         why[differ] = UNDEF_STRING_ROUNDING
     return y.reshape(shape), why.reshape(shape)
-
-
-def _same_value(a: np.ndarray, b: np.ndarray, d: DType) -> np.ndarray:
-    nan_a, nan_b = d.isnan(a), d.isnan(b)
-    return (d.to_bits(a) == d.to_bits(b)) | (nan_a & nan_b)
 
 
 def format_number(value, src: DType) -> str:

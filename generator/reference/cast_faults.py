@@ -451,28 +451,18 @@ def _exponent_up_choice(v, mode, src):
     """up as 'exponent + 1' even for exact powers of two (the mantissa is not looked at)."""
     _, e = np.frexp(v)
     k = e.astype(np.int64) - 1
-    return k + 1 if mode == "up" else _reference_k(v, mode)
+    return k + 1 if mode == "up" else ref.e8m0_exponent(v, mode)
 
 
 def _ties_even_choice(v, mode, src):
     """nearest with ties (1.5 * 2**k) to the even exponent instead of up."""
-    k = _reference_k(v, mode)
+    k = ref.e8m0_exponent(v, mode)
     if mode != "nearest":
         return k
     m, e = np.frexp(v)
     tie = (2 * m) == 1.5
     base = e.astype(np.int64) - 1
     return np.where(tie, np.where(base % 2 == 0, base, base + 1), k)
-
-
-def _reference_k(v, mode):
-    m, e = np.frexp(v)
-    f, k = 2 * m, e.astype(np.int64) - 1
-    if mode == "up":
-        return k + (f > 1)
-    if mode == "nearest":
-        return k + (f >= 1.5)
-    return k
 
 
 def _e8m0(p) -> bool:
