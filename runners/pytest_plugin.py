@@ -27,6 +27,7 @@ import pytest
 
 PLUGIN_NAME = "opconform-run"
 TIERS = ("strict", "tolerant")
+MAX_BATCH = 64  # data sets of one case asked of the worker in one round trip, beyond the first
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -148,10 +149,23 @@ def is_case_dir(path: Path) -> bool:
 
 
 def count_datasets(path: Path) -> int:
+    return scan_case(path) or 0
+
+
+def scan_case(path) -> int | None:
+    """How many test_data_set_<i> directories the case at `path` has, or None when `path` is not a case
+    directory (no model.onnx file). One directory listing, no stat per entry."""
+    model, n = False, 0
     try:
-        return sum(1 for p in path.iterdir() if p.is_dir() and p.name.startswith("test_data_set_"))
+        with os.scandir(path) as entries:
+            for e in entries:
+                if e.name == "model.onnx":
+                    model = e.is_file()
+                elif e.name.startswith("test_data_set_") and e.is_dir():
+                    n += 1
     except OSError:
-        return 0
+        return None
+    return n if model else None
 
 
 class CaseFailure(Exception):
@@ -184,27 +198,91 @@ class CaseFailureRepr:
         return self.text
 
 
-class CaseDir(pytest.Directory):
+class _InCase:
+    """A node inside a case directory uses the hooks of the folder holding the case (one hook proxy for
+    thousands of cases)."""
+
+    @property
+    def ihook(self):
+        return self.parent.ihook
+
+
+def _child_id(parent, path: Path) -> str:
+    """The node id pytest gives `path` (relative to the root directory), built from the parent's."""
+    if parent.path == path.parent and (parent.nodeid or parent.path == parent.config.rootpath):
+        return f"{parent.nodeid}/{path.name}" if parent.nodeid else path.name
+    try:
+        return path.relative_to(parent.config.rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+class CaseDir(_InCase, pytest.Collector):
     """One case directory. Its only child is its model.onnx, so that an item's node id
     (`<case dir>/model.onnx::<case name>[<i>]`) can be given on the command line; pytest refuses
-    `::` after a directory."""
+    `::` after a directory.
+
+    Deliberately neither a pytest.Directory nor a pytest.File (hence Collector): pytest imports any
+    conftest.py of every Directory it collects (a case must not bring code along, and thousands of
+    lookups cost seconds) and captures output around every File's collection."""
+
+    n_datasets: int | None = None  # when the folder that holds the case has counted them already
+
+    @classmethod
+    def at(cls, parent, path: Path) -> "CaseDir":
+        return cls.from_parent(parent, name=path.name, path=path, nodeid=_child_id(parent, path))
 
     def collect(self):
-        yield CaseFile.from_parent(self, path=self.path / "model.onnx")
+        path = self.path / "model.onnx"
+        f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=_child_id(self, path))
+        f.n_datasets = count_datasets(self.path) if self.n_datasets is None else self.n_datasets
+        yield f
 
 
-class CaseFile(pytest.File):
+class CaseFile(_InCase, pytest.Collector):
     """The model of one case: an item per data set (one item, [0], when the case has none)."""
+
+    n_datasets = 0
 
     def collect(self):
         case_dir = self.path.parent
-        for i in range(max(count_datasets(case_dir), 1)):
+        for i in range(max(self.n_datasets, 1)):
             yield CaseItem.from_parent(self, name=f"{case_dir.name}[{i}]", case_name=case_dir.name, index=i)
 
 
+class CasesDir(pytest.Dir):
+    """A folder of case directories (a kind folder of a suite). Its cases are collected straight from one
+    listing: pytest's own per-directory hooks cost seconds over a suite's thousands of cases. Any other
+    entry, and every entry when --ignore / --ignore-glob is given, goes through pytest's hooks as usual."""
+
+    def collect(self):
+        config, ihook = self.config, self.ihook
+        ignoring = bool(config.getoption("ignore", None) or config.getoption("ignore_glob", None))
+        with os.scandir(self.path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            path = Path(e.path)
+            n = scan_case(e.path) if e.is_dir() else None
+            if n is not None and not ignoring:
+                d = CaseDir.at(self, path)
+                d.n_datasets = n
+                yield d
+                continue
+            if not self.session.isinitpath(path, with_parents=True) and ihook.pytest_ignore_collect(
+                    collection_path=path, config=config):
+                continue
+            if e.is_dir():
+                col = ihook.pytest_collect_directory(path=path, parent=self)
+                if col is not None:
+                    yield col
+            elif e.is_file():
+                yield from ihook.pytest_collect_file(file_path=path, parent=self)
+
+
 class SuiteDir(pytest.Dir):
-    """A suite directory (manifest.json): its folders as usual, plus a failing item for every case
-    the manifest lists that is not on disk, so that a deleted case cannot pass unnoticed."""
+    """A suite directory (manifest.json): its folders as usual (kind folders as CasesDir), plus a failing
+    item for every case the manifest lists that is not on disk, so that a deleted case cannot pass
+    unnoticed."""
 
     def collect(self):
         yield from super().collect()
@@ -223,7 +301,7 @@ class SuiteDir(pytest.Dir):
                                                   expected_dir=case_dir)
 
 
-class CaseItem(pytest.Item):
+class CaseItem(_InCase, pytest.Item):
     def __init__(self, *, case_name: str, index: int, **kwargs):
         super().__init__(**kwargs)
         self.case_name = case_name
@@ -316,6 +394,8 @@ class OpconformRun:
         self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.tier_counts: dict[str, dict[str, int]] = {}  # family -> data sets judged / passing per tier
         self.written = False
+        self._items: list = []  # the session's items, in run order (for _following)
+        self._positions: dict[int, int] = {}
 
     # ---- running ----------------------------------------------------------------------
     def load(self, path: Path):
@@ -336,7 +416,8 @@ class OpconformRun:
         from runners.execute import invalid_case_result, run_case_dataset
 
         if self.isolated is not None:
-            what, answer = self.isolated.run(item.case_dir, item.index, self.tier, self._stub(item))
+            what, answer = self.isolated.run(item.case_dir, item.index, self.tier, lambda i: self._stub(item, i),
+                                             more=self._following(item))
             if what == "result":
                 return answer
             path, problem = answer
@@ -366,8 +447,23 @@ class OpconformRun:
             return
         pytest.xfail(f"baseline: {base}")
 
-    def _stub(self, item: CaseItem):
-        """The record a crash or timeout fills in: the case's identity from its case.json."""
+    def _following(self, item: CaseItem) -> list[int]:
+        """The data sets of item's case that run right after it in this session (so that the worker can
+        run them in the same round trip): the next items, while they are of the same case and carry no
+        skip or xfail(run=False) marker (a skips file names items that must not run at all)."""
+        pos = self._positions.get(id(item))
+        if pos is None:
+            return []
+        out = []
+        for nxt in self._items[pos + 1: pos + 1 + MAX_BATCH]:
+            if type(nxt) is not CaseItem or nxt.case_dir != item.case_dir or _wont_run(nxt):
+                break
+            out.append(nxt.index)
+        return out
+
+    def _stub(self, item: CaseItem, index: int):
+        """The record a crash or timeout of data set `index` of item's case fills in: the case's identity
+        from its case.json (read only then)."""
         from runners.results import ERROR, Result
 
         try:
@@ -376,7 +472,7 @@ class OpconformRun:
         except (OSError, ValueError):
             meta = {}
         kind = meta.get("kind") if meta.get("kind") in ("node", "graph", "negative", "probe") else None
-        return Result(case=item.case_name, dataset=item.index, kind=kind or _kind_of(item.case_dir), verdict=ERROR,
+        return Result(case=item.case_name, dataset=index, kind=kind or _kind_of(item.case_dir), verdict=ERROR,
                       message="", backend=self.name, backend_version=self.version, tier=self.tier,
                       settings=self.settings, op=meta.get("op"), family=meta.get("family"),
                       params=meta.get("params"))
@@ -391,9 +487,12 @@ class OpconformRun:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collect_directory(self, path: Path, parent):
         if is_case_dir(path):
-            return CaseDir.from_parent(parent, path=path)
+            return CaseDir.at(parent, path)
+        from generator.case import KINDS
         from generator.serialize import is_suite
 
+        if isinstance(parent, SuiteDir) and path.name in KINDS:
+            return CasesDir.from_parent(parent, path=path)
         if is_suite(path):
             return SuiteDir.from_parent(parent, path=path)
         return None
@@ -419,6 +518,10 @@ class OpconformRun:
             hit = next((p for p in self.xfails if p in item.nodeid), None)
             if hit is not None:
                 item.add_marker(pytest.mark.xfail(reason=f"xfails-file: {hit}", strict=False))
+
+    def pytest_collection_finish(self, session) -> None:
+        self._items = session.items
+        self._positions = {id(it): pos for pos, it in enumerate(session.items)}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -557,6 +660,14 @@ def tier_summary(counts: dict[str, dict[str, int]], backend: str) -> list[str]:
             parts.append(f"{c['unsupported']} unsupported")
         lines.append(f"  {family}: {', '.join(parts)} -> {', '.join(met) if met else 'none'}")
     return lines
+
+
+def _wont_run(item) -> bool:
+    """Whether a marker may keep the item from running (skip, skipif, xfail with run=False)."""
+    if item.get_closest_marker("skip") is not None or item.get_closest_marker("skipif") is not None:
+        return True
+    xfail = item.get_closest_marker("xfail")
+    return xfail is not None and not xfail.kwargs.get("run", True)
 
 
 def _kind_of(case_dir: Path) -> str:

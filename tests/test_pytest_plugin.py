@@ -109,6 +109,28 @@ def test_kind_folder_case_dir_and_node_id_args(pytester, suite):
     one.stdout.fnmatch_lines([f"*{F16}[[]1] PASSED*"])
 
 
+def test_a_conftest_in_a_case_directory_is_never_imported(pytester, suite):
+    """A case is data: pytest must not run code it carries (it would import a conftest.py of every
+    directory it collects as a pytest.Directory)."""
+    marker = pytester.path / "conftest_ran"
+    for where in (suite / "node" / F16, suite / "node" / F16 / "test_data_set_0"):
+        (where / "conftest.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    result = pytester.runpytest(str(suite), "--backend", "opconform")
+    result.assert_outcomes(passed=3)
+    assert not marker.exists()
+
+
+def test_ignore_and_node_ids_with_the_fast_collection(pytester, suite):
+    """Kind folders are listed without pytest's per-directory hooks; --ignore still applies and the node
+    ids are what pytest itself would give, also for a suite given by its absolute path."""
+    result = pytester.runpytest(str(suite), "--backend", "opconform", f"--ignore={suite / 'node' / F8}")
+    result.assert_outcomes(passed=2)
+    result = pytester.runpytest(str(suite.resolve()), "--backend", "opconform", "--collect-only", "-q")
+    assert [line for line in result.outlines if "::" in line] == [
+        f"suite/node/{F16}/model.onnx::{F16}[0]", f"suite/node/{F16}/model.onnx::{F16}[1]",
+        f"suite/node/{F8}/model.onnx::{F8}[0]"]
+
+
 def test_k_selects_items(pytester, suite):
     result = pytester.runpytest(str(suite), "--backend", "opconform", "-k", "float8e4m3fn")
     result.assert_outcomes(passed=1, deselected=2)
