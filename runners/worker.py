@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
+from collections import deque
 from pathlib import Path
 
 from runners.results import CRASH, TIMEOUT, Result
@@ -25,7 +26,8 @@ _CONTEXT = multiprocessing.get_context("spawn")
 
 
 def _serve(conn, backend_spec: str) -> None:
-    """Worker main loop: (case_dir, index, tier) in, ("result", Result) / ("case-error", ...) out."""
+    """Worker main loop: (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as
+    soon as it is known: ("result", Result) or ("case-error", (path, problem))."""
     from generator.serialize import CaseError, read_case
     from runners.backends.registry import get_backend
     from runners.execute import PreparedCache, run_case_dataset
@@ -41,7 +43,7 @@ def _serve(conn, backend_spec: str) -> None:
             return
         if request is None:
             return
-        case_dir, index, tier = request
+        case_dir, indices, tier = request
         key = str(case_dir)
         if key not in cases:
             cases.clear()  # runners go case by case: keep only the current one
@@ -50,10 +52,11 @@ def _serve(conn, backend_spec: str) -> None:
             except CaseError as exc:
                 cases[key] = exc
         case = cases[key]
-        if isinstance(case, CaseError):
-            conn.send(("case-error", (str(case.path), case.problem)))
-            continue
-        conn.send(("result", run_case_dataset(backend, case, index, tier, prepared)))
+        for index in indices:
+            if isinstance(case, CaseError):
+                conn.send(("case-error", (str(case.path), case.problem)))
+            else:
+                conn.send(("result", run_case_dataset(backend, case, index, tier, prepared)))
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -80,6 +83,9 @@ class IsolatedRunner:
         self.startup_timeout = startup_timeout
         self._proc = None
         self._conn = None
+        self._inflight: deque = deque()  # (case dir, index, tier) the worker owes an answer for, in order
+        self._ready: dict = {}  # answers received, not yet asked for
+        self._since = 0.0  # when the worker started on the data set it owes first
         self.starts = 0  # how many workers were started (tests check start-up is not per case)
 
     # ---- process management ----------------------------------------------------------
@@ -103,6 +109,7 @@ class IsolatedRunner:
     def _reap(self) -> int | None:
         proc = self._proc
         self._proc = self._conn = None
+        self._inflight.clear()
         if proc is None:
             return None
         proc.join(5)
@@ -128,26 +135,68 @@ class IsolatedRunner:
         self._kill()
 
     # ---- running ---------------------------------------------------------------------
-    def run(self, case_dir: Path, index: int, tier: str, stub: Result) -> tuple[str, object]:
-        """("result", Result) | ("case-error", (path, problem)). On a crash or timeout, `stub` (the
-        case's identity and backend) is returned filled in with that verdict."""
+    def run(self, case_dir: Path, index: int, tier: str, stub, more: list[int] = ()) -> tuple[str, object]:
+        """("result", Result) | ("case-error", (path, problem)) for data set `index` of the case.
+
+        stub(i): the record a crash or timeout of data set i fills in (the case's identity and backend).
+        more: further data sets of the same case the caller will ask for next. They are requested in the
+        same round trip: the worker answers each as soon as it has it, and the answers wait here. A data
+        set is still timed on its own, and a crash or hang is still charged to the data set it hit."""
+        key = (str(case_dir), index, tier)
+        if key in self._ready:
+            return self._ready.pop(key)
+        if key not in self._inflight:
+            self._drain()
+            self._ready.clear()  # answers nobody asked for (the items did not run): do not keep them
+            self._send(case_dir, [index, *[i for i in more if i != index]], tier)
+        while True:
+            answer = self._receive(stub)
+            if key in self._ready:
+                return self._ready.pop(key)
+            if answer is None:  # the worker died or hung before this data set: ask a fresh one
+                self._send(case_dir, [index, *[i for i in more if i != index]], tier)
+
+    def _send(self, case_dir: Path, indices: list[int], tier: str) -> None:
         if self._proc is None or not self._proc.is_alive():
             self._reap()
             self._start()
-        t0 = time.perf_counter()
+        self._conn.send((str(case_dir), indices, tier))
+        self._inflight.extend((str(case_dir), i, tier) for i in indices)
+        self._since = time.perf_counter()
+
+    def _drain(self) -> None:
+        """Read what is still owed (the worker answers every index it was sent, in order)."""
+        while self._inflight:
+            self._receive(None)
+
+    def _receive(self, stub) -> bool | None:
+        """Read the next answer owed into _ready. On a death or hang, the data set being run gets its
+        crash / timeout record (when `stub` can make it), the worker is dropped, and None is returned."""
+        key = self._inflight[0]
         try:
-            self._conn.send((str(case_dir), index, tier))
             if self._conn.poll(self.timeout):
-                return self._conn.recv()
+                self._ready[key] = self._conn.recv()
+                self._inflight.popleft()
+                self._since = time.perf_counter()
+                return True
         except (EOFError, OSError, BrokenPipeError):
             code = self._reap()
-            stub.verdict, stub.duration = CRASH, time.perf_counter() - t0
-            stub.message = (f"{stub.case}[{index}]: the backend's worker process died ({describe_exit(code)}); "
-                            f"the run goes on in a new worker")
-            stub.error = describe_exit(code)
-            return "result", stub
+            self._fail(key, stub, CRASH,
+                       f"the backend's worker process died ({describe_exit(code)}); the run goes on in a new worker",
+                       describe_exit(code))
+            return None
         self._kill()
-        stub.verdict, stub.duration = TIMEOUT, time.perf_counter() - t0
-        stub.message = (f"{stub.case}[{index}]: no answer within {self.timeout:g} s (--case-timeout); "
-                        f"the worker was killed and the run goes on in a new one")
-        return "result", stub
+        self._fail(key, stub, TIMEOUT, f"no answer within {self.timeout:g} s (--case-timeout); the worker was "
+                                       "killed and the run goes on in a new one", None)
+        return None
+
+    def _fail(self, key, stub, verdict: str, text: str, error: str | None) -> None:
+        self._inflight.clear()
+        if stub is None:
+            return
+        r = stub(key[1])
+        r.verdict, r.duration = verdict, time.perf_counter() - self._since
+        r.message = f"{r.case}[{key[1]}]: {text}"
+        if error is not None:
+            r.error = error
+        self._ready[key] = ("result", r)

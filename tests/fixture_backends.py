@@ -1,8 +1,8 @@
 """Misbehaving backends for the isolation tests: the opconform backend, except on chosen cases.
 
 Chosen by the environment (spawned worker processes inherit it), one variable per behaviour, each a
-comma-separated list of case names: OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE,
-_WRONG_SHAPE. Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path.
+comma-separated list of case names (every data set) or `name[i]` (data set i only):
+OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE. Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path.
 """
 
 from __future__ import annotations
@@ -16,9 +16,15 @@ import numpy as np
 from runners.backends.opconform import OpconformBackend
 
 
-def _chosen(what: str, case) -> bool:
-    names = os.environ.get(f"OPCONFORM_TEST_{what}", "")
-    return case is not None and case.name in {n for n in names.split(",") if n}
+def _chosen(what: str, case, inputs) -> bool:
+    if case is None:
+        return False
+    names = {n for n in os.environ.get(f"OPCONFORM_TEST_{what}", "").split(",") if n}
+    if case.name in names:
+        return True
+    # the runner hands the case's own arrays (execute._inputs), so a data set is known by identity
+    return any(f"{case.name}[{i}]" in names and inputs and inputs[0] is ds[0]
+               for i, ds in enumerate(case.inputs) if ds)
 
 
 class Misbehaving(OpconformBackend):
@@ -29,18 +35,18 @@ class Misbehaving(OpconformBackend):
 
     def run(self, prepared, inputs):
         prepared, case = prepared
-        if _chosen("SEGFAULT", case):
+        if _chosen("SEGFAULT", case, inputs):
             ctypes.string_at(0)  # a real segmentation fault, as a native backend would have
-        if _chosen("ABORT", case):
+        if _chosen("ABORT", case, inputs):
             os.abort()
-        if _chosen("HANG", case):
+        if _chosen("HANG", case, inputs):
             time.sleep(3600)
-        if _chosen("RAISE", case):
+        if _chosen("RAISE", case, inputs):
             raise RuntimeError("fixture backend: raised on purpose")
         outputs = super().run(prepared, inputs)
-        if _chosen("WRONG_DTYPE", case):
+        if _chosen("WRONG_DTYPE", case, inputs):
             outputs = [np.asarray(o).astype(np.float64) if np.asarray(o).dtype != np.float64
                        else np.asarray(o).astype(np.float32) for o in outputs]
-        if _chosen("WRONG_SHAPE", case):
+        if _chosen("WRONG_SHAPE", case, inputs):
             outputs = [np.concatenate([np.ravel(o), np.ravel(o)[:1]]) for o in outputs]
         return outputs

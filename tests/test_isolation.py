@@ -89,14 +89,63 @@ def test_worker_is_started_once_for_many_cases_and_again_after_a_death(monkeypat
     try:
         verdicts = []
         for n in names:
-            stub = Result(case=n, dataset=0, kind="node", verdict="error", message="", backend="b",
-                          backend_version="0", tier="strict")
+            def stub(i, n=n):
+                return Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
+                              backend_version="0", tier="strict")
+
             what, r = runner.run(SUITE / "node" / n, 0, "strict", stub)
             verdicts.append(r.verdict)
     finally:
         runner.close()
     assert verdicts[10] == CRASH and set(verdicts[:10] + verdicts[11:]) == {"pass"}
     assert runner.starts == 2
+
+
+def test_data_sets_of_a_case_go_in_one_round_trip_and_a_crash_is_charged_to_its_data_set(monkeypatch):
+    """The worker runs every data set asked for in one request; a death or hang on data set 1 of 3 is
+    data set 1's verdict, and data sets 0 and 2 keep theirs (2 is run again in a fresh worker)."""
+    monkeypatch.syspath_prepend(str(HERE))
+    case = "test_qlinearconv_auto_pad_notset"
+    monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{case}[1]")
+    monkeypatch.setenv("OPCONFORM_TEST_HANG", "test_qlinearconv_auto_pad_valid[0]")
+    from runners.results import Result
+
+    def stub(i, n):
+        return Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
+                      backend_version="0", tier="strict")
+
+    runner = IsolatedRunner(FIXTURE, timeout=3)
+    sent = []
+    real_send = runner._send
+    monkeypatch.setattr(runner, "_send", lambda d, idx, t: (sent.append((Path(d).name, list(idx))), real_send(d, idx, t)))
+    try:
+        got = [runner.run(SUITE / "node" / case, i, "strict", lambda j: stub(j, case), more=[1, 2][i:])[1]
+               for i in range(3)]
+        hang = "test_qlinearconv_auto_pad_valid"
+        got += [runner.run(SUITE / "node" / hang, i, "strict", lambda j: stub(j, hang), more=[1, 2][i:])[1]
+                for i in range(3)]
+    finally:
+        runner.close()
+    assert [(r.case, r.dataset, r.verdict) for r in got] == [
+        (case, 0, "pass"), (case, 1, CRASH), (case, 2, "pass"),
+        (hang, 0, TIMEOUT), (hang, 1, "pass"), (hang, 2, "pass")]
+    assert "SIGSEGV" in got[1].message and "--case-timeout" in got[3].message
+    assert sent == [(case, [0, 1, 2]), (case, [2]), (hang, [0, 1, 2]), (hang, [1, 2])]
+    assert runner.starts == 3
+
+
+def test_a_skipped_item_is_not_run_with_its_case(pytester, monkeypatch):
+    """A skips file keeps an item from running at all, also when the case's other data sets run
+    together: here the skipped data set would hang."""
+    case = "test_qlinearconv_auto_pad_notset"
+    (pytester.path / "s").mkdir()
+    os.symlink(SUITE / "node" / case, pytester.path / "s" / case)
+    skips = pytester.path / "skips.txt"
+    skips.write_text(f"{case}[1]\n")
+    result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"HANG": [f"{case}[1]"]}, "-q",
+                       "--case-timeout", "20", "--skips-file", str(skips))
+    assert _verdicts(doc) == {f"{case}[0]": "pass", f"{case}[1]": "skipped", f"{case}[2]": "pass"}
+    result.assert_outcomes(passed=2, skipped=1)
 
 
 def test_a_probe_that_crashes_is_recorded_not_failed(pytester, monkeypatch):
