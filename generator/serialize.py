@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,22 +198,43 @@ def _read(path: Path, expected: dict[str, str] | None, rel: str) -> bytes:
     return data
 
 
-def _dataset_dirs(case_dir: Path) -> list[Path]:
-    sets = [p for p in case_dir.iterdir() if p.is_dir() and p.name.startswith("test_data_set_")]
-    try:
-        return sorted(sets, key=lambda p: int(p.name.rsplit("_", 1)[1]))
-    except ValueError:
-        raise CaseError(case_dir, "data set directory not named test_data_set_<i>") from None
+class _Listing:
+    """The entries of a case directory and of its test_data_set_<i> directories, listed once: a case is
+    read with one listing per directory instead of a stat per file."""
 
+    def __init__(self, case_dir: Path):
+        try:
+            with os.scandir(case_dir) as entries:
+                sets = [e.name for e in entries if e.name.startswith("test_data_set_") and e.is_dir()]
+        except OSError as exc:
+            raise CaseError(case_dir, f"cannot list ({exc.strerror})") from None
+        try:
+            self.sets = sorted(sets, key=lambda n: int(n.rsplit("_", 1)[1]))
+        except ValueError:
+            raise CaseError(case_dir, "data set directory not named test_data_set_<i>") from None
+        self.case_dir = case_dir
+        self.names: dict[str, set[str]] = {}
+        for ds in self.sets:
+            try:
+                self.names[ds] = set(os.listdir(case_dir / ds))
+            except OSError as exc:
+                raise CaseError(case_dir / ds, f"cannot list ({exc.strerror})") from None
 
-def _read_tensors(dirpath: Path, prefix: str, hashes, case_dir: Path) -> list[np.ndarray]:
-    arrays = []
-    j = 0
-    while (dirpath / f"{prefix}_{j}.pb").exists():
-        path = dirpath / f"{prefix}_{j}.pb"
-        arrays.append(read_tensor(_read(path, hashes, path.relative_to(case_dir).as_posix()), path))
-        j += 1
-    return arrays
+    def tensors(self, ds: str, prefix: str, hashes) -> list[np.ndarray]:
+        """<prefix>_0.pb, <prefix>_1.pb ... of data set directory `ds`, up to the first missing one."""
+        arrays, names, j = [], self.names[ds], 0
+        while f"{prefix}_{j}.pb" in names:
+            rel = f"{ds}/{prefix}_{j}.pb"
+            path = self.case_dir / rel
+            arrays.append(read_tensor(_read(path, hashes, rel), path))
+            j += 1
+        return arrays
+
+    def exists(self, rel: str) -> bool:
+        ds, sep, name = rel.partition("/")
+        if sep and "/" not in name and ds in self.names:
+            return name in self.names[ds]
+        return (self.case_dir / rel).exists()
 
 
 def _load_external_data(model: onnx.ModelProto, case_dir: Path, model_path: Path, hashes) -> None:
@@ -263,18 +285,17 @@ def read_case(case_dir: Path | str) -> LoadedCase:
         raise CaseError(model_path, "model has no nodes (truncated or corrupt)")
     _load_external_data(model, case_dir, model_path, hashes)
     kind = meta.get("kind", "node") if meta else "node"
-    inputs, outputs = [], []
-    for ds in _dataset_dirs(case_dir):
-        inputs.append(_read_tensors(ds, "input", hashes, case_dir))
-        outputs.append(_read_tensors(ds, "output", hashes, case_dir))
+    listing = _Listing(case_dir)
+    inputs = [listing.tensors(ds, "input", hashes) for ds in listing.sets]
+    outputs = [listing.tensors(ds, "output", hashes) for ds in listing.sets]
     if hashes is not None:
         for rel in hashes:
-            if not (case_dir / rel).exists():
+            if not listing.exists(rel):
                 raise CaseError(case_dir / rel, "missing file (listed in case.json)")
     has_outputs = kind in ("node", "graph")
     if has_outputs and any(len(o) == 0 for o in outputs):
         raise CaseError(case_dir, "a data set has no output_<j>.pb")
-    twin = _read_twin(case_dir, meta, hashes, len(inputs)) if meta and "twin" in meta else None
+    twin = _read_twin(listing, meta, hashes, len(inputs)) if meta and "twin" in meta else None
     return LoadedCase(
         name=meta.get("name", case_dir.name) if meta else case_dir.name,
         kind=kind,
@@ -287,7 +308,8 @@ def read_case(case_dir: Path | str) -> LoadedCase:
     )
 
 
-def _read_twin(case_dir: Path, meta: dict, hashes, n_datasets: int) -> LoadedTwin:
+def _read_twin(listing: _Listing, meta: dict, hashes, n_datasets: int) -> LoadedTwin:
+    case_dir = listing.case_dir
     spec = meta["twin"]
     try:
         fmt, model_rel = str(spec["format"]), str(spec["model"])
@@ -297,10 +319,8 @@ def _read_twin(case_dir: Path, meta: dict, hashes, n_datasets: int) -> LoadedTwi
         raise CaseError(case_dir / "case.json", f"corrupt twin entry ({exc.__class__.__name__}: {exc})") from None
     model_path = case_dir / model_rel
     model = _read(model_path, hashes, model_rel)
-    inputs, outputs = [], []
-    for ds in _dataset_dirs(case_dir):
-        inputs.append(_read_tensors(ds, f"{fmt}_input", hashes, case_dir))
-        outputs.append(_read_tensors(ds, f"{fmt}_output", hashes, case_dir))
+    inputs = [listing.tensors(ds, f"{fmt}_input", hashes) for ds in listing.sets]
+    outputs = [listing.tensors(ds, f"{fmt}_output", hashes) for ds in listing.sets]
     if len(inputs) != n_datasets or any(len(i) != len(ins) for i in inputs) or any(
             len(o) != len(outs) for o in outputs):
         raise CaseError(case_dir, f"the {fmt} twin lacks data: every data set needs {len(ins)} "

@@ -97,6 +97,17 @@ def resolve_spec(spec: dict | None, output: str, tier: str) -> dict:
     return resolved
 
 
+def tier_independent(spec: dict | None, outputs: list[str]) -> bool:
+    """True when the outputs are judged the same way in every tier: each resolves to one spec in all
+    tiers, and none compares the sign of NaN (the one rule that depends on the tier by name). Then one
+    comparison gives the verdict of every tier. Raises ValueError for a bad spec, as resolve_spec does."""
+    for name in outputs:
+        resolved = [resolve_spec(spec, name, t) for t in TIERS]
+        if any(r != resolved[0] for r in resolved[1:]) or resolved[0].get("nan_sign"):
+            return False
+    return True
+
+
 def describe(resolved: dict, tier: str) -> str:
     """Short text for a resolved spec, e.g. "ulp <= 2, strict tier"."""
     mode = resolved["mode"]

@@ -19,6 +19,7 @@ invalid-case -> failed with the verdict message (no traceback of this plugin).
 from __future__ import annotations
 
 import datetime
+import gc
 import json
 import os
 from pathlib import Path
@@ -84,6 +85,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from runners.worker import IsolatedRunner
 
         run.isolated = IsolatedRunner(spec, timeout=timeout)
+        xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
+        if not (config.getoption("collectonly") or xdist_controller):
+            run.isolated.launch()  # the worker loads the backend while this process collects
     config.pluginmanager.register(run, PLUGIN_NAME)
 
 
@@ -232,11 +236,22 @@ class CaseDir(_InCase, pytest.Collector):
     def at(cls, parent, path: Path) -> "CaseDir":
         return cls.from_parent(parent, name=path.name, path=path, nodeid=_child_id(parent, path))
 
+    @classmethod
+    def in_folder(cls, folder, path: Path) -> "CaseDir":
+        """A case directory `folder` listed (path is folder.path / name)."""
+        nodeid = f"{folder.nodeid}/{path.name}" if folder.nodeid else _child_id(folder, path)
+        return cls.from_parent(folder, name=path.name, path=path, nodeid=nodeid)
+
     def collect(self):
         path = self.path / "model.onnx"
-        f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=_child_id(self, path))
+        f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=f"{self.nodeid}/model.onnx" if self.nodeid else "model.onnx")
         f.n_datasets = count_datasets(self.path) if self.n_datasets is None else self.n_datasets
         yield f
+
+    def items(self):
+        """The items of the case, their parents made but not collected through pytest's hooks."""
+        for f in self.collect():
+            yield from f.collect()
 
 
 class CaseFile(_InCase, pytest.Collector):
@@ -251,22 +266,37 @@ class CaseFile(_InCase, pytest.Collector):
 
 
 class CasesDir(pytest.Dir):
-    """A folder of case directories (a kind folder of a suite). Its cases are collected straight from one
-    listing: pytest's own per-directory hooks cost seconds over a suite's thousands of cases. Any other
-    entry, and every entry when --ignore / --ignore-glob is given, goes through pytest's hooks as usual."""
+    """A directory that may hold case directories (a kind folder of a suite, a folder of ONNX node tests).
+    Its cases are collected straight from one listing: pytest's own per-directory hooks cost seconds over
+    a suite's thousands of cases. Any other entry, and every entry when --ignore / --ignore-glob is given,
+    goes through pytest's hooks as pytest.Dir does."""
+
+    def _argument_inside(self) -> bool:
+        """Whether a command-line argument names a path inside this directory (a case, a node id): pytest
+        then matches it level by level, so the case directories must be collected as nodes."""
+        base = self.config.invocation_params.dir
+        for arg in self.config.args:
+            path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
+            if path != self.path and self.path in path.parents:
+                return True
+        return False
 
     def collect(self):
         config, ihook = self.config, self.ihook
         ignoring = bool(config.getoption("ignore", None) or config.getoption("ignore_glob", None))
+        as_nodes = self._argument_inside()
         with os.scandir(self.path) as it:
             entries = sorted(it, key=lambda e: e.name)
         for e in entries:
             path = Path(e.path)
             n = scan_case(e.path) if e.is_dir() else None
             if n is not None and not ignoring:
-                d = CaseDir.at(self, path)
+                d = CaseDir.in_folder(self, path)
                 d.n_datasets = n
-                yield d
+                if as_nodes:
+                    yield d
+                else:  # the items straight away: no collection round per case directory and model
+                    yield from d.items()
                 continue
             if not self.session.isinitpath(path, with_parents=True) and ihook.pytest_ignore_collect(
                     collection_path=path, config=config):
@@ -279,10 +309,9 @@ class CasesDir(pytest.Dir):
                 yield from ihook.pytest_collect_file(file_path=path, parent=self)
 
 
-class SuiteDir(pytest.Dir):
-    """A suite directory (manifest.json): its folders as usual (kind folders as CasesDir), plus a failing
-    item for every case the manifest lists that is not on disk, so that a deleted case cannot pass
-    unnoticed."""
+class SuiteDir(CasesDir):
+    """A suite directory (manifest.json): its folders as any CasesDir's, plus a failing item for every case
+    the manifest lists that is not on disk, so that a deleted case cannot pass unnoticed."""
 
     def collect(self):
         yield from super().collect()
@@ -292,11 +321,12 @@ class SuiteDir(pytest.Dir):
             entries = read_manifest(self.path).get("cases") or []
         except CaseError:
             return  # is_suite read it a moment ago; nothing to add if it changed since
+        root = str(self.path)
         for e in entries:
             if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not isinstance(e.get("kind"), str):
                 continue
-            case_dir = self.path / e["kind"] / e["name"]
-            if not is_case_dir(case_dir):
+            if not os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                case_dir = self.path / e["kind"] / e["name"]
                 yield MissingCaseItem.from_parent(self, name=f"{e['name']}[0]", case_name=e["name"], index=0,
                                                   expected_dir=case_dir)
 
@@ -416,8 +446,9 @@ class OpconformRun:
         from runners.execute import invalid_case_result, run_case_dataset
 
         if self.isolated is not None:
+            more = self._following(item)
             what, answer = self.isolated.run(item.case_dir, item.index, self.tier, lambda i: self._stub(item, i),
-                                             more=self._following(item))
+                                             more=more, then=self._next_case(item, more))
             if what == "result":
                 return answer
             path, problem = answer
@@ -461,6 +492,14 @@ class OpconformRun:
             out.append(nxt.index)
         return out
 
+    def _next_case(self, item: CaseItem, more: list[int]):
+        """(case dir, data sets, stub) of the case this process runs after item's, when item is the last of
+        its case to run here (`nextitem` is what pytest, or pytest-xdist in a worker, will run next)."""
+        nxt = getattr(item, "_opconform_next", None)
+        if more or type(nxt) is not CaseItem or nxt.case_dir == item.case_dir or _wont_run(nxt):
+            return None
+        return nxt.case_dir, [nxt.index, *self._following(nxt)], lambda i: self._stub(nxt, i)
+
     def _stub(self, item: CaseItem, index: int):
         """The record a crash or timeout of data set `index` of item's case fills in: the case's identity
         from its case.json (read only then)."""
@@ -484,18 +523,28 @@ class OpconformRun:
             lines.append("opconform: settings " + ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items())))
         return lines
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session):
+        """Collection makes tens of thousands of nodes that live to the end of the session: the cyclic
+        garbage collector would walk them again and again (during collection, and during the run)."""
+        gc.disable()
+        try:
+            return (yield)
+        finally:
+            gc.enable()
+            gc.freeze()  # the nodes made so far are never garbage; later collections skip them
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collect_directory(self, path: Path, parent):
         if is_case_dir(path):
             return CaseDir.at(parent, path)
-        from generator.case import KINDS
         from generator.serialize import is_suite
 
-        if isinstance(parent, SuiteDir) and path.name in KINDS:
-            return CasesDir.from_parent(parent, path=path)
         if is_suite(path):
             return SuiteDir.from_parent(parent, path=path)
-        return None
+        if (path / "__init__.py").is_file():
+            return None  # a Python package: pytest's own collector
+        return CasesDir.from_parent(parent, path=path)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
         if self.shard is not None:
@@ -518,6 +567,11 @@ class OpconformRun:
             hit = next((p for p in self.xfails if p in item.nodeid), None)
             if hit is not None:
                 item.add_marker(pytest.mark.xfail(reason=f"xfails-file: {hit}", strict=False))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        item._opconform_next = nextitem  # for _next_case; the protocol itself is pytest's
+        return None
 
     def pytest_collection_finish(self, session) -> None:
         self._items = session.items

@@ -85,18 +85,31 @@ class IsolatedRunner:
         self._conn = None
         self._inflight: deque = deque()  # (case dir, index, tier) the worker owes an answer for, in order
         self._ready: dict = {}  # answers received, not yet asked for
+        self._stubs: dict = {}  # case dir -> stub(i) of the last request for it (crash / timeout records)
         self._since = 0.0  # when the worker started on the data set it owes first
+        self._ready_seen = False  # the worker said it has loaded the backend
         self.starts = 0  # how many workers were started (tests check start-up is not per case)
 
     # ---- process management ----------------------------------------------------------
-    def _start(self) -> None:
+    def launch(self) -> None:
+        """Start the worker without waiting for it: it loads the backend while the caller goes on (the
+        first run waits for it to be ready)."""
+        if self._proc is not None:
+            return
         parent, child = _CONTEXT.Pipe()
         proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec), daemon=True,
                                 name="opconform-worker")
         proc.start()
         child.close()
-        self._proc, self._conn = proc, parent
+        self._proc, self._conn, self._ready_seen = proc, parent, False
         self.starts += 1
+
+    def _start(self) -> None:
+        """Launch the worker if it is not running, and wait until it has loaded the backend."""
+        self.launch()
+        if self._ready_seen:
+            return
+        parent = self._conn
         if not parent.poll(self.startup_timeout):
             self._kill()
             raise WorkerDied(f"the worker did not start within {self.startup_timeout:g} s")
@@ -105,6 +118,7 @@ class IsolatedRunner:
         except EOFError:
             code = self._reap()
             raise WorkerDied(f"the worker died while loading the backend ({describe_exit(code)})") from None
+        self._ready_seen = True
 
     def _reap(self) -> int | None:
         proc = self._proc
@@ -135,43 +149,50 @@ class IsolatedRunner:
         self._kill()
 
     # ---- running ---------------------------------------------------------------------
-    def run(self, case_dir: Path, index: int, tier: str, stub, more: list[int] = ()) -> tuple[str, object]:
+    def run(self, case_dir: Path, index: int, tier: str, stub, more: list[int] = (),
+            then: tuple | None = None) -> tuple[str, object]:
         """("result", Result) | ("case-error", (path, problem)) for data set `index` of the case.
 
         stub(i): the record a crash or timeout of data set i fills in (the case's identity and backend).
-        more: further data sets of the same case the caller will ask for next. They are requested in the
-        same round trip: the worker answers each as soon as it has it, and the answers wait here. A data
-        set is still timed on its own, and a crash or hang is still charged to the data set it hit."""
+        more: further data sets of the same case the caller will ask for next; then: (case_dir, indices,
+        stub) of the case the caller will ask for after those. Both are requested now: the worker answers
+        each data set as soon as it has it and goes straight on to the next, while the caller reports,
+        and the answers wait here. A data set is still timed on its own, and a crash or hang is still
+        charged to the data set it hit."""
         key = (str(case_dir), index, tier)
-        if key in self._ready:
-            return self._ready.pop(key)
-        if key not in self._inflight:
+        if key not in self._ready and key not in self._inflight:
             self._drain()
             self._ready.clear()  # answers nobody asked for (the items did not run): do not keep them
-            self._send(case_dir, [index, *[i for i in more if i != index]], tier)
-        while True:
-            answer = self._receive(stub)
-            if key in self._ready:
-                return self._ready.pop(key)
-            if answer is None:  # the worker died or hung before this data set: ask a fresh one
-                self._send(case_dir, [index, *[i for i in more if i != index]], tier)
+            self._send(case_dir, [index, *[i for i in more if i != index]], tier, stub)
+        if then is not None and then[1]:
+            first = (str(then[0]), then[1][0], tier)
+            if first not in self._ready and first not in self._inflight:
+                self._send(then[0], then[1], tier, then[2])
+        while key not in self._ready:
+            if self._receive() is None and key not in self._ready:
+                # the worker died or hung on an earlier data set: ask a fresh one
+                self._send(case_dir, [index, *[i for i in more if i != index]], tier, stub)
+        return self._ready.pop(key)
 
-    def _send(self, case_dir: Path, indices: list[int], tier: str) -> None:
-        if self._proc is None or not self._proc.is_alive():
+    def _send(self, case_dir: Path, indices: list[int], tier: str, stub) -> None:
+        if self._proc is not None and not self._proc.is_alive():
             self._reap()
-            self._start()
+        self._start()
+        if not self._inflight:
+            self._since = time.perf_counter()
+            self._stubs = {}
         self._conn.send((str(case_dir), indices, tier))
         self._inflight.extend((str(case_dir), i, tier) for i in indices)
-        self._since = time.perf_counter()
+        self._stubs[str(case_dir)] = stub
 
     def _drain(self) -> None:
         """Read what is still owed (the worker answers every index it was sent, in order)."""
         while self._inflight:
-            self._receive(None)
+            self._receive()
 
-    def _receive(self, stub) -> bool | None:
+    def _receive(self) -> bool | None:
         """Read the next answer owed into _ready. On a death or hang, the data set being run gets its
-        crash / timeout record (when `stub` can make it), the worker is dropped, and None is returned."""
+        crash / timeout record, the worker is dropped, and None is returned."""
         key = self._inflight[0]
         try:
             if self._conn.poll(self.timeout):
@@ -181,17 +202,18 @@ class IsolatedRunner:
                 return True
         except (EOFError, OSError, BrokenPipeError):
             code = self._reap()
-            self._fail(key, stub, CRASH,
+            self._fail(key, CRASH,
                        f"the backend's worker process died ({describe_exit(code)}); the run goes on in a new worker",
                        describe_exit(code))
             return None
         self._kill()
-        self._fail(key, stub, TIMEOUT, f"no answer within {self.timeout:g} s (--case-timeout); the worker was "
-                                       "killed and the run goes on in a new one", None)
+        self._fail(key, TIMEOUT, f"no answer within {self.timeout:g} s (--case-timeout); the worker was "
+                                 "killed and the run goes on in a new one", None)
         return None
 
-    def _fail(self, key, stub, verdict: str, text: str, error: str | None) -> None:
+    def _fail(self, key, verdict: str, text: str, error: str | None) -> None:
         self._inflight.clear()
+        stub = self._stubs.get(key[0])
         if stub is None:
             return
         r = stub(key[1])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from generator import dtypes
-from runners.compare import compare_outputs, resolve_spec
+from runners.compare import TIERS, compare_outputs, resolve_spec, tier_independent
 
 F32 = dtypes.get("float")
 EXACT = {"mode": "exact"}
@@ -120,6 +120,30 @@ def test_tiers_strict_exact_tolerant_abs():
     e, a = np.array([10, 20], np.uint8), np.array([11, 20], np.uint8)
     assert not judge(e, a, "uint8", spec, tier="strict").ok
     assert judge(e, a, "uint8", spec, tier="tolerant").ok
+
+
+SPECS = [None, {"mode": "exact"}, {"mode": "exact", "nan_sign": True},
+         {"mode": "exact", "tolerant": {"mode": "abs", "abs": 1}}, {"mode": "ulp", "ulp": 1},
+         {"mode": "abs", "abs": 1}, {"mode": "exact", "outputs": {"y": {"tolerant": {"mode": "ulp", "ulp": 1}}}},
+         {"mode": "exact", "outputs": {"z": {"tolerant": {"mode": "ulp", "ulp": 1}}}}]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_tier_independent_means_one_verdict_in_every_tier(spec):
+    """The runner compares once when tier_independent says so: then every tier must agree, on data
+    that each rule (off by one, one ulp, NaN sign, NaN payload, -0) tells apart."""
+    f = dtypes.get("float32")
+    e = np.array([1.0, 2.0, np.nan, 0.0, 5.0], np.float32)
+    actuals = [e.copy(), e + np.float32(1), np.nextafter(e, np.float32(9)), -e,
+               np.array([1.0, 2.0, -np.nan, 0.0, 5.0], np.float32), np.array([1.0, 2.0, np.nan, -0.0, 5.0], np.float32)]
+    independent = tier_independent(spec, ["y"])
+    assert independent == (spec is None or spec in SPECS[1:2] + SPECS[4:6] + SPECS[7:])
+    for a in actuals:
+        oks = {t: compare_outputs([e], [a], ["y"], [f], spec, t).ok for t in TIERS}
+        if independent:
+            assert len(set(oks.values())) == 1, (spec, a, oks)
+    if not independent:  # each dependent spec has data the tiers judge apart
+        assert any(len({compare_outputs([e], [a], ["y"], [f], spec, t).ok for t in TIERS}) > 1 for a in actuals)
 
 
 def test_per_output_spec_and_resolution():

@@ -117,7 +117,8 @@ def test_data_sets_of_a_case_go_in_one_round_trip_and_a_crash_is_charged_to_its_
     runner = IsolatedRunner(FIXTURE, timeout=3)
     sent = []
     real_send = runner._send
-    monkeypatch.setattr(runner, "_send", lambda d, idx, t: (sent.append((Path(d).name, list(idx))), real_send(d, idx, t)))
+    monkeypatch.setattr(runner, "_send", lambda d, idx, *rest: (sent.append((Path(d).name, list(idx))),
+                                                                real_send(d, idx, *rest)))
     try:
         got = [runner.run(SUITE / "node" / case, i, "strict", lambda j: stub(j, case), more=[1, 2][i:])[1]
                for i in range(3)]
@@ -132,6 +133,32 @@ def test_data_sets_of_a_case_go_in_one_round_trip_and_a_crash_is_charged_to_its_
     assert "SIGSEGV" in got[1].message and "--case-timeout" in got[3].message
     assert sent == [(case, [0, 1, 2]), (case, [2]), (hang, [0, 1, 2]), (hang, [1, 2])]
     assert runner.starts == 3
+
+
+def test_the_next_case_is_asked_for_before_it_is_needed_and_a_crash_in_it_is_its_own(monkeypatch):
+    """`then` sends the next case while the current one is answered; a crash in the prefetched case is
+    charged to that case's data set (its own stub), not to the case being asked for."""
+    monkeypatch.syspath_prepend(str(HERE))
+    a, b = "test_qlinearconv_auto_pad_notset", "test_qlinearconv_auto_pad_valid"
+    monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{b}[0]")
+    from runners.results import Result
+
+    def stub(n):
+        return lambda i: Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
+                                backend_version="0", tier="strict")
+
+    runner = IsolatedRunner(FIXTURE, timeout=30)
+    try:
+        first = runner.run(SUITE / "node" / a, 0, "strict", stub(a), more=[1, 2])[1]
+        assert first.verdict == "pass"
+        got = [runner.run(SUITE / "node" / a, 1, "strict", stub(a), more=[2])[1],
+               runner.run(SUITE / "node" / a, 2, "strict", stub(a), then=(SUITE / "node" / b, [0, 1, 2], stub(b)))[1]]
+        got += [runner.run(SUITE / "node" / b, i, "strict", stub(b), more=[1, 2][i:])[1] for i in range(3)]
+    finally:
+        runner.close()
+    assert [(r.case, r.dataset, r.verdict) for r in got] == [
+        (a, 1, "pass"), (a, 2, "pass"), (b, 0, CRASH), (b, 1, "pass"), (b, 2, "pass")]
+    assert runner.starts == 2
 
 
 def test_a_skipped_item_is_not_run_with_its_case(pytester, monkeypatch):

@@ -1,8 +1,9 @@
 """onnxruntime on CPU, every input and output bit-exact in its declared element type.
 
-Why not `InferenceSession.run`: the Python binding hands float8e4m3fn outputs back as uint8 and cannot
+`InferenceSession.run` with numpy arrays where every input and output is of a numpy type (its buffers are
+copied bit for bit). Otherwise not: the Python binding hands float8e4m3fn outputs back as uint8 and cannot
 convert bfloat16, the other float8 types, float8e8m0, int4/uint4 or int2/uint2 to or from numpy at all.
-So numeric tensors travel as OrtValues whose raw buffers are copied with ctypes: sub-byte types are
+So those tensors travel as OrtValues whose raw buffers are copied with ctypes: sub-byte types are
 PACKED there (4-bit: two per byte, first element in the low nibble; 2-bit: four per byte, low bits
 first). The binding cannot build a string OrtValue from numpy, so a string input is produced by a tiny
 helper session (one Constant node) that returns it as an OrtValue; the model under test is never changed.
@@ -58,11 +59,16 @@ def _unsupported_reason(exc: BaseException) -> str | None:
     return None
 
 
+# numpy's own element types: the binding copies their buffers as they are (bits included), both ways
+_NUMPY_NATIVE = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64".split())
+
+
 @dataclass
 class Prepared:
     session: ort.InferenceSession
     inputs: list[tuple[str, DType]]
     outputs: list[tuple[str, DType]]
+    numpy_io: bool = False  # every input and output of a numpy type: InferenceSession.run, no OrtValues
 
 
 class OnnxRuntimeBackend(Backend):
@@ -94,13 +100,20 @@ class OnnxRuntimeBackend(Backend):
             if reason is not None:
                 raise Unsupported(f"onnxruntime: {reason}") from None
             raise
-        return Prepared(session, ins, outs)
+        numpy_io = all(t.kind != "string" and t.np_dtype.name in _NUMPY_NATIVE for _, t in ins + outs)
+        return Prepared(session, ins, outs, numpy_io)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
             raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
-        feed = {name: self._ortvalue(x, t) for (name, t), x in zip(prepared.inputs, inputs)}
         names = [name for name, _ in prepared.outputs]
+        if prepared.numpy_io:
+            feed = {name: np.asarray(x, dtype=t.np_dtype) for (name, t), x in zip(prepared.inputs, inputs)}
+            try:
+                return prepared.session.run(names, feed)
+            except ort_state.NotImplemented as exc:
+                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+        feed = {name: self._ortvalue(x, t) for (name, t), x in zip(prepared.inputs, inputs)}
         try:
             values = prepared.session.run_with_ort_values(names, feed)
         except ort_state.NotImplemented as exc:
