@@ -635,6 +635,7 @@ class OpconformRun:
             self.isolated.close()
         if self.is_worker:
             return
+        _drop_silent_reports(self.config)
         if self.baseline_path is not None and self.config.getoption("update_baseline"):
             from runners.gate import write_baseline
 
@@ -714,6 +715,20 @@ def tier_summary(counts: dict[str, dict[str, int]], backend: str) -> list[str]:
             parts.append(f"{c['unsupported']} unsupported")
         lines.append(f"  {family}: {', '.join(parts)} -> {', '.join(met) if met else 'none'}")
     return lines
+
+
+def _drop_silent_reports(config) -> None:
+    """Keep from the terminal's passed setup / teardown reports only those with captured output.
+
+    For every failure, pytest's terminal summary scans all of them for teardown output to print
+    (TerminalReporter._get_teardown_reports): minutes for a suite with thousands of failures. The
+    reports dropped have no sections, so nothing they could print is lost (run before the summary:
+    the terminal reporter writes it after its own pytest_sessionfinish)."""
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    stats = getattr(tr, "stats", None)
+    if not isinstance(stats, dict) or not stats.get("") or not (stats.get("failed") or stats.get("error")):
+        return
+    stats[""] = [r for r in stats[""] if getattr(r, "sections", None)]
 
 
 def _wont_run(item) -> bool:

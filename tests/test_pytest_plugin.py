@@ -448,3 +448,20 @@ def test_probe_records_values_or_the_error(loaded):
     r = run_case_dataset(Scripted(run_raises=OverflowError("out of range")), case, 0, "strict", {})
     assert (r.verdict, r.error, r.outputs) == ("probe", "OverflowError: out of range", None)
     json.dumps(r.to_record(), allow_nan=False)
+
+
+def test_silent_setup_teardown_reports_are_dropped_before_the_summary():
+    """pytest's summary scans every passed setup / teardown report once per failure; only those with
+    captured output can print anything, so only those are kept (and only when something failed)."""
+    from types import SimpleNamespace
+
+    from runners.pytest_plugin import _drop_silent_reports
+
+    silent, loud = SimpleNamespace(sections=[]), SimpleNamespace(sections=[("Captured stdout teardown", "x")])
+    tr = SimpleNamespace(stats={"": [silent, loud, silent], "passed": [1]})
+    config = SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin=lambda name: tr))
+    _drop_silent_reports(config)
+    assert tr.stats[""] == [silent, loud, silent]  # nothing failed: nothing to scan, left alone
+    tr.stats["failed"] = [object()]
+    _drop_silent_reports(config)
+    assert tr.stats[""] == [loud] and tr.stats["passed"] == [1]

@@ -121,7 +121,7 @@ class Tflite2OnnxOnnxRuntime(Backend):
 
     def settings(self) -> dict:
         return {"converter": "tflite2onnx.convert (explicit_layouts from the case)",
-                "runtime": "onnxruntime CPU, graph optimizations off"}
+                "runtime": "onnxruntime CPU, graph optimizations off, 1 intra-op thread, no spinning"}
 
     def prepare(self, model: bytes, case) -> OrtPrepared:
         try:
