@@ -96,6 +96,7 @@ def bare_loop(backend: str, root: Path) -> tuple[int, int]:
                     continue
                 same += len(got) == len(outs) and all(_same(g, o) for g, o in zip(got, outs))
     elif backend == "openvino":
+        import numpy as np
         import openvino as ov
 
         core = ov.Core()
@@ -109,7 +110,7 @@ def bare_loop(backend: str, root: Path) -> tuple[int, int]:
             for ins, outs in _datasets(case):
                 runs += 1
                 try:
-                    res = compiled(ins)
+                    res = compiled([np.array(x) for x in ins])  # OpenVINO takes writable arrays only
                     got = [res[o] for o in compiled.outputs]
                 except Exception:  # noqa: BLE001
                     continue
