@@ -169,21 +169,37 @@ class IsolatedRunner:
             if first not in self._ready and first not in self._inflight:
                 self._send(then[0], then[1], tier, then[2])
         while key not in self._ready:
-            if self._receive() is None and key not in self._ready:
-                # the worker died or hung on an earlier data set: ask a fresh one
+            if key not in self._inflight:  # the worker died or hung on an earlier data set: ask a fresh one
                 self._send(case_dir, [index, *[i for i in more if i != index]], tier, stub)
+            else:
+                self._receive()
         return self._ready.pop(key)
 
     def _send(self, case_dir: Path, indices: list[int], tier: str, stub) -> None:
-        if self._proc is not None and not self._proc.is_alive():
-            self._reap()
-        self._start()
-        if not self._inflight:
-            self._since = time.perf_counter()
-            self._stubs = {}
-        self._conn.send((str(case_dir), indices, tier))
-        self._inflight.extend((str(case_dir), i, tier) for i in indices)
-        self._stubs[str(case_dir)] = stub
+        for attempt in range(2):
+            if self._proc is not None and not self._proc.is_alive():
+                self._settle()
+            self._start()
+            if not self._inflight:
+                self._since = time.perf_counter()
+                self._stubs = {}
+            try:
+                self._conn.send((str(case_dir), indices, tier))
+            except (OSError, BrokenPipeError):  # it died since: settle what it owed, then a fresh one
+                if attempt:
+                    raise
+                self._settle()
+                continue
+            self._inflight.extend((str(case_dir), i, tier) for i in indices)
+            self._stubs[str(case_dir)] = stub
+            return
+
+    def _settle(self) -> None:
+        """A dead worker: read the answers it sent before dying, charge its death to the data set it was on
+        (_receive does both), and drop it."""
+        while self._inflight:
+            self._receive()
+        self._kill()
 
     def _drain(self) -> None:
         """Read what is still owed (the worker answers every index it was sent, in order)."""

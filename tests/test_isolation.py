@@ -161,6 +161,36 @@ def test_the_next_case_is_asked_for_before_it_is_needed_and_a_crash_in_it_is_its
     assert runner.starts == 2
 
 
+def test_a_crash_before_the_next_case_is_sent_is_charged_to_the_data_set_it_hit(monkeypatch):
+    """The worker dies on the case asked for before the next case is sent ahead: the death is that data
+    set's crash (not lost with the dead worker's queue), and the next case runs in a fresh worker."""
+    monkeypatch.syspath_prepend(str(HERE))
+    a, b = "test_qlinearconv_auto_pad_notset", "test_qlinearconv_auto_pad_valid"
+    monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{a}[0]")
+    from runners.results import Result
+
+    def stub(n):
+        return lambda i: Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
+                                backend_version="0", tier="strict")
+
+    runner = IsolatedRunner(FIXTURE, timeout=30)
+    real_send = runner._send
+
+    def send_then_wait(d, idx, *rest):  # let the worker die before anything else is sent
+        real_send(d, idx, *rest)
+        if Path(d).name == a:
+            runner._proc.join(20)
+
+    monkeypatch.setattr(runner, "_send", send_then_wait)
+    try:
+        got = [runner.run(SUITE / "node" / a, 0, "strict", stub(a), then=(SUITE / "node" / b, [0], stub(b)))[1],
+               runner.run(SUITE / "node" / b, 0, "strict", stub(b))[1]]
+    finally:
+        runner.close()
+    assert [(r.case, r.dataset, r.verdict) for r in got] == [(a, 0, CRASH), (b, 0, "pass")]
+    assert "SIGSEGV" in got[0].message
+
+
 def test_a_skipped_item_is_not_run_with_its_case(pytester, monkeypatch):
     """A skips file keeps an item from running at all, also when the case's other data sets run
     together: here the skipped data set would hang."""
