@@ -31,8 +31,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDINARY = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-            "uint64", "bool"}
 INSTALLED = {"onnxruntime": "onnxruntime", "openvino": "openvino"}
 
 
@@ -159,7 +157,7 @@ def choose_cases(suite: Path, n: int) -> list[Path]:
             ins, outs = graph_io_types(model)
         except KeyError:
             continue
-        if all(t.np_dtype.name in ORDINARY for _, t in ins + outs):
+        if all(t.is_numpy_native for _, t in ins + outs):
             ordinary.append(case)
     if len(ordinary) <= n:
         return ordinary

@@ -59,6 +59,12 @@ class DType:
         return self.kind != "string"
 
     @property
+    def is_numpy_native(self) -> bool:
+        """A numeric type of numpy's own (not an ml_dtypes extension type): libraries that speak numpy
+        (e.g. onnxruntime's InferenceSession.run) take and return its buffers as they are."""
+        return self.is_numeric and self.np_dtype.type.__module__ == "numpy"
+
+    @property
     def has_inf(self) -> bool:
         return self.nan_style == IEEE
 

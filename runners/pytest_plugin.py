@@ -211,14 +211,10 @@ class _InCase:
         return self.parent.ihook
 
 
-def _child_id(parent, path: Path) -> str:
-    """The node id pytest gives `path` (relative to the root directory), built from the parent's."""
-    if parent.path == path.parent and (parent.nodeid or parent.path == parent.config.rootpath):
-        return f"{parent.nodeid}/{path.name}" if parent.nodeid else path.name
-    try:
-        return path.relative_to(parent.config.rootpath).as_posix()
-    except ValueError:
-        return path.as_posix()
+def _child_id(parent, name: str) -> str:
+    """The node id pytest gives entry `name` of parent's directory: the parent's id and the name (a string
+    join: this runs for every case of a suite)."""
+    return f"{parent.nodeid}/{name}" if parent.nodeid else name
 
 
 class CaseDir(_InCase, pytest.Collector):
@@ -234,17 +230,18 @@ class CaseDir(_InCase, pytest.Collector):
 
     @classmethod
     def at(cls, parent, path: Path) -> "CaseDir":
-        return cls.from_parent(parent, name=path.name, path=path, nodeid=_child_id(parent, path))
-
-    @classmethod
-    def in_folder(cls, folder, path: Path) -> "CaseDir":
-        """A case directory `folder` listed (path is folder.path / name)."""
-        nodeid = f"{folder.nodeid}/{path.name}" if folder.nodeid else _child_id(folder, path)
-        return cls.from_parent(folder, name=path.name, path=path, nodeid=nodeid)
+        if parent.path == path.parent:
+            nodeid = _child_id(parent, path.name)
+        else:  # pytest handed a case directory straight to the session: its id relative to the root
+            try:
+                nodeid = path.relative_to(parent.config.rootpath).as_posix()
+            except ValueError:
+                nodeid = path.as_posix()
+        return cls.from_parent(parent, name=path.name, path=path, nodeid=nodeid)
 
     def collect(self):
         path = self.path / "model.onnx"
-        f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=f"{self.nodeid}/model.onnx" if self.nodeid else "model.onnx")
+        f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=_child_id(self, path.name))
         f.n_datasets = count_datasets(self.path) if self.n_datasets is None else self.n_datasets
         yield f
 
@@ -291,7 +288,7 @@ class CasesDir(pytest.Dir):
             path = Path(e.path)
             n = scan_case(e.path) if e.is_dir() else None
             if n is not None and not ignoring:
-                d = CaseDir.in_folder(self, path)
+                d = CaseDir.from_parent(self, name=e.name, path=path, nodeid=_child_id(self, e.name))
                 d.n_datasets = n
                 if as_nodes:
                     yield d

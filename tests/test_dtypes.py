@@ -235,3 +235,9 @@ def test_float_bits_against_numpy_views():
     assert dtypes.get("float8e4m3fnuz").nan_bits == 0x80
     assert dtypes.get("float8e5m2").inf_bits == 0x7C
     assert dtypes.get("float8e8m0").nan_bits == 0xFF
+
+
+def test_numpy_native_types_are_numpy_s_own():
+    """The runner hands these to onnxruntime as numpy buffers: exactly the ONNX types numpy itself has."""
+    assert {d.name for d in dtypes.all_dtypes() if d.is_numpy_native} == {
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float", "double"}

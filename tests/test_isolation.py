@@ -79,21 +79,23 @@ def test_raise_wrong_dtype_and_shape_get_their_verdicts(pytester, monkeypatch):
     assert "shape" in msgs[picks[2]]
 
 
+def _stub(case: str):
+    """stub(i) for IsolatedRunner.run: the record a crash or timeout of data set i of `case` fills in."""
+    from runners.results import Result
+
+    return lambda i: Result(case=case, dataset=i, kind="node", verdict="error", message="", backend="b",
+                            backend_version="0", tier="strict")
+
+
 def test_worker_is_started_once_for_many_cases_and_again_after_a_death(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
     names = sorted(p.name for p in (SUITE / "node").iterdir())[:30]
     monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", names[10])
-    from runners.results import Result
-
     runner = IsolatedRunner(FIXTURE, timeout=30)
     try:
         verdicts = []
         for n in names:
-            def stub(i, n=n):
-                return Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
-                              backend_version="0", tier="strict")
-
-            what, r = runner.run(SUITE / "node" / n, 0, "strict", stub)
+            what, r = runner.run(SUITE / "node" / n, 0, "strict", _stub(n))
             verdicts.append(r.verdict)
     finally:
         runner.close()
@@ -108,22 +110,16 @@ def test_data_sets_of_a_case_go_in_one_round_trip_and_a_crash_is_charged_to_its_
     case = "test_qlinearconv_auto_pad_notset"
     monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{case}[1]")
     monkeypatch.setenv("OPCONFORM_TEST_HANG", "test_qlinearconv_auto_pad_valid[0]")
-    from runners.results import Result
-
-    def stub(i, n):
-        return Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
-                      backend_version="0", tier="strict")
-
     runner = IsolatedRunner(FIXTURE, timeout=3)
     sent = []
     real_send = runner._send
     monkeypatch.setattr(runner, "_send", lambda d, idx, *rest: (sent.append((Path(d).name, list(idx))),
                                                                 real_send(d, idx, *rest)))
     try:
-        got = [runner.run(SUITE / "node" / case, i, "strict", lambda j: stub(j, case), more=[1, 2][i:])[1]
+        got = [runner.run(SUITE / "node" / case, i, "strict", _stub(case), more=[1, 2][i:])[1]
                for i in range(3)]
         hang = "test_qlinearconv_auto_pad_valid"
-        got += [runner.run(SUITE / "node" / hang, i, "strict", lambda j: stub(j, hang), more=[1, 2][i:])[1]
+        got += [runner.run(SUITE / "node" / hang, i, "strict", _stub(hang), more=[1, 2][i:])[1]
                 for i in range(3)]
     finally:
         runner.close()
@@ -141,19 +137,13 @@ def test_the_next_case_is_asked_for_before_it_is_needed_and_a_crash_in_it_is_its
     monkeypatch.syspath_prepend(str(HERE))
     a, b = "test_qlinearconv_auto_pad_notset", "test_qlinearconv_auto_pad_valid"
     monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{b}[0]")
-    from runners.results import Result
-
-    def stub(n):
-        return lambda i: Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
-                                backend_version="0", tier="strict")
-
     runner = IsolatedRunner(FIXTURE, timeout=30)
     try:
-        first = runner.run(SUITE / "node" / a, 0, "strict", stub(a), more=[1, 2])[1]
+        first = runner.run(SUITE / "node" / a, 0, "strict", _stub(a), more=[1, 2])[1]
         assert first.verdict == "pass"
-        got = [runner.run(SUITE / "node" / a, 1, "strict", stub(a), more=[2])[1],
-               runner.run(SUITE / "node" / a, 2, "strict", stub(a), then=(SUITE / "node" / b, [0, 1, 2], stub(b)))[1]]
-        got += [runner.run(SUITE / "node" / b, i, "strict", stub(b), more=[1, 2][i:])[1] for i in range(3)]
+        got = [runner.run(SUITE / "node" / a, 1, "strict", _stub(a), more=[2])[1],
+               runner.run(SUITE / "node" / a, 2, "strict", _stub(a), then=(SUITE / "node" / b, [0, 1, 2], _stub(b)))[1]]
+        got += [runner.run(SUITE / "node" / b, i, "strict", _stub(b), more=[1, 2][i:])[1] for i in range(3)]
     finally:
         runner.close()
     assert [(r.case, r.dataset, r.verdict) for r in got] == [
@@ -167,12 +157,6 @@ def test_a_crash_before_the_next_case_is_sent_is_charged_to_the_data_set_it_hit(
     monkeypatch.syspath_prepend(str(HERE))
     a, b = "test_qlinearconv_auto_pad_notset", "test_qlinearconv_auto_pad_valid"
     monkeypatch.setenv("OPCONFORM_TEST_SEGFAULT", f"{a}[0]")
-    from runners.results import Result
-
-    def stub(n):
-        return lambda i: Result(case=n, dataset=i, kind="node", verdict="error", message="", backend="b",
-                                backend_version="0", tier="strict")
-
     runner = IsolatedRunner(FIXTURE, timeout=30)
     real_send = runner._send
 
@@ -183,8 +167,8 @@ def test_a_crash_before_the_next_case_is_sent_is_charged_to_the_data_set_it_hit(
 
     monkeypatch.setattr(runner, "_send", send_then_wait)
     try:
-        got = [runner.run(SUITE / "node" / a, 0, "strict", stub(a), then=(SUITE / "node" / b, [0], stub(b)))[1],
-               runner.run(SUITE / "node" / b, 0, "strict", stub(b))[1]]
+        got = [runner.run(SUITE / "node" / a, 0, "strict", _stub(a), then=(SUITE / "node" / b, [0], _stub(b)))[1],
+               runner.run(SUITE / "node" / b, 0, "strict", _stub(b))[1]]
     finally:
         runner.close()
     assert [(r.case, r.dataset, r.verdict) for r in got] == [(a, 0, CRASH), (b, 0, "pass")]

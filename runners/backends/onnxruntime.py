@@ -59,10 +59,6 @@ def _unsupported_reason(exc: BaseException) -> str | None:
     return None
 
 
-# numpy's own element types: the binding copies their buffers as they are (bits included), both ways
-_NUMPY_NATIVE = frozenset("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64".split())
-
-
 @dataclass
 class Prepared:
     session: ort.InferenceSession
@@ -100,7 +96,7 @@ class OnnxRuntimeBackend(Backend):
             if reason is not None:
                 raise Unsupported(f"onnxruntime: {reason}") from None
             raise
-        numpy_io = all(t.kind != "string" and t.np_dtype.name in _NUMPY_NATIVE for _, t in ins + outs)
+        numpy_io = all(t.is_numpy_native for _, t in ins + outs)  # the binding copies their buffers bit for bit
         return Prepared(session, ins, outs, numpy_io)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
