@@ -65,6 +65,9 @@ class Result:
     # fail verdicts of node / graph data sets: the fault models that reproduce the outputs ([] = none);
     # None (absent from the record) where nothing was diagnosed (runners/diagnose.py)
     diagnosis: list[str] | None = None
+    # the case's content hash (generator.serialize: the sha256 of its case.json, which lists the sha256 of
+    # every file): ties a verdict to what was run; None for a case without case.json or one not read
+    content: str | None = None
 
     @property
     def failed(self) -> bool:
