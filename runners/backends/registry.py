@@ -90,10 +90,13 @@ def _from_path(spec: str) -> Backend:
         raise UnknownBackend(str(exc).splitlines()[0]) from None
 
 
-def get_backend(spec: str) -> Backend:
+def get_backend(spec: str, options: dict[str, str] | None = None) -> Backend:
     """A backend by name ("onnxruntime", "onnx-reference", "opconform", an entry point name) or by
-    "module:attr" / "module.path", or "fault:<fault name>" (a mutant: runners/backends/mutant.py).
+    "module:attr" / "module.path", or "fault:<fault name>" (a mutant: runners/backends/mutant.py),
+    configured with `options` (--backend-option KEY=VALUE).
     Raises UnknownBackend (BackendNotInstalled) with a one-line message."""
+    if options:
+        raise UnknownBackend(f"backend {spec!r} takes no --backend-option (given: {', '.join(sorted(options))})")
     if spec.startswith("fault:"):
         from runners.backends.mutant import mutant
 
