@@ -4,6 +4,10 @@ One `Result` per data set of a case run on one backend (runners/execute.py makes
 file holds a header (format, backend, settings, tier, counts per verdict) and one record per run
 item, sorted by case and data set so two runs of the same suite compare line by line.
 
+Fields added since the first format are optional when read (older files still load): the record's
+`content` (the case's content hash), the header's `suites` ({suite directory: suite_hash of it}, the
+suites the run collected) and `shard` ("I/N" for a `--shard` run, else null).
+
 Every value in a record is plain JSON: non-finite floats are written as the strings "nan",
 "inf", "-inf" (strict JSON has no NaN), numpy scalars and arrays become Python numbers and lists.
 """
@@ -11,9 +15,11 @@ Every value in a record is plain JSON: non-finite floats are written as the stri
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,8 +171,9 @@ def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
     return path
 
 
-def read_document(path: Path | str, fmt: str, what: str) -> dict:
-    """A JSON file whose "format" is `fmt`. Raises ValueError with one line naming the file and `what`."""
+def read_document(path: Path | str, fmt: str | tuple[str, ...], what: str) -> dict:
+    """A JSON file whose "format" is `fmt` (or one of them). Raises ValueError with one line naming the
+    file and `what`."""
     path = Path(path)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -174,11 +181,75 @@ def read_document(path: Path | str, fmt: str, what: str) -> dict:
         raise ValueError(f"{path}: no such {what}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: not a {what} ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != fmt:
-        raise ValueError(f"{path}: not a {what} (format is not {fmt})")
+    formats = (fmt,) if isinstance(fmt, str) else fmt
+    if not isinstance(doc, dict) or doc.get("format") not in formats:
+        raise ValueError(f"{path}: not a {what} (format is not {' or '.join(formats)})")
     return doc
 
 
 def read_results(path: Path | str) -> dict:
     """A results file. Raises ValueError (one line) when it is not one."""
     return read_document(path, RESULTS_FORMAT, "results file")
+
+
+def suite_hash(suite_dir: Path | str) -> str | None:
+    """The sha256 of a suite's manifest.json (what the results header's `suites` records), None where
+    there is none: two runs with the same hash ran the same list of cases."""
+    try:
+        return hashlib.sha256((Path(suite_dir) / "manifest.json").read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+HEAD = 1 << 20  # bytes read to find the format of a large file: ours write it before the records
+_FORMAT = re.compile(r'"format"\s*:\s*"(opconform-[a-z]+/[0-9]+)"')
+
+
+def document_format(path: Path | str) -> str | None:
+    """The "format" of an opconform JSON document (results, baseline, suite manifest), None for any
+    other file. Reads the whole file only when it is small."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(HEAD + 1)
+    except OSError:
+        return None
+    if len(head) <= HEAD:
+        try:
+            doc = json.loads(head)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        fmt = doc.get("format") if isinstance(doc, dict) else None
+        return fmt if isinstance(fmt, str) and fmt.startswith("opconform-") else None
+    m = _FORMAT.search(head.decode("utf-8", errors="replace"))
+    return m.group(1) if m else None
+
+
+def check_results_target(path: Path | str) -> None:
+    """Refuse to write a results file over a file that is not one (a baseline, a suite manifest, a
+    user's file): ValueError, one line. An empty file (mktemp's) may be written over."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a directory")
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    fmt = document_format(path)
+    if fmt == RESULTS_FORMAT:
+        return
+    what = f"an opconform {fmt.split('/')[0].removeprefix('opconform-')} file" if fmt else "not a results file"
+    raise ValueError(f"{path}: exists and is {what}; it would be overwritten (choose another path)")
+
+
+def differing_settings(settings: list[dict]) -> list[str]:
+    """The keys whose values are not the same in every settings dict (a missing key differs too)."""
+    keys = sorted({k for s in settings for k in s})
+    return [k for k in keys
+            if len({json.dumps(jsonable(s[k]), sort_keys=True) if k in s else None for s in settings}) > 1]
+
+
+def settings_text(settings: dict, keys: list[str] | None = None) -> str:
+    """"k=v, k2=v2" (of `keys`, default all; a key not set reads "k unset")."""
+    def value(v):
+        return v if isinstance(v, str) else json.dumps(jsonable(v), sort_keys=True)
+
+    return ", ".join(f"{k}={value(settings[k])}" if k in settings else f"{k} unset"
+                     for k in (sorted(settings) if keys is None else keys))
