@@ -157,6 +157,9 @@ def check_baseline_writable(path: str | os.PathLike) -> None:
     path = Path(path)
     if path.is_dir():
         raise GateError(f"--baseline {path}: is a directory")
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            raise GateError(f"--baseline {path}: {parent} is not a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(_lock_path(path), os.O_RDONLY | os.O_CREAT, 0o644))

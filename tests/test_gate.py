@@ -4,15 +4,18 @@ shards that together run every case once, and their usage errors."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
+import multiprocessing
 import os
 from pathlib import Path
 
-import importlib
-
 import pytest
 
-from runners.gate import RANK, is_better, is_worse, parse_shard, shard_of
+from runners.gate import (RANK, GateError, baseline_verdict, check_baseline_backend, check_baseline_writable,
+                          check_output_paths, is_better, is_worse, no_verdict_reason, parse_shard, read_baseline,
+                          shard_of, write_baseline)
+from runners.results import write_results
 
 pytest_plugins = ["pytester"]
 # pytester's in-process runs unload the modules they import, and onnx's C extension cannot be loaded
@@ -57,9 +60,10 @@ def test_baseline_gate_end_to_end(pytester, monkeypatch, suite):
             **{"raise": [a], "wrong_dtype": [b]})
     assert r.ret == 1  # recording does not hide failures
     doc = json.loads(base.read_text())
-    assert doc["format"] == "opconform-baseline/1" and doc["backend"]["name"] == "misbehaving"
-    assert doc["verdicts"][f"{a}[0]"] == "error" and doc["verdicts"][f"{b}[0]"] == "fail"
-    assert sum(v == "pass" for v in doc["verdicts"].values()) == len(PICKS) - 2
+    assert doc["format"] == "opconform-baseline/2" and doc["backend"]["name"] == "misbehaving"
+    verdicts = read_baseline(base)["verdicts"]
+    assert verdicts[f"{a}[0]"] == "error" and verdicts[f"{b}[0]"] == "fail"
+    assert sum(v == "pass" for v in verdicts.values()) == len(PICKS) - 2
 
     # same behaviour: known failures are xfails, the gate passes
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a], "wrong_dtype": [b]})
@@ -84,7 +88,7 @@ def test_a_failing_case_the_baseline_does_not_know_is_a_regression(pytester, mon
     base = pytester.path / "baseline.json"
     assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline").ret == 0
     doc = json.loads(base.read_text())
-    del doc["verdicts"][f"{PICKS[5]}[0]"]
+    del doc["items"][f"{PICKS[5]}[0]"]
     base.write_text(json.dumps(doc))
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [PICKS[5]]})
     assert r.ret == 1
@@ -114,11 +118,11 @@ def test_shard_is_a_stable_hash_of_the_case_name():
 def test_updating_a_baseline_from_one_shard_keeps_the_others(pytester, monkeypatch, suite):
     base = pytester.path / "baseline.json"
     assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline").ret == 0
-    full = json.loads(base.read_text())["verdicts"]
+    full = read_baseline(base)["verdicts"]
     victim = next(n for n in PICKS if shard_of(n, 2) == 1)
     run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline", "--shard", "1/2",
         **{"raise": [victim]})
-    after = json.loads(base.read_text())["verdicts"]
+    after = read_baseline(base)["verdicts"]
     assert after.keys() == full.keys()
     assert after[f"{victim}[0]"] == "error"
     assert {k: v for k, v in after.items() if k != f"{victim}[0]"} == {k: v for k, v in full.items() if k != f"{victim}[0]"}
@@ -145,3 +149,182 @@ def test_corrupt_baseline_is_a_usage_error(pytester, suite):
 
 def test_parse_shard():
     assert parse_shard("2/4") == (2, 4)
+
+
+# ---- baselines: format, content, settings ---------------------------------------------------------
+
+BACKEND = {"name": "b", "version": "1.0", "settings": {"device": "CPU"}}
+
+
+def item(case, verdict, content="h1", dataset=0):
+    return {"case": case, "dataset": dataset, "verdict": verdict, "content": content}
+
+
+def test_baseline_records_verdict_and_content_one_item_a_line(tmp_path):
+    base = tmp_path / "b.json"
+    write_baseline(base, [item("x", "fail"), item("x", "pass", dataset=1), item("y", "skipped")], BACKEND)
+    lines = base.read_text().splitlines()
+    assert '  "x[0]": {"content": "h1", "verdict": "fail"},' in lines
+    assert '  "x[1]": {"content": "h1", "verdict": "pass"}' in lines
+    doc = read_baseline(base)
+    assert doc["backend"] == BACKEND and doc["verdicts"] == {"x[0]": "fail", "x[1]": "pass"}  # skipped: not judged
+    assert json.loads(base.read_text())["format"] == "opconform-baseline/2"
+
+
+def test_a_changed_case_is_judged_as_new(tmp_path):
+    base = tmp_path / "b.json"
+    write_baseline(base, [item("x", "fail", content="old")], BACKEND)
+    doc = read_baseline(base)
+    assert baseline_verdict(doc, "x[0]", "old") == "fail"
+    assert baseline_verdict(doc, "x[0]", "new") is None and no_verdict_reason(doc, "x[0]") == "changed"
+    assert is_worse("fail", baseline_verdict(doc, "x[0]", "new"))  # its failure is not let through
+    assert baseline_verdict(doc, "x[0]", None) == "fail"  # no content to compare (no case.json): as recorded
+    assert baseline_verdict(doc, "z[0]", "old") is None and no_verdict_reason(doc, "z[0]") == "new"
+
+
+def test_format_1_baselines_are_read_and_compared_as_before(tmp_path):
+    base = tmp_path / "b.json"
+    base.write_text(json.dumps({"format": "opconform-baseline/1", "backend": BACKEND, "verdicts": {"x[0]": "fail"}}))
+    doc = read_baseline(base)
+    assert doc["items"] == {"x[0]": {"verdict": "fail", "content": None}}
+    assert baseline_verdict(doc, "x[0]", "anything") == "fail"
+    write_baseline(base, [item("y", "pass")], BACKEND)  # an update rewrites it as format 2, keeping x
+    assert read_baseline(base)["items"] == {"x[0]": {"verdict": "fail", "content": None},
+                                            "y[0]": {"verdict": "pass", "content": "h1"}}
+
+
+@pytest.mark.parametrize("doc", [
+    {"format": "opconform-baseline/2", "items": {"x[0]": "fail"}},
+    {"format": "opconform-baseline/2", "items": {"x[0]": {"content": "h"}}},
+    {"format": "opconform-baseline/2", "items": []},
+    {"format": "opconform-baseline/1", "verdicts": {"x[0]": 3}},
+])
+def test_malformed_baselines_are_one_line_errors(tmp_path, doc):
+    base = tmp_path / "b.json"
+    base.write_text(json.dumps(doc))
+    with pytest.raises(GateError, match="not a baseline file"):
+        read_baseline(base)
+
+
+def test_a_baseline_keeps_backends_and_settings_apart(tmp_path):
+    base = tmp_path / "b.json"
+    write_baseline(base, [item("x", "pass")], BACKEND)
+    doc = read_baseline(base)
+    check_baseline_backend(doc, dict(BACKEND, version="2.0"), base)  # a new version: what a gate compares
+    with pytest.raises(GateError, match=r"recorded for backend b, this run is c \(keep one baseline"):
+        check_baseline_backend(doc, dict(BACKEND, name="c"), base)
+    with pytest.raises(GateError, match="recorded with settings device=CPU, this run has device=GPU"):
+        check_baseline_backend(doc, dict(BACKEND, settings={"device": "GPU"}), base)
+    with pytest.raises(GateError, match="recorded with settings opt unset, this run has opt=1"):
+        check_baseline_backend(doc, dict(BACKEND, settings={"device": "CPU", "opt": 1}), base)
+    # an update from other settings is refused too, and leaves the file as it was
+    before = base.read_bytes()
+    with pytest.raises(GateError, match="recorded with settings"):
+        write_baseline(base, [item("x", "fail")], dict(BACKEND, settings={"device": "GPU"}))
+    assert base.read_bytes() == before
+
+
+def test_an_update_merges_into_what_the_file_holds_when_written(tmp_path):
+    # the run read the baseline at its start (empty); another shard wrote y since: y is kept
+    base = tmp_path / "b.json"
+    write_baseline(base, [item("x", "pass")], BACKEND)
+    stale = read_baseline(base)
+    write_baseline(base, [item("y", "fail")], BACKEND)
+    write_baseline(base, [item("x", "error")], BACKEND, stale)
+    assert read_baseline(base)["verdicts"] == {"x[0]": "error", "y[0]": "fail"}
+
+
+def _update_in_turn(base: str, worker: int, n: int, barrier) -> None:
+    barrier.wait()
+    for i in range(n):  # one write per item: as many read-modify-write cycles as possible
+        write_baseline(base, [item(f"w{worker}_{i}", "fail" if i % 2 else "pass")], BACKEND)
+
+
+def test_concurrent_updates_keep_every_verdict(tmp_path):
+    base = tmp_path / "b.json"
+    workers, n = 4, 25
+    ctx = multiprocessing.get_context("fork")
+    for _ in range(2):
+        base.unlink(missing_ok=True)
+        barrier = ctx.Barrier(workers)
+        procs = [ctx.Process(target=_update_in_turn, args=(str(base), w, n, barrier)) for w in range(workers)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        assert all(p.exitcode == 0 for p in procs)
+        verdicts = read_baseline(base)["verdicts"]
+        assert len(verdicts) == workers * n
+        assert all(verdicts[f"w{w}_{i}[0]"] == ("fail" if i % 2 else "pass") for w in range(workers) for i in range(n))
+
+
+# ---- output paths, checked before anything runs ---------------------------------------------------
+
+def test_report_must_not_replace_the_baseline(tmp_path):
+    base, report = tmp_path / "b.json", tmp_path / "r.json"
+    write_baseline(base, [item("x", "pass")], BACKEND)
+    with pytest.raises(GateError, match=r"--report .*b.json: is the --baseline file"):
+        check_output_paths(base, base)
+    with pytest.raises(GateError, match="is the --baseline file"):
+        check_output_paths(tmp_path / "sub" / ".." / "b.json", base)  # before the directory exists
+    os.link(base, tmp_path / "hard.json")
+    with pytest.raises(GateError, match="is the --baseline file"):
+        check_output_paths(tmp_path / "hard.json", base)
+    # a baseline given as --report alone (no --baseline) is refused too
+    with pytest.raises(GateError, match=r"exists and is an opconform baseline file; it would be overwritten"):
+        check_output_paths(base, None)
+    check_output_paths(report, base)  # a new file
+
+
+def test_report_overwrites_only_results_files(tmp_path):
+    results, notes, other, empty = (tmp_path / n for n in ("r.json", "notes.txt", "other.json", "empty.json"))
+    write_results(results, [], {"backend": {"name": "b"}})
+    notes.write_text("my notes\n")
+    other.write_text('{"format": "something"}')
+    empty.touch()
+    check_output_paths(results, None)  # the previous run's results: replaced
+    check_output_paths(empty, None)  # report=$(mktemp)
+    for path in (notes, other):
+        with pytest.raises(GateError, match=f"--report {path}: exists and is not a results file"):
+            check_output_paths(path, None)
+    with pytest.raises(GateError, match="is a directory"):
+        check_output_paths(tmp_path, None)
+    manifest = HERE.parent / "cases" / "manifest.json"
+    with pytest.raises(GateError, match="manifest.json: exists and is not a results file"):
+        check_output_paths(manifest, None)
+
+
+def test_a_large_results_file_is_recognised_from_its_head(tmp_path, monkeypatch):
+    from runners import results as results_module
+
+    monkeypatch.setattr(results_module, "HEAD", 256)
+    big = tmp_path / "big.json"
+    write_results(big, [item(f"case_{i}", "pass") for i in range(100)], {"backend": {"name": "b"}})
+    assert big.stat().st_size > 256
+    assert results_module.document_format(big) == "opconform-results/1"
+    check_output_paths(big, None)
+
+
+def test_baseline_writability_is_checked_at_the_start(tmp_path):
+    check_baseline_writable(tmp_path / "new" / "b.json")  # its directory is made
+    assert (tmp_path / "new").is_dir()
+    with pytest.raises(GateError, match="is a directory"):
+        check_baseline_writable(tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(GateError, match=r"--baseline .*file/b.json: .*file is not a directory"):
+        check_baseline_writable(tmp_path / "file" / "b.json")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_a_read_only_baseline_is_refused_at_the_start(tmp_path):
+    base = tmp_path / "b.json"
+    write_baseline(base, [], BACKEND)
+    base.chmod(0o444)
+    with pytest.raises(GateError, match="is read-only"):
+        check_baseline_writable(base)
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs Linux sysfs (a directory nobody may write)")
+def test_a_baseline_in_a_directory_nobody_may_write_is_refused_at_the_start():
+    with pytest.raises(GateError, match=r"--baseline /sys/b.json: cannot be written \(Permission denied"):
+        check_baseline_writable("/sys/b.json")
