@@ -53,6 +53,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write this run's verdicts to the --baseline file (items not run keep their old verdict)")
     group.addoption("--shard", default=None, metavar="I/N",
                     help="run only shard I of N (a stable split by case name; the N shards run every case once)")
+    group.addoption("--family", action="append", default=[], metavar="F",
+                    help="run only the cases of this family (repeatable); markers family_<F>, op_<Op> and "
+                         "kind_<kind> select with -m too")
     group.addoption("--isolation", default="process", choices=("process", "none"),
                     help="process (default): the backend runs in a worker process, so a crash or hang costs "
                          "one data set; none: in the pytest process (for debugging a backend)")
@@ -61,6 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("backend", None)
     if not spec:
+        _refuse_cases_without_backend(config)
         return
     from runners.backends.base import UnknownBackend
     from runners.backends.registry import get_backend
@@ -71,6 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(_one_line(str(exc))) from None
     except Exception as exc:  # noqa: BLE001 - a backend that fails to load is a user-facing error
         raise pytest.UsageError(f"--backend {spec}: cannot load: {type(exc).__name__}: {_one_line(str(exc))}") from None
+    families = _check_families(config.getoption("family"))
     xfails = read_patterns(config.getoption("xfails_file"), "--xfails-file")
     skips = read_patterns(config.getoption("skips_file"), "--skips-file")
     report = config.getoption("report")
@@ -80,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not timeout > 0:
         raise pytest.UsageError(f"--case-timeout {timeout:g}: must be a positive number of seconds")
     run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report)
+    run.families = families
     _configure_gate(config, run)
     if config.getoption("isolation") == "process":
         from runners.worker import IsolatedRunner
@@ -89,6 +95,43 @@ def pytest_configure(config: pytest.Config) -> None:
         if not (config.getoption("collectonly") or xdist_controller):
             run.isolated.launch()  # the worker loads the backend while this process collects
     config.pluginmanager.register(run, PLUGIN_NAME)
+
+
+def _refuse_cases_without_backend(config: pytest.Config) -> None:
+    """`pytest SUITE` without --backend would collect nothing and say nothing: an argument that is a suite,
+    one of its kind folders, a case directory or a case's model needs a backend, so say so. Other pytest runs
+    (whose arguments are none of these) are left alone."""
+    from generator.serialize import is_suite
+
+    base = config.invocation_params.dir
+    for arg in config.args:
+        path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
+        if path.name == "model.onnx":
+            path = path.parent
+        if path.is_dir() and (is_case_dir(path) or is_suite(path) or is_suite(path.parent)):
+            raise pytest.UsageError(f"{arg}: opconform cases run only with --backend NAME "
+                                    "(`opconform backends` lists the backends)")
+
+
+def _check_families(names: list[str]) -> frozenset[str]:
+    from generator.families import FAMILIES
+
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown:
+        raise pytest.UsageError(f"--family {unknown[0]}: unknown family; known: {', '.join(FAMILIES)}")
+    return frozenset(names)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, config):
+    """Around the terminal reporter's own summary: the counts per verdict come after its short test summary,
+    right above pytest's last line (which says only passed / failed / skipped)."""
+    try:
+        return (yield)
+    finally:
+        run = config.pluginmanager.get_plugin(PLUGIN_NAME)
+        if run is not None and run.verdicts and not run.is_worker:
+            terminalreporter.write_line(verdict_line(run.verdicts, f"{run.name} {run.version}"))
 
 
 def _configure_gate(config: pytest.Config, run: "OpconformRun") -> None:
@@ -217,6 +260,10 @@ def _child_id(parent, name: str) -> str:
     return f"{parent.nodeid}/{name}" if parent.nodeid else name
 
 
+def _run(config) -> "OpconformRun":
+    return config.pluginmanager.get_plugin(PLUGIN_NAME)
+
+
 class CaseDir(_InCase, pytest.Collector):
     """One case directory. Its only child is its model.onnx, so that an item's node id
     (`<case dir>/model.onnx::<case name>[<i>]`) can be given on the command line; pytest refuses
@@ -227,6 +274,7 @@ class CaseDir(_InCase, pytest.Collector):
     lookups cost seconds) and captures output around every File's collection."""
 
     n_datasets: int | None = None  # when the folder that holds the case has counted them already
+    family: str | None = None  # from the suite's manifest or case.json (for --family)
 
     @classmethod
     def at(cls, parent, path: Path) -> "CaseDir":
@@ -237,7 +285,10 @@ class CaseDir(_InCase, pytest.Collector):
                 nodeid = path.relative_to(parent.config.rootpath).as_posix()
             except ValueError:
                 nodeid = path.as_posix()
-        return cls.from_parent(parent, name=path.name, path=path, nodeid=nodeid)
+        d = cls.from_parent(parent, name=path.name, path=path, nodeid=nodeid)
+        run = _run(parent.config)
+        run.mark_case(d, run.case_entries(path.parent).get(path.name))
+        return d
 
     def collect(self):
         path = self.path / "model.onnx"
@@ -282,6 +333,8 @@ class CasesDir(pytest.Dir):
         config, ihook = self.config, self.ihook
         ignoring = bool(config.getoption("ignore", None) or config.getoption("ignore_glob", None))
         as_nodes = self._argument_inside()
+        run = _run(config)
+        listed = run.case_entries(self.path)  # the manifest's entries for this folder's cases
         with os.scandir(self.path) as it:
             entries = sorted(it, key=lambda e: e.name)
         for e in entries:
@@ -290,6 +343,7 @@ class CasesDir(pytest.Dir):
             if n is not None and not ignoring:
                 d = CaseDir.from_parent(self, name=e.name, path=path, nodeid=_child_id(self, e.name))
                 d.n_datasets = n
+                run.mark_case(d, listed.get(e.name))
                 if as_nodes:
                     yield d
                 else:  # the items straight away: no collection round per case directory and model
@@ -312,20 +366,17 @@ class SuiteDir(CasesDir):
 
     def collect(self):
         yield from super().collect()
-        from generator.serialize import CaseError, read_manifest
-
-        try:
-            entries = read_manifest(self.path).get("cases") or []
-        except CaseError:
-            return  # is_suite read it a moment ago; nothing to add if it changed since
+        entries = (_run(self.config).manifest(self.path) or {}).get("cases")
         root = str(self.path)
-        for e in entries:
+        for e in entries if isinstance(entries, list) else ():
             if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not isinstance(e.get("kind"), str):
                 continue
             if not os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
                 case_dir = self.path / e["kind"] / e["name"]
-                yield MissingCaseItem.from_parent(self, name=f"{e['name']}[0]", case_name=e["name"], index=0,
-                                                  expected_dir=case_dir)
+                item = MissingCaseItem.from_parent(self, name=f"{e['name']}[0]", case_name=e["name"], index=0,
+                                                   expected_dir=case_dir)
+                _run(self.config).mark_case(item, e)
+                yield item
 
 
 class CaseItem(_InCase, pytest.Item):
@@ -338,6 +389,10 @@ class CaseItem(_InCase, pytest.Item):
     @property
     def case_dir(self) -> Path:
         return self.path.parent
+
+    @property
+    def family(self) -> str | None:
+        return self.parent.parent.family  # CaseItem -> CaseFile -> CaseDir
 
     def runtest(self) -> None:
         from runners.results import CRASH, PASS, PROBE, TIMEOUT, UNSUPPORTED
@@ -368,6 +423,8 @@ class CaseItem(_InCase, pytest.Item):
 
 class MissingCaseItem(CaseItem):
     """A case the suite manifest lists but whose directory (or model.onnx) is missing."""
+
+    family = None  # set by mark_case from the manifest entry
 
     def __init__(self, *, expected_dir: Path, **kwargs):
         super().__init__(**kwargs)
@@ -420,9 +477,58 @@ class OpconformRun:
         self.better: list[str] = []
         self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.tier_counts: dict[str, dict[str, int]] = {}  # family -> data sets judged / passing per tier
-        self.written = False
+        self.verdicts: dict[str, int] = {}  # verdict -> items (the summary's last line)
+        self.written = False  # the results file
+        self.baseline_written = False
         self._items: list = []  # the session's items, in run order (for _following)
         self._positions: dict[int, int] = {}
+        self.families: frozenset[str] = frozenset()  # --family: run only these
+        self._manifests: dict[str, dict | None] = {}  # dir -> its suite manifest, None if not a suite
+        self._indexes: dict[str, dict] = {}  # suite dir -> {kind: {name: manifest entry}}
+        self._markers: dict[tuple[str, str], object] = {}  # (field, value) -> its MarkDecorator
+
+    # ---- markers ----------------------------------------------------------------------
+    def case_entries(self, folder: Path) -> dict:
+        """{case name: manifest entry} of the cases in `folder` when it is a kind folder of a suite (the
+        manifest is read once per suite), else {}."""
+        suite, kind = os.path.split(folder)
+        index = self._indexes.get(suite)
+        if index is None:
+            index = self._indexes[suite] = _manifest_index(self.manifest(Path(suite)))
+        return index.get(kind, {})
+
+    def manifest(self, path: Path) -> dict | None:
+        """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
+        key = str(path)
+        if key not in self._manifests:
+            self._manifests[key] = _read_suite_manifest(path)
+        return self._manifests[key]
+
+    def mark_case(self, node, entry: dict | None = None) -> None:
+        """Markers family_<family>, op_<op>, kind_<kind> on a case node, which its items inherit (for -m and
+        -k), and node.family for --family. They come from the suite's manifest entry of the case, else from
+        its case.json; a plain ONNX node test gets none. Only for selecting: the run itself reads and checks
+        case.json."""
+        if entry is None or "family" not in entry:
+            try:
+                entry = json.loads((node.path / "case.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                entry = {}
+            entry = entry if isinstance(entry, dict) else {}
+        family = entry.get("family")
+        node.family = family if isinstance(family, str) else None
+        for field in ("family", "op", "kind"):
+            value = entry.get(field)
+            if isinstance(value, str) and value:
+                node.add_marker(self._marker(field, value))
+
+    def _marker(self, field: str, value: str):
+        mark = self._markers.get((field, value))
+        if mark is None:  # registered first, so that --strict-markers accepts it
+            name = f"{field}_{_identifier(value)}"
+            self.config.addinivalue_line("markers", f"{name}: opconform cases whose {field} is {value}")
+            mark = self._markers[field, value] = getattr(pytest.mark, name)
+        return mark
 
     # ---- running ----------------------------------------------------------------------
     def load(self, path: Path):
@@ -510,8 +616,8 @@ class OpconformRun:
         kind = meta.get("kind") if meta.get("kind") in ("node", "graph", "negative", "probe") else None
         return Result(case=item.case_name, dataset=index, kind=kind or _kind_of(item.case_dir), verdict=ERROR,
                       message="", backend=self.name, backend_version=self.version, tier=self.tier,
-                      settings=self.settings, op=meta.get("op"), family=meta.get("family"),
-                      params=meta.get("params"))
+                      settings=self.settings, op=_str_or_none(meta.get("op")), family=_str_or_none(meta.get("family")),
+                      params=meta.get("params") if isinstance(meta.get("params"), dict) else None)
 
     # ---- hooks ------------------------------------------------------------------------
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
@@ -535,22 +641,27 @@ class OpconformRun:
     def pytest_collect_directory(self, path: Path, parent):
         if is_case_dir(path):
             return CaseDir.at(parent, path)
-        from generator.serialize import is_suite
-
-        if is_suite(path):
+        if self.manifest(path) is not None:
             return SuiteDir.from_parent(parent, path=path)
         if (path / "__init__.py").is_file():
             return None  # a Python package: pytest's own collector
         return CasesDir.from_parent(parent, path=path)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        if self.families:
+            keep = [it for it in items if not isinstance(it, CaseItem) or it.family in self.families]
+            if len(keep) != len(items):
+                kept = set(map(id, keep))
+                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
+                items[:] = keep
         if self.shard is not None:
             from runners.gate import shard_of
 
             i, n = self.shard
             keep = [it for it in items if not isinstance(it, CaseItem) or shard_of(it.case_name, n) == i]
             if len(keep) != len(items):
-                config.hook.pytest_deselected(items=[it for it in items if it not in set(keep)])
+                kept = set(map(id, keep))
+                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
                 items[:] = keep
         if not (self.xfails or self.skips):
             return
@@ -581,15 +692,19 @@ class OpconformRun:
             return rep
         record = None
         if call.when == "call" and item.result is not None:
+            rep.opconform_verdict = item.result.verdict  # for the verdict counts (xdist carries it)
             if item.result.verdict == "unsupported" and rep.skipped and isinstance(rep.longrepr, tuple):
                 rep.longrepr = (os.fspath(item.case_dir), None, rep.longrepr[2])  # the case, not this plugin
             if self.want_records:
                 record = item.result.to_record()
             if item.result.kind in ("node", "graph"):  # for the tiers-met summary (JSON: xdist carries it)
                 r = item.result
-                rep.opconform_tiers = json.dumps([r.family or r.op or "(no family)", r.verdict, r.tiers_met or []])
+                family = r.family or r.op or "(no family)"
+                rep.opconform_tiers = json.dumps([str(family), r.verdict, r.tiers_met or []])
             item.result = None  # probe outputs can be large: keep them only in the record
-        elif call.when == "setup" and rep.skipped and self.want_records:
+        elif call.when == "setup" and rep.skipped:
+            rep.opconform_verdict = "skipped"
+        if call.when == "setup" and rep.skipped and self.want_records:
             from runners.results import SKIPPED, Result
 
             reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
@@ -609,6 +724,9 @@ class OpconformRun:
         return rep
 
     def pytest_runtest_logreport(self, report) -> None:
+        verdict = getattr(report, "opconform_verdict", None)
+        if verdict is not None and not self.is_worker:
+            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
         record = getattr(report, "opconform_record", None)
         if record is not None and not self.is_worker:
             self.records.append(json.loads(record))
@@ -633,14 +751,29 @@ class OpconformRun:
         if self.is_worker:
             return
         _drop_silent_reports(self.config)
+        # the results file first: whatever else fails, the run's verdicts are not lost
+        if self.report is not None and self._save(session, "--report", self.report, self._write_report, exitstatus):
+            self.written = True
         if self.baseline_path is not None and self.config.getoption("update_baseline"):
-            from runners.gate import write_baseline
+            self.baseline_written = self._save(session, "--baseline", self.baseline_path, self._write_baseline)
 
-            write_baseline(self.baseline_path, self.records,
-                           {"name": self.name, "version": self.version, "settings": self.settings},
-                           self.previous_baseline)
-        if self.report is None:
-            return
+    def _save(self, session, option: str, path: Path, write, *args) -> bool:
+        """Run one of the session's writes; a failure is one red line and a failing exit status, and the
+        other writes still happen."""
+        try:
+            write(*args)
+            return True
+        except Exception as exc:  # noqa: BLE001 - the session must end with its other files written
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(str(exc)) or type(exc).__name__
+            tr = self.config.pluginmanager.get_plugin("terminalreporter")
+            if tr is not None:
+                tr.write("\n")
+                tr.write_line(f"opconform: cannot write {option} {path}: {why}", red=True)
+            if session.exitstatus == 0:
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            return False
+
+    def _write_report(self, exitstatus) -> None:
         from runners.results import write_results
 
         header = {
@@ -653,16 +786,14 @@ class OpconformRun:
             "skips_file": self.config.getoption("skips_file"),
             "tiers_met_by_family": tiers_met_by_family(self.tier_counts),
         }
-        try:
-            write_results(self.report, self.records, header)
-            self.written = True
-        except OSError as exc:
-            tr = self.config.pluginmanager.get_plugin("terminalreporter")
-            msg = f"opconform: cannot write --report {self.report}: {exc.strerror or exc}"
-            if tr is not None:
-                tr.write("\n")
-                tr.write_line(msg, red=True)
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR if exitstatus == 0 else exitstatus
+        write_results(self.report, self.records, header)
+
+    def _write_baseline(self) -> None:
+        from runners.gate import write_baseline
+
+        write_baseline(self.baseline_path, self.records,
+                       {"name": self.name, "version": self.version, "settings": self.settings},
+                       self.previous_baseline)
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.tier_counts and not self.is_worker:
@@ -670,7 +801,7 @@ class OpconformRun:
                 terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line(f"opconform: results written to {self.report}")
-        if self.baseline_path is not None and self.config.getoption("update_baseline") and not self.is_worker:
+        if self.baseline_written:
             terminalreporter.write_line(f"opconform: baseline written to {self.baseline_path}")
         if self.baseline is not None and not self.is_worker:
             tr = terminalreporter
@@ -682,6 +813,15 @@ class OpconformRun:
                 tr.write_line(f"  better     {line}", green=True)
             if self.better:
                 tr.write_line("  (record the improvements with --update-baseline)")
+
+
+def verdict_line(verdicts: dict[str, int], backend: str) -> str:
+    """The run's items per verdict, in the report's order: pytest says only passed / failed / skipped."""
+    from runners.report import ORDER
+
+    order = {v: i for i, v in enumerate(ORDER)}
+    parts = [f"{n} {v}" for v, n in sorted(verdicts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+    return f"opconform verdicts on {backend}: {', '.join(parts)}"
 
 
 def count_tiers(counts: dict[str, dict[str, int]], family: str, verdict: str, tiers_met: list[str]) -> None:
@@ -734,6 +874,35 @@ def _wont_run(item) -> bool:
         return True
     xfail = item.get_closest_marker("xfail")
     return xfail is not None and not xfail.kwargs.get("run", True)
+
+
+def _read_suite_manifest(path: Path) -> dict | None:
+    from generator.serialize import CaseError, SUITE_FORMAT, read_manifest
+
+    try:
+        doc = read_manifest(path)
+    except CaseError:
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT else None
+
+
+def _manifest_index(manifest: dict | None) -> dict:
+    """{kind: {name: entry}} of a suite manifest's cases."""
+    entries = (manifest or {}).get("cases")
+    index: dict[str, dict] = {}
+    for e in entries if isinstance(entries, list) else ():
+        if isinstance(e, dict) and isinstance(e.get("kind"), str) and isinstance(e.get("name"), str):
+            index.setdefault(e["kind"], {})[e["name"]] = e
+    return index
+
+
+def _str_or_none(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _identifier(text: str) -> str:
+    """A marker name part -m can spell: letters, digits and underscores."""
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in text)
 
 
 def _kind_of(case_dir: Path) -> str:

@@ -82,10 +82,21 @@ def outcome_lines(result) -> str:
 # ---------------------------------------------------------------------------------------------
 # collection and the option surface
 # ---------------------------------------------------------------------------------------------
-def test_nothing_collected_or_printed_without_backend(pytester, suite):
-    result = pytester.runpytest(str(suite))
+def test_nothing_collected_or_printed_without_backend(pytester):
+    """A pytest run that names no case leaves the plugin silent."""
+    pytester.mkdir("empty")
+    result = pytester.runpytest("empty")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    assert not [line for line in result.outlines if line.startswith("opconform:")]
+    assert not [line for line in result.outlines if line.startswith("opconform")]
+
+
+@pytest.mark.parametrize("where", ["", "node", f"node/{F16}", f"node/{F16}/model.onnx::{F16}[0]"])
+def test_cases_without_backend_is_a_usage_error(pytester, suite, where):
+    """`pytest SUITE` without --backend said nothing and collected nothing."""
+    arg = f"suite/{where}" if where else "suite"
+    result = pytester.runpytest(arg)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {arg.replace('[', '[[]')}: opconform cases run only with --backend NAME*"])
 
 
 @pytest.mark.parametrize("backend", ["opconform", "onnxruntime"])
@@ -138,6 +149,45 @@ def test_k_selects_items(pytester, suite):
     result.assert_outcomes(passed=1, deselected=2)
 
 
+@pytest.fixture
+def families(pytester: pytest.Pytester) -> Path:
+    """A suite of 2 cast items and 1 item whose case says it is of the dynamic_quantize_linear family; the
+    manifest lists family and op of one case only (the others come from case.json)."""
+    dql = cast_case("test_dql_like", "float32", "float16", [[1.0]], family="dynamic_quantize_linear")
+    dql.meta["op"] = "DynamicQuantizeLinear"
+    cases = [cast_case(F16, "float32", "float16", [[1.0], [2.0]]), dql]
+    root = pytester.path / "suite"
+    for c in cases:
+        write_case(c, root)
+    write_manifest(root, {}, [{"name": F16, "kind": "node", "family": "cast", "op": "Cast"},
+                              {"name": "test_dql_like", "kind": "node"}])
+    return root
+
+
+@pytest.mark.parametrize("args, selected", [
+    (["--family", "dynamic_quantize_linear"], ["test_dql_like[0]"]),
+    (["--family", "cast"], [f"{F16}[0]", f"{F16}[1]"]),
+    (["--family", "cast", "--family", "dynamic_quantize_linear"], [f"{F16}[0]", f"{F16}[1]", "test_dql_like[0]"]),
+    (["-m", "family_dynamic_quantize_linear"], ["test_dql_like[0]"]),
+    (["-m", "op_Cast and kind_node"], [f"{F16}[0]", f"{F16}[1]"]),
+    (["-m", "not op_DynamicQuantizeLinear", "--strict-markers"], [f"{F16}[0]", f"{F16}[1]"]),
+    (["-k", "dynamic_quantize_linear"], ["test_dql_like[0]"]),
+])
+def test_select_by_family_op_and_kind(pytester, families, args, selected):
+    """-k dynamic_quantize_linear matched nothing: a case's family, op and kind are markers (from the
+    manifest, else case.json), and --family selects families."""
+    result = pytester.runpytest("suite", "--backend", "opconform", "-v", *args)
+    result.assert_outcomes(passed=len(selected))
+    for name in selected:
+        result.stdout.fnmatch_lines([f"*::{name.replace('[', '[[]')} PASSED*"])
+
+
+def test_unknown_family_is_a_usage_error(pytester, families):
+    result = pytester.runpytest("suite", "--backend", "opconform", "--family", "casts")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --family casts: unknown family; known: cast, *"])
+
+
 def test_unknown_backend_is_a_usage_error(pytester, suite):
     result = pytester.runpytest(str(suite), "--backend", "nosuch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -174,6 +224,40 @@ def test_wrong_expected_value_fails_with_the_mismatch(pytester, suite):
     ])
     out = outcome_lines(result)
     assert "pytest_plugin.py" not in out and "Traceback" not in out and "raise CaseFailure" not in out
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_the_run_ends_with_the_counts_per_verdict(pytester, suite, xdist):
+    """pytest says "failed" for fail, error, invalid-case, crash and timeout alike: the last lines say
+    which, after the short test summary."""
+    rewrite_expected(suite / "node" / F16, dataset=1, index=3, value=np.float16(2.0))
+    (suite / "node" / F8 / "case.json").write_text("{")  # invalid-case
+    result = pytester.runpytest_subprocess(str(suite), "--backend", "opconform", *xdist)
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines([
+        "*short test summary info*",
+        "FAILED *",
+        "FAILED *",
+        "opconform verdicts on opconform *: 1 pass, 1 fail, 1 invalid-case",
+        "*1 passed*",
+    ], consecutive=True)
+
+
+def test_a_failing_write_at_the_end_loses_no_other_file(pytester, suite, monkeypatch):
+    """The results file is written first; a write that fails is one line and a failing exit status."""
+    import runners.gate
+
+    def boom(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runners.gate, "write_baseline", boom)
+    result = pytester.runpytest(str(suite), "--backend", "opconform", "--report", "r.json",
+                                "--baseline", "b.json", "--update-baseline")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    result.stdout.fnmatch_lines(["opconform: cannot write --baseline */b.json: No space left on device",
+                                 "opconform: results written to */r.json"])
+    assert json.loads((pytester.path / "r.json").read_text())["counts"] == {"pass": 3}
+    assert "Traceback" not in outcome_lines(result)
 
 
 def test_corrupt_file_is_invalid_case_and_the_session_goes_on(pytester, suite):
