@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import gc
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -37,6 +38,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run opconform / ONNX node-test case directories on this backend "
                          "(`opconform backends` lists them; module:attr names any onnx.backend.base.Backend "
                          "or opconform Backend). Without it no case is collected.")
+    group.addoption("--backend-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="configure the backend (repeatable): e.g. providers=..., graph_optimization_level=... "
+                         "for onnxruntime, device=... for openvino (docs/backends.md lists each backend's keys)")
     group.addoption("--tier", default="strict", choices=TIERS,
                     help="comparison tier (default strict): tolerant allows +-1 on quantized outputs")
     group.addoption("--xfails-file", default=None, metavar="FILE",
@@ -69,8 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from runners.backends.base import UnknownBackend
     from runners.backends.registry import get_backend
 
+    options = parse_backend_options(config.getoption("backend_option"))
     try:
-        backend = get_backend(spec)
+        backend = get_backend(spec, options or None)
     except UnknownBackend as exc:
         raise pytest.UsageError(_one_line(str(exc))) from None
     except Exception as exc:  # noqa: BLE001 - a backend that fails to load is a user-facing error
@@ -95,6 +100,20 @@ def pytest_configure(config: pytest.Config) -> None:
         if not (config.getoption("collectonly") or xdist_controller):
             run.isolated.launch()  # the worker loads the backend while this process collects
     config.pluginmanager.register(run, PLUGIN_NAME)
+
+
+def parse_backend_options(pairs: list[str]) -> dict[str, str]:
+    """--backend-option KEY=VALUE ... as a dict (the backend checks the keys and values)."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise pytest.UsageError(f"--backend-option {pair}: expected KEY=VALUE")
+        if key in options and options[key] != value:
+            raise pytest.UsageError(f"--backend-option {key}: given twice ({options[key]!r} and {value!r})")
+        options[key] = value
+    return options
 
 
 def _refuse_cases_without_backend(config: pytest.Config) -> None:
@@ -785,6 +804,8 @@ class OpconformRun:
             "xfails_file": self.config.getoption("xfails_file"),
             "skips_file": self.config.getoption("skips_file"),
             "tiers_met_by_family": tiers_met_by_family(self.tier_counts),
+            "suites": suites_run(self.config),
+            "shard": self.config.getoption("shard"),
         }
         write_results(self.report, self.records, header)
 
@@ -822,6 +843,29 @@ def verdict_line(verdicts: dict[str, int], backend: str) -> str:
     order = {v: i for i, v in enumerate(ORDER)}
     parts = [f"{n} {v}" for v, n in sorted(verdicts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
     return f"opconform verdicts on {backend}: {', '.join(parts)}"
+
+
+def suites_run(config: pytest.Config) -> dict[str, str]:
+    """{suite directory: sha256 of its manifest.json} for the suites the arguments name or lie in (a suite,
+    a kind folder, a case directory, a model.onnx) or hold as direct subdirectories: what ties a results
+    file to the suite it judged (the controller of an xdist run collects nothing, so not from collection)."""
+    from generator.serialize import MANIFEST, is_suite
+
+    base = config.invocation_params.dir
+    found: dict[str, str] = {}
+    for arg in config.args or ["."]:
+        path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
+        candidates = [path, *list(path.parents)[:3]]
+        if path.is_dir():
+            try:
+                candidates += [p for p in path.iterdir() if (p / MANIFEST).is_file()]
+            except OSError:
+                pass
+        for c in candidates:
+            if is_suite(c):
+                digest = hashlib.sha256((c / MANIFEST).read_bytes()).hexdigest()
+                found[_relpath(c, base)] = digest
+    return dict(sorted(found.items()))
 
 
 def count_tiers(counts: dict[str, dict[str, int]], family: str, verdict: str, tiers_met: list[str]) -> None:

@@ -384,6 +384,19 @@ def test_report_json(pytester, suite):
     assert bad["verdict"] == "invalid-case" and "test_data_set_0/output_0.pb" in bad["message"]
 
 
+@pytest.mark.parametrize("where", ["suite", f"suite/node/{F16}"])
+def test_report_ties_verdicts_to_the_suite_and_case_content(pytester, suite, where):
+    """The header names the suite and its manifest's hash (and the shard); each record the hash of its
+    case.json, which lists the hash of every file of the case."""
+    result = pytester.runpytest(where, "--backend", "opconform", "--report", "r.json", "--shard", "1/1")
+    assert result.ret == 0
+    doc = json.loads((pytester.path / "r.json").read_text())
+    assert doc["suites"] == {"suite": hashlib.sha256((suite / "manifest.json").read_bytes()).hexdigest()}
+    assert doc["shard"] == "1/1"
+    for r in doc["records"]:
+        assert r["content"] == hashlib.sha256((suite / "node" / r["case"] / "case.json").read_bytes()).hexdigest()
+
+
 def test_report_merges_xdist_workers(pytester, suite):
     more = [cast_case(f"test_cast_float32_to_bfloat16_{k}", "float32", "bfloat16", [[float(k), 0.5]] * 2)
             for k in range(3)]
