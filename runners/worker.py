@@ -7,32 +7,150 @@ verdict naming the signal; if it runs past the timeout it is killed and the data
 `timeout`. Either way the next data set starts a fresh worker and the run goes on.
 
 The worker is started with the "spawn" method: a fork of a process that already runs a backend's
-thread pools is not safe. The backend is named by its spec (a registry name or module:attr) and
-constructed inside the worker.
+thread pools is not safe. The backend is named by its spec (a registry name or module:attr) and its
+options (--backend-option, a dict of str) and constructed inside the worker.
+
+The worker runs under a memory cap (`memory` bytes, --case-memory; see DEFAULT_MEMORY). A data set that
+runs out of memory there (the backend raised MemoryError or said it failed to allocate) gets `error`
+with a message naming the cap, and the worker is restarted before the next data set: the verdict
+definitions (DESIGN.md, "Verdicts") call a backend that raises where a result is required `error`, and
+the process did not die (`crash` is a death by signal). A backend that leaks does not poison the
+items after it.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import re
 import signal
 import time
 from collections import deque
 from pathlib import Path
 
-from runners.results import CRASH, TIMEOUT, Result
+from runners.results import CRASH, ERROR, TIMEOUT, Result
+
+try:
+    import resource
+except ImportError:  # not on Windows: there the worker runs without a memory cap
+    resource = None
 
 DEFAULT_TIMEOUT = 60.0
+# The longest --case-timeout: the worker's pipe is polled with an int of milliseconds (at most 2**31 - 1 ms,
+# 24.8 days; beyond it, or inf, poll raises OverflowError).
+MAX_TIMEOUT = 1e6  # seconds, 11.6 days
+
+# The worker's memory cap is RLIMIT_DATA, not RLIMIT_AS. RLIMIT_AS counts address space that is only
+# reserved (PROT_NONE malloc arenas, library mappings): measured on the committed suite (9936 cases, every
+# data set, one worker; onnxruntime 1.32.0 / OpenVINO 2026.4.1, 2 cores), the worker peaked at VmPeak 571 MiB /
+# 1.4 GiB of address space for VmData 201 / 321 MiB (written memory) and VmHWM 90 / 124 MiB resident; the
+# reservations grow with the machine's core count (an arena and a thread per core), so an address-space cap
+# that suits 2 cores bites on 64. RLIMIT_DATA counts what can be written (heap, anonymous mappings, thread
+# stacks), and a runaway allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to
+# allocate" error. The default leaves 10x the largest measured VmData, and it stops a runaway case before it
+# takes the machine.
+DEFAULT_MEMORY = 4 << 30
+MIN_MEMORY = 64 << 20  # below this Python and a backend cannot even load (and "--case-memory 4" is a slip)
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+# What a backend says when an allocation fails (lower case): Python's MemoryError (and numpy's
+# _ArrayMemoryError; pybind11 turns C++'s std::bad_alloc into it), C++'s bad_alloc, onnxruntime's BFC arena
+# ("Failed to allocate memory for requested buffer") and OpenVINO's CPU plugin ("Failed to allocate N bytes").
+_OUT_OF_MEMORY = ("memoryerror", "bad_alloc", "failed to allocate")
+# The worker's exit code when MemoryError escapes its own code (reading a case, handling the outputs,
+# sending the answer): it says the worker ran out of memory, not that it crashed.
+_OUT_OF_MEMORY_EXIT = 86
+
 _CONTEXT = multiprocessing.get_context("spawn")
 
 
-def _serve(conn, backend_spec: str) -> None:
-    """Worker main loop: (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as
-    soon as it is known: ("result", Result) or ("case-error", (path, problem))."""
+def check_timeout(seconds: float) -> float:
+    """`seconds` as a float if it is a usable --case-timeout, else ValueError with one line (NaN, inf,
+    <= 0, above MAX_TIMEOUT). The caller names the option."""
+    if not seconds > 0:  # NaN too
+        raise ValueError("must be a positive number of seconds")
+    if not seconds <= MAX_TIMEOUT:
+        raise ValueError(f"must be at most {MAX_TIMEOUT:.0f} seconds ({MAX_TIMEOUT / 86400:.1f} days)")
+    return float(seconds)
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes from a --case-memory size: "4G", "512M", "1.5G", "65536K", "4294967296" (K, M, G, T are powers
+    of 1024, any case, an optional trailing B), or None for "none" (no cap). ValueError with one line
+    otherwise; the caller names the option."""
+    t = text.strip().upper()
+    if t == "NONE":
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*([KMGT]?)I?B?", t)
+    if m is None:
+        raise ValueError("not a size: give bytes with an optional K, M, G or T (powers of 1024), e.g. 4G or "
+                         "512M, or none for no cap")
+    size = int(float(m.group(1)) * _SIZE_UNITS[m.group(2)])
+    if size < MIN_MEMORY:
+        raise ValueError(f"at least {format_size(MIN_MEMORY)} (Python and a backend need that much to load)")
+    if size > 1 << 62:  # setrlimit takes a 64-bit value
+        raise ValueError("too large (give none for no cap)")
+    return size
+
+
+def format_size(size: int | None) -> str:
+    """"4G", "512M", "1.5G", ... (what parse_size reads back); "none" for None."""
+    if size is None:
+        return "none"
+    for unit in "TGMK":
+        if size >= _SIZE_UNITS[unit]:
+            return f"{size / _SIZE_UNITS[unit]:.4g}{unit}"
+    return str(size)
+
+
+def _cap_memory(memory: int | None) -> None:
+    """Cap the worker's writable memory (RLIMIT_DATA, see DEFAULT_MEMORY): soft limit only, never above
+    the hard limit the worker was given."""
+    if memory is None or resource is None:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        memory = min(memory, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, hard))
+
+
+def _says_out_of_memory(text: str) -> bool:
+    return any(m in text.lower() for m in _OUT_OF_MEMORY)
+
+
+def out_of_memory(r: Result) -> bool:
+    """True when the data set ended because an allocation failed (the backend's words, _OUT_OF_MEMORY)."""
+    return _says_out_of_memory(f"{r.error or ''} {r.message}")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None) -> None:
+    """The worker process: the loop below under the memory cap. A MemoryError that escapes it (the
+    worker's own reading or sending) ends the worker with _OUT_OF_MEMORY_EXIT, charged to the data set
+    it was on."""
+    _cap_memory(memory)
+    try:
+        _loop(conn, backend_spec, options)
+    except MemoryError:
+        os._exit(_OUT_OF_MEMORY_EXIT)  # no clean-up: it may need the memory there is none of
+
+
+def _loop(conn, backend_spec: str, options: dict[str, str] | None) -> None:
+    """Worker main loop: ("ready", None) once the backend is loaded, or ("failed", one line) if it cannot
+    be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it is
+    known: ("result", Result) or ("case-error", (path, problem))."""
     from generator.serialize import CaseError, read_case
     from runners.backends.registry import get_backend
     from runners.execute import PreparedCache, run_case_dataset
 
-    backend = get_backend(backend_spec)
+    try:
+        backend = get_backend(backend_spec, options)
+    except Exception as exc:  # noqa: BLE001 - reported once by the runner (WorkerDied), not as a traceback
+        conn.send(("failed", _one_line(exc)))
+        return
     prepared = PreparedCache()
     cases: dict = {}
     conn.send(("ready", None))
@@ -71,16 +189,25 @@ def describe_exit(exitcode: int | None) -> str:
 
 
 class WorkerDied(Exception):
-    """The worker could not even start (the backend failed to load there)."""
+    """The worker could not even start (the backend failed to load there). One line; raised again by every
+    later run without a new attempt (it would fail the same way)."""
 
 
 class IsolatedRunner:
-    """Runs data sets of cases on a backend in a worker process that is restarted after a death."""
+    """Runs data sets of cases on a backend in a worker process that is restarted after a death.
 
-    def __init__(self, backend_spec: str, timeout: float = DEFAULT_TIMEOUT, startup_timeout: float = 300.0):
+    timeout: seconds one data set may take (check_timeout; ValueError otherwise); memory: the worker's cap
+    in bytes (parse_size; None for no cap); options: the backend's --backend-option dict, handed to
+    get_backend in the worker."""
+
+    def __init__(self, backend_spec: str, timeout: float = DEFAULT_TIMEOUT, *, memory: int | None = DEFAULT_MEMORY,
+                 options: dict[str, str] | None = None, startup_timeout: float = 300.0):
         self.backend_spec = backend_spec
-        self.timeout = timeout
+        self.timeout = check_timeout(timeout)
+        self.memory = memory
+        self.options = dict(options) if options else None  # plain and picklable for the spawned worker
         self.startup_timeout = startup_timeout
+        self._failed: str | None = None  # why the backend could not load in the worker (WorkerDied)
         self._proc = None
         self._conn = None
         self._inflight: deque = deque()  # (case dir, index, tier) the worker owes an answer for, in order
@@ -97,8 +224,8 @@ class IsolatedRunner:
         if self._proc is not None:
             return
         parent, child = _CONTEXT.Pipe()
-        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec), daemon=True,
-                                name="opconform-worker")
+        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory),
+                                daemon=True, name="opconform-worker")
         proc.start()
         child.close()
         self._proc, self._conn, self._ready_seen = proc, parent, False
@@ -106,19 +233,32 @@ class IsolatedRunner:
 
     def _start(self) -> None:
         """Launch the worker if it is not running, and wait until it has loaded the backend."""
+        if self._failed is not None:
+            raise WorkerDied(self._failed)
         self.launch()
         if self._ready_seen:
             return
         parent = self._conn
         if not parent.poll(self.startup_timeout):
             self._kill()
-            raise WorkerDied(f"the worker did not start within {self.startup_timeout:g} s")
+            self._give_up(f"the worker did not start within {self.startup_timeout:g} s")
         try:
-            parent.recv()
+            what, text = parent.recv()
         except EOFError:
             code = self._reap()
-            raise WorkerDied(f"the worker died while loading the backend ({describe_exit(code)})") from None
+            self._give_up(f"the worker died while loading the backend ({describe_exit(code)})",
+                          code == _OUT_OF_MEMORY_EXIT)
+        if what == "failed":
+            self._kill()
+            self._give_up(f"the backend cannot be loaded in the worker: {text}", _says_out_of_memory(text))
         self._ready_seen = True
+
+    def _give_up(self, why: str, oom: bool = False):
+        """Raise WorkerDied(why), now and for every later run; oom: it ran out of memory (name the cap)."""
+        if oom:
+            why += f" (out of memory under --case-memory {format_size(self.memory)})"
+        self._failed = why
+        raise WorkerDied(why)
 
     def _reap(self) -> int | None:
         proc = self._proc
@@ -212,20 +352,45 @@ class IsolatedRunner:
         key = self._inflight[0]
         try:
             if self._conn.poll(self.timeout):
-                self._ready[key] = self._conn.recv()
+                answer = self._ready[key] = self._conn.recv()
                 self._inflight.popleft()
                 self._since = time.perf_counter()
+                if answer[0] == "result" and out_of_memory(answer[1]):
+                    self._out_of_memory(answer[1])
                 return True
         except (EOFError, OSError, BrokenPipeError):
             code = self._reap()
+            if code == _OUT_OF_MEMORY_EXIT:
+                self._fail(key, ERROR, f"out of memory (--case-memory {format_size(self.memory)}) in "
+                                       "opconform's own code (reading the case, handling or sending the outputs); "
+                                       "the run goes on in a new worker", "MemoryError")
+                return None
             self._fail(key, CRASH,
-                       f"the backend's worker process died ({describe_exit(code)}); the run goes on in a new worker",
-                       describe_exit(code))
+                       f"the backend's worker process died ({describe_exit(code)}); the run goes on in a new worker"
+                       + self._abort_hint(code), describe_exit(code))
             return None
         self._kill()
         self._fail(key, TIMEOUT, f"no answer within {self.timeout:g} s (--case-timeout); the worker was "
                                  "killed and the run goes on in a new one", None)
         return None
+
+    def _out_of_memory(self, r: Result) -> None:
+        """A data set that ran out of memory: `error` naming the cap (a probe only records it), and a fresh
+        worker for what comes next (what this one still owed is asked of the new one)."""
+        label = f"{r.case}[{r.dataset}]"
+        if r.kind != "probe":
+            r.verdict = ERROR  # also a negative case's: failing to allocate is not refusing the model
+        what = r.error if _says_out_of_memory(r.error or "") else r.message.removeprefix(f"{label}: ")
+        r.message = (f"{label}: out of memory (--case-memory {format_size(self.memory)}): {what}; "
+                     "the worker was restarted")
+        self._kill()
+
+    def _abort_hint(self, code: int | None) -> str:
+        """Why an abort may be the memory cap's doing (a C++ backend's uncaught std::bad_alloc aborts)."""
+        if self.memory is None or code != -signal.SIGABRT:
+            return ""
+        return (f" (it ran under --case-memory {format_size(self.memory)}: an allocation that fails there can "
+                "end in an abort)")
 
     def _fail(self, key, verdict: str, text: str, error: str | None) -> None:
         self._inflight.clear()

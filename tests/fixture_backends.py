@@ -2,7 +2,10 @@
 
 Chosen by the environment (spawned worker processes inherit it), one variable per behaviour, each a
 comma-separated list of case names (every data set) or `name[i]` (data set i only):
-OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE. Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path.
+OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEAK (keeps another
+OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
+_OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory).
+Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import time
 import numpy as np
 
 from runners.backends.opconform import OpconformBackend
+
+_LEAKED: list = []  # what LEAK keeps, for the life of the worker
 
 
 def _chosen(what: str, case, inputs) -> bool:
@@ -41,12 +46,22 @@ class Misbehaving(OpconformBackend):
             os.abort()
         if _chosen("HANG", case, inputs):
             time.sleep(3600)
+        if _chosen("LEAK", case, inputs):
+            # allocated, never written: it counts against the worker's cap (RLIMIT_DATA) without using RAM
+            _LEAKED.append(np.empty(int(os.environ.get("OPCONFORM_TEST_LEAK_MIB", "128")) << 20, np.uint8))
         if _chosen("RAISE", case, inputs):
             raise RuntimeError("fixture backend: raised on purpose")
         outputs = super().run(prepared, inputs)
+        if _chosen("OURS_OOM", case, inputs):
+            return _OutOfMemory()
         if _chosen("WRONG_DTYPE", case, inputs):
             outputs = [np.asarray(o).astype(np.float64) if np.asarray(o).dtype != np.float64
                        else np.asarray(o).astype(np.float32) for o in outputs]
         if _chosen("WRONG_SHAPE", case, inputs):
             outputs = [np.concatenate([np.ravel(o), np.ravel(o)[:1]]) for o in outputs]
         return outputs
+
+
+class _OutOfMemory(list):
+    def __iter__(self):
+        raise MemoryError

@@ -12,7 +12,8 @@ import pytest
 
 from generator.serialize import read_manifest
 from runners.results import CRASH, TIMEOUT
-from runners.worker import IsolatedRunner, describe_exit
+from runners.worker import (DEFAULT_MEMORY, MAX_TIMEOUT, MIN_MEMORY, IsolatedRunner, WorkerDied, check_timeout,
+                            describe_exit, format_size, parse_size)
 
 pytest_plugins = ["pytester"]
 
@@ -214,3 +215,134 @@ def test_bad_case_timeout_is_a_usage_error(pytester):
     result = pytester.runpytest(str(SUITE / "node"), "--backend", "opconform", "--case-timeout", "0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--case-timeout 0: must be a positive number of seconds*"])
+
+
+# ---- resource limits and options (issue 11, item 7) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), 1e10, MAX_TIMEOUT * 1.01])
+def test_check_timeout_refuses_what_the_worker_cannot_wait_for(bad):
+    with pytest.raises(ValueError) as exc:
+        check_timeout(bad)
+    assert "\n" not in str(exc.value) and "seconds" in str(exc.value)
+    with pytest.raises(ValueError):  # the runner checks too: no OverflowError from the pipe per item
+        IsolatedRunner(FIXTURE, timeout=bad)
+
+
+def test_the_longest_timeout_works(monkeypatch):
+    """1e10 and inf made every item raise OverflowError in the pipe's poll; the maximum accepted value must
+    be one the pipe can wait for."""
+    monkeypatch.syspath_prepend(str(HERE))
+    assert check_timeout(MAX_TIMEOUT) == MAX_TIMEOUT and check_timeout(3) == 3.0
+    case = "test_qlinearconv_auto_pad_notset"
+    runner = IsolatedRunner(FIXTURE, timeout=MAX_TIMEOUT)
+    try:
+        assert runner.run(SUITE / "node" / case, 0, "strict", _stub(case))[1].verdict == "pass"
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("text, size", [("4G", 4 << 30), ("512m", 512 << 20), ("1.5G", 3 << 29),
+                                        ("65536K", 64 << 20), ("4294967296", 4 << 30), ("4GB", 4 << 30),
+                                        ("4 GiB", 4 << 30), ("2T", 2 << 40), ("none", None), (" None ", None)])
+def test_parse_size(text, size):
+    assert parse_size(text) == size
+    assert parse_size(format_size(size)) == size
+
+
+@pytest.mark.parametrize("text", ["", "banana", "4X", "-1G", "inf", "nan", "1e9", "G", "4", "63M", "1e30", "9" * 30])
+def test_parse_size_refuses_with_one_line(text):
+    with pytest.raises(ValueError) as exc:
+        parse_size(text)
+    assert "\n" not in str(exc.value)
+
+
+def test_a_leaking_backend_runs_out_of_memory_and_the_next_data_sets_pass_on_a_fresh_worker(monkeypatch):
+    """Each run leaks 128 MiB under a 512M cap: the run that hits the cap is `error` naming the cap, the
+    worker is restarted, and the data set after it passes (without the restart every later one errs)."""
+    monkeypatch.syspath_prepend(str(HERE))
+    names = sorted(p.name for p in (SUITE / "node").iterdir() if p.name.startswith("test_cast_float32_to"))[:12]
+    monkeypatch.setenv("OPCONFORM_TEST_LEAK", ",".join(names))
+    runner = IsolatedRunner(FIXTURE, timeout=60, memory=512 << 20)
+    try:
+        got = [runner.run(SUITE / "node" / n, 0, "strict", _stub(n))[1] for n in names]
+    finally:
+        runner.close()
+    verdicts = [r.verdict for r in got]
+    oom = [i for i, v in enumerate(verdicts) if v != "pass"]
+    assert len(oom) >= 2 and oom[0] < len(names) - 1, verdicts
+    assert all(verdicts[i] == "error" and verdicts[i + 1:i + 2] in (["pass"], []) for i in oom), verdicts
+    assert all("out of memory (--case-memory 512M)" in got[i].message and "worker was restarted" in got[i].message
+               for i in oom)
+    assert runner.starts == 1 + sum(1 for i in oom if i < len(names) - 1)  # a fresh worker for each next one
+
+
+def test_the_default_cap_is_on_and_does_not_bite(monkeypatch):
+    """Every other test here runs under the default cap; a leak of 1 GiB per run (4 runs) hits it."""
+    monkeypatch.syspath_prepend(str(HERE))
+    assert IsolatedRunner(FIXTURE).memory == DEFAULT_MEMORY
+    case = "test_qlinearconv_auto_pad_notset"
+    monkeypatch.setenv("OPCONFORM_TEST_LEAK", case)
+    monkeypatch.setenv("OPCONFORM_TEST_LEAK_MIB", str(DEFAULT_MEMORY >> 20 >> 2))
+    runner = IsolatedRunner(FIXTURE, timeout=60)
+    try:
+        got = [runner.run(SUITE / "node" / case, i % 3, "strict", _stub(case))[1].verdict for i in range(5)]
+    finally:
+        runner.close()
+    assert "error" in got and got[0] == "pass"
+
+
+def test_out_of_memory_in_the_workers_own_code_is_charged_to_its_data_set(monkeypatch):
+    """A MemoryError outside the backend's calls (here: handling the outputs) ends the worker; the data set
+    gets `error` naming the cap, not a crash, and the next one runs in a fresh worker."""
+    monkeypatch.syspath_prepend(str(HERE))
+    case = "test_qlinearconv_auto_pad_notset"
+    monkeypatch.setenv("OPCONFORM_TEST_OURS_OOM", f"{case}[1]")
+    runner = IsolatedRunner(FIXTURE, timeout=60, memory=1 << 30)
+    try:
+        got = [runner.run(SUITE / "node" / case, i, "strict", _stub(case), more=[1, 2][i:])[1] for i in range(3)]
+    finally:
+        runner.close()
+    assert [r.verdict for r in got] == ["pass", "error", "pass"]
+    assert "out of memory (--case-memory 1G)" in got[1].message and got[1].error == "MemoryError"
+    assert runner.starts == 2
+
+
+def test_a_cap_too_small_to_load_the_backend_is_one_clear_error(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    runner = IsolatedRunner(FIXTURE, timeout=60, memory=MIN_MEMORY)
+    case = "test_qlinearconv_auto_pad_notset"
+    try:
+        for _ in range(2):  # the second run does not try again
+            with pytest.raises(WorkerDied) as exc:
+                runner.run(SUITE / "node" / case, 0, "strict", _stub(case))
+            assert "out of memory under --case-memory 64M" in str(exc.value) and "\n" not in str(exc.value)
+    finally:
+        runner.close()
+    assert runner.starts == 1
+
+
+def test_an_abort_under_the_cap_names_it(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    case = "test_qlinearconv_auto_pad_notset"
+    monkeypatch.setenv("OPCONFORM_TEST_ABORT", f"{case}[0]")
+    runner = IsolatedRunner(FIXTURE, timeout=60, memory=2 << 30)
+    try:
+        r = runner.run(SUITE / "node" / case, 0, "strict", _stub(case))[1]
+    finally:
+        runner.close()
+    assert r.verdict == CRASH and "SIGABRT" in r.message and "--case-memory 2G" in r.message
+
+
+def test_backend_options_reach_the_worker_and_a_bad_one_is_reported_once(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    runner = IsolatedRunner(FIXTURE, timeout=60, options={"bogus": "1"})
+    case = "test_qlinearconv_auto_pad_notset"
+    try:
+        for _ in range(2):
+            with pytest.raises(WorkerDied) as exc:
+                runner.run(SUITE / "node" / case, 0, "strict", _stub(case))
+            assert "bogus" in str(exc.value) and "\n" not in str(exc.value)
+    finally:
+        runner.close()
+    assert runner.starts == 1
