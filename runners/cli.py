@@ -1,8 +1,10 @@
 """The `opconform` command.
 
     opconform backends [--json]     the backends this installation knows, their versions, whether installed
-    opconform report RESULTS.json... -o report.html [--format html|md]
-                                    results files of one or more backends as one report (runners/report.py)
+    opconform report RESULTS.json... [-o report.html|report.md|-] [--format html|md] [--suite DIR]
+                                    results files of one or more backends as one report (runners/report.py);
+                                    the shards of a run merge into one column; without -o (or -o -) the
+                                    report goes to stdout, as Markdown unless --format html
 
 Running a suite goes through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
@@ -53,11 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="render results files (one per backend) as an HTML or Markdown report",
                        description="Render one or more results files (pytest SUITE --backend B --report B.json) "
                                    "side by side: scoreboard, counts and tiers per family, the Cast and "
-                                   "ConvertPromoteTypes grids, failing items, probe divergence.")
+                                   "ConvertPromoteTypes grids, failing items, probe divergence. Shards of one "
+                                   "run (--shard I/N, same backend, version, settings and suite) merge into one "
+                                   "column. Problems (missing shards, cases not judged, inputs from different "
+                                   "suites) are printed on stderr and noted in the report.")
     p.add_argument("results", nargs="+", metavar="RESULTS.json")
-    p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write the report")
+    p.add_argument("-o", "--output", default="-", metavar="PATH",
+                   help="where to write the report (default -: stdout)")
     p.add_argument("--format", choices=("html", "md"), default=None,
-                   help="html (default, or from the .md suffix of --output) or md (Markdown, for CI logs)")
+                   help="html or md (Markdown, for CI logs); default: md for stdout and a .md file, else html")
+    p.add_argument("--suite", default=None, metavar="DIR",
+                   help="the suite the results are of: its cases that no results file judged are named "
+                        "(default: the suites the results files name, where found with the same manifest)")
     p.set_defaults(func=cmd_report)
     return parser
 
@@ -84,23 +93,36 @@ def cmd_backends(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from runners.report import load, render
+    from runners.report import load, problems, render
+    from runners.results import document_format
 
+    stdout = args.output == "-"
     out = Path(args.output)
-    fmt = args.format or ("md" if out.suffix.lower() in (".md", ".markdown") else "html")
+    fmt = args.format or ("md" if stdout or out.suffix.lower() in (".md", ".markdown") else "html")
+    if not stdout and (out.is_dir() or document_format(out)):
+        what = "a directory" if out.is_dir() else "an opconform data file, not a report"
+        print(f"opconform report: -o {out}: is {what} (choose another path)", file=sys.stderr)
+        return 2
     try:
         runs = load(args.results)
+        notes = problems(runs, args.suite)
     except ValueError as exc:
         print(f"opconform report: {exc}", file=sys.stderr)
         return 2
-    text = render(runs, fmt)
+    for note in notes:
+        print(f"opconform report: warning: {note}", file=sys.stderr)
+    text = render(runs, fmt, notes)
+    if stdout:
+        sys.stdout.write(text)
+        return 0
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         print(f"opconform report: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"opconform report: wrote {out} ({fmt}, {len(runs)} backend(s))")
+    shards = "".join(f"; {run.label}: {len(run.shards)} of {run.shard_total} shards" for run in runs if run.shard_total)
+    print(f"opconform report: wrote {out} ({fmt}, {len(runs)} column(s){shards})")
     return 0
 
 

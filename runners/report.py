@@ -1,6 +1,6 @@
 """Results files -> a conformance report (HTML or Markdown) through the jinja2 templates in templates/.
 
-    opconform report RESULTS.json [RESULTS.json ...] -o report.html [--format html|md]
+    opconform report RESULTS.json [RESULTS.json ...] [-o report.html|report.md|-] [--format html|md] [--suite DIR]
 
 One results file per backend (`pytest SUITE --backend B --report B.json`); several side by side make
 a scoreboard. The page shows, per backend: name, version, settings and tier; counts per family and
@@ -8,11 +8,20 @@ verdict; the tiers met per family; a from-type x to-type grid for Cast and the p
 ConvertPromoteTypes, colored by verdict; the failures per fault model (runners/diagnose.py: how many
 failing items each fault model reproduces, per backend); the first mismatches and the diagnosis of every
 failing item; and the probe cases as a divergence matrix (what each backend returned where the spec
-defines nothing). The HTML is one self-contained file: inline CSS, no scripts, no network.
+defines nothing). The HTML is one self-contained file: inline CSS, no scripts, no network. The Markdown
+escapes every value it shows (a message can hold anything).
+
+The shards of one run (`--shard I/N` on several machines: same backend, version, settings, tier and
+suite) merge into one column; shards that disagree on an item are refused. Columns that share a backend
+name and version are labelled by the settings that differ, else by their files. The report notes (and
+`opconform report` prints on stderr) missing shards, the cases of the suite a column did not judge, and
+inputs that come from different suites.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +30,7 @@ import jinja2
 
 from generator import dtypes
 from runners.diagnose import NO_MATCH, fault_table, fault_whats
-from runners.results import read_results
+from runners.results import differing_settings, read_results, settings_text, sort_records, suite_hash
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 # verdicts from best to worst: the color of a grid cell is its worst item's
@@ -34,11 +43,16 @@ GRIDS = {
 }
 MAX_FAILURES = 400  # failing items listed in full per backend (the rest are counted)
 MAX_PROBE_ROWS = 300
+NAMES_SHOWN = 5  # case names quoted in a note
+
+
+class ReportError(ValueError):
+    """Results files that cannot make one report (shards that disagree); str() is one line."""
 
 
 @dataclass
 class Run:
-    """One results file."""
+    """One column of the report: one results file, or the shards of one run merged."""
 
     label: str
     name: str
@@ -47,19 +61,203 @@ class Run:
     tier: str
     created: str
     records: list[dict]
-    counts: dict = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # the results files
+    shard_total: int | None = None  # N of the header's "I/N": the column is (part of) a sharded run
+    shards: list[int] = field(default_factory=list)  # the I of each shard merged
+    suites: dict = field(default_factory=dict)  # suite directory -> its manifest's hash (header `suites`)
+
+    @property
+    def source(self) -> str:
+        return self.sources[0] + (f" and {len(self.sources) - 1} more" if len(self.sources) > 1 else "")
 
 
 def load(paths: list[Path | str]) -> list[Run]:
-    runs = []
-    for p in paths:
-        doc = read_results(p)
-        b = doc.get("backend") or {}
-        name, version = b.get("name", "?"), b.get("version", "?")
-        runs.append(Run(label=f"{name} {version}", name=name, version=version, settings=b.get("settings") or {},
-                        tier=doc.get("tier", "?"), created=doc.get("created", ""), records=doc.get("records", []),
-                        counts=doc.get("counts", {})))
+    """The report's columns: one per results file, except that shards of one run (same backend, version,
+    settings, tier, suites and N) merge into one. ReportError when two shards judge an item differently.
+    Columns that share a backend name and version are labelled apart (their differing settings, else
+    their files)."""
+    groups: dict[tuple, list[Run]] = {}
+    for i, p in enumerate(paths):
+        run = _read(p)
+        key = (_identity(run), run.shard_total) if run.shard_total else i
+        groups.setdefault(key, []).append(run)
+    runs = [_merge(group) for group in groups.values()]
+    _label(runs)
     return runs
+
+
+def _read(path: Path | str) -> Run:
+    doc = read_results(path)
+    b = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
+    name, version = str(b.get("name", "?")), str(b.get("version", "?"))
+    shard, total = _shard(doc.get("shard"), path)
+    suites = doc.get("suites") if isinstance(doc.get("suites"), dict) else {}
+    records = doc.get("records", [])
+    for n, r in enumerate(records if isinstance(records, list) else [None]):
+        if not (isinstance(r, dict) and isinstance(r.get("case"), str) and isinstance(r.get("dataset"), int)
+                and isinstance(r.get("verdict"), str)):
+            raise ReportError(f"{path}: not a results file (record {n} has no case, data set and verdict)")
+    return Run(label=f"{name} {version}", name=name, version=version, settings=b.get("settings") if isinstance(b.get("settings"), dict) else {},
+               tier=doc.get("tier", "?"), created=doc.get("created", ""), records=records,
+               sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites)
+
+
+def _shard(text, path) -> tuple[int | None, int | None]:
+    """(I, N) of the header's "I/N"; (None, None) for a run of every shard (or an older file)."""
+    if text is None:
+        return None, None
+    try:
+        i, n = (int(p) for p in str(text).split("/"))
+    except ValueError:
+        i = n = 0
+    if not 1 <= i <= n:
+        raise ReportError(f"{path}: not a results file (shard {text!r} is not I/N)")
+    return i, n
+
+
+def _identity(run: Run) -> str:
+    """What shards of one run share."""
+    # the suites by manifest only: each CI machine may have checked the suite out at another path
+    suites = sorted(str(h) for h in run.suites.values())
+    return json.dumps([run.name, run.version, run.settings, run.tier, suites], sort_keys=True, default=str)
+
+
+def _merge(group: list[Run]) -> Run:
+    """One column of the shards of one run. Shards do not overlap; an item in two of them (the same shard
+    given twice, a shard run again) must have one verdict."""
+    first = group[0]
+    if len(group) == 1:
+        return first
+    seen: dict[tuple, tuple[dict, str]] = {}
+    for run in group:
+        for r in run.records:
+            key = (r["case"], r["dataset"])
+            if key not in seen:
+                seen[key] = (r, run.sources[0])
+                continue
+            other, where = seen[key]
+            if other["verdict"] != r["verdict"]:
+                raise ReportError(f"shards disagree: {r['case']}[{r['dataset']}] is {other['verdict']} in {where} "
+                                  f"and {r['verdict']} in {run.sources[0]}")
+    return Run(label=first.label, name=first.name, version=first.version, settings=first.settings, tier=first.tier,
+               created=max(run.created for run in group), records=sort_records([r for r, _ in seen.values()]),
+               sources=[s for run in group for s in run.sources], shard_total=first.shard_total,
+               shards=sorted({i for run in group for i in run.shards}), suites=first.suites)
+
+
+def _label(runs: list[Run]) -> None:
+    """Unique column labels: "name version", then the settings that differ between columns of the same
+    name and version (and the tier), then their results files."""
+    alike: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        alike[run.label].append(run)
+    for same in alike.values():
+        if len(same) == 1:
+            continue
+        keys = differing_settings([run.settings for run in same])
+        tiers = len({run.tier for run in same}) > 1
+        for run in same:
+            parts = ([settings_text(run.settings, keys)] if keys else []) + ([f"tier {run.tier}"] if tiers else [])
+            if parts:
+                run.label += f" ({'; '.join(parts)})"
+        clash = Counter(run.label for run in same)
+        for run in same:
+            if clash[run.label] > 1:
+                run.label += f" [{run.source}]"
+    clash = Counter(run.label for run in runs)  # the same file given twice
+    for n, run in enumerate(runs):
+        if clash[run.label] > 1:
+            run.label += f" #{n + 1}"
+
+
+# ---- problems between the inputs ------------------------------------------------------------------
+
+def problems(runs: list[Run], suite: Path | str | None = None) -> list[str]:
+    """One line per problem the report should carry: missing shards, cases of the suite a column did not
+    judge, inputs from different suites (other manifests, or other content for the same case). The
+    suite is `suite` (a suite directory) or, per column, the suites its header names that are found here
+    with the same manifest."""
+    given = _suite(suite) if suite is not None else None
+    notes = []
+    for run in runs:
+        if run.shard_total:
+            missing = sorted(set(range(1, run.shard_total + 1)) - set(run.shards))
+            if missing:
+                notes.append(f"{run.label}: shard(s) {', '.join(map(str, missing))} of {run.shard_total} missing "
+                             f"(merged {len(run.shards)}: {', '.join(run.sources)})")
+        notes += _unjudged(run, given)
+    return notes + _different_suites(runs)
+
+
+def _suite(path: Path | str) -> tuple[str, str, list[str]]:
+    """(directory, manifest hash, case names) of a suite directory; ValueError (one line) if not one."""
+    from generator.serialize import CaseError, read_manifest
+
+    try:
+        manifest = read_manifest(Path(path))
+    except CaseError as exc:
+        raise ValueError(f"--suite {path}: not a suite ({exc.problem}: {exc.path})") from None
+    cases = manifest.get("cases") if isinstance(manifest, dict) else None
+    if not isinstance(cases, list):
+        raise ValueError(f"--suite {path}: not a suite (its manifest.json lists no cases)")
+    return str(path), suite_hash(path), [e["name"] for e in cases if isinstance(e, dict) and "name" in e]
+
+
+def _unjudged(run: Run, given: tuple | None) -> list[str]:
+    if given is not None:
+        path, digest, _ = given
+        if run.suites and digest not in run.suites.values():
+            return [f"{run.label}: was not run on {path} (the suite it ran has another manifest)"]
+        suites = [given]
+    else:
+        suites = _found_suites(run)
+    judged = {r["case"] for r in run.records}
+    notes = []
+    for path, _, names in suites:
+        missing = sorted(set(names) - judged)
+        if missing:
+            notes.append(f"{run.label}: {len(missing)} of {len(names)} case(s) of {path} not judged: "
+                         f"{_names(missing)}")
+    return notes
+
+
+def _found_suites(run: Run) -> list[tuple]:
+    """The suites a column's header names that are here, with the manifest the run had."""
+    found = []
+    for path, digest in run.suites.items():
+        if isinstance(digest, str) and suite_hash(path) == digest:
+            try:
+                found.append(_suite(path))
+            except ValueError:
+                pass  # the manifest it ran cannot be read: nothing to list
+    return found
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:NAMES_SHOWN]) + (f" ... ({len(names) - NAMES_SHOWN} more)" if len(names) > NAMES_SHOWN
+                                             else "")
+
+
+def _different_suites(runs: list[Run]) -> list[str]:
+    """Columns that ran different suites: another manifest for the same suite directory, or another content
+    hash for the same case."""
+    notes = []
+    by_path: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for run in runs:
+        for path, digest in run.suites.items():
+            by_path[path][str(digest)].append(run.label)
+    for path, digests in by_path.items():
+        if len(digests) > 1:
+            notes.append(f"inputs from different suites: {path} has " + "; ".join(
+                f"manifest {d[:12]} in {', '.join(labels)}" for d, labels in digests.items()))
+    contents = [{r["case"]: r["content"] for r in run.records if r.get("content")} for run in runs]
+    for i, a in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            differ = sorted(c for c in contents[i].keys() & contents[j].keys() if contents[i][c] != contents[j][c])
+            if differ:
+                notes.append(f"inputs from different suites: {a.label} and {runs[j].label} ran other content for "
+                             f"{len(differ)} case(s): {_names(differ)}")
+    return notes
 
 
 def _worst(verdicts) -> str:
@@ -157,17 +355,17 @@ def _elements(r: dict) -> list | None:
 
 def probe_matrix(runs: list[Run]) -> dict:
     """Rows: probe items; per backend what it returned (or raised); where the backends disagree."""
-    by_item: dict[tuple, dict[str, dict]] = defaultdict(dict)
-    for run in runs:
+    by_item: dict[tuple, dict[int, dict]] = defaultdict(dict)
+    for n, run in enumerate(runs):
         for r in run.records:
             if r.get("kind") == "probe":
-                by_item[_probe_key(r)][run.label] = r
+                by_item[_probe_key(r)][n] = r
     rows = []
     for key in sorted(by_item):
         per = by_item[key]
         cells, elems = [], {}
-        for run in runs:
-            r = per.get(run.label)
+        for n in range(len(runs)):
+            r = per.get(n)
             if r is None:
                 cells.append({"text": "not run", "cls": "none"})
                 continue
@@ -178,7 +376,7 @@ def probe_matrix(runs: list[Run]) -> dict:
                 cells.append({"text": "raised: " + r["error"][:80], "cls": "raised"})
                 continue
             e = _elements(r) or []
-            elems[run.label] = e
+            elems[n] = e
             cells.append({"text": " ".join(map(str, e[:6])) + (" ..." if len(e) > 6 else ""), "cls": "value"})
         differing = 0
         if len(elems) > 1:
@@ -194,7 +392,7 @@ def probe_matrix(runs: list[Run]) -> dict:
     return {"rows": rows[:MAX_PROBE_ROWS], "total": len(rows), "diverging": sum(r["diverge"] for r in rows)}
 
 
-def build(runs: list[Run]) -> dict:
+def build(runs: list[Run], notes: list[str] = ()) -> dict:
     families = sorted({f for run in runs for f in family_counts(run)})
     whats = fault_whats({n for run in runs for r in run.records for n in r.get("diagnosis") or ()})
     return {
@@ -202,11 +400,13 @@ def build(runs: list[Run]) -> dict:
             "run": run,
             "counts": dict(sorted(Counter(r["verdict"] for r in run.records).items(), key=lambda kv: ORDER.index(kv[0])
                                   if kv[0] in ORDER else len(ORDER))),
+            "shards": f"{len(run.shards)} of {run.shard_total}" if run.shard_total else "",
             "families": family_counts(run),
             "tiers": tiers_met(run),
             "grids": grids(run),
             "failures": _diagnosed(failures(run), whats),
         } for run in runs],
+        "notes": list(notes),
         "faults": fault_table([(run.label, run.records) for run in runs]),
         "families": families,
         "order": ORDER,
@@ -214,8 +414,49 @@ def build(runs: list[Run]) -> dict:
     }
 
 
-def render(runs: list[Run], fmt: str = "html") -> str:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=fmt == "html",
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    template = env.get_template("report.html.j2" if fmt == "html" else "report.md.j2")
-    return template.render(**build(runs))
+def render(runs: list[Run], fmt: str = "html", notes: list[str] = ()) -> str:
+    """The report as HTML (autoescaped) or Markdown (every value escaped by md_text, code spans by md_code)."""
+    md = fmt == "md"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=not md,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             finalize=_md_finalize if md else None)
+    if md:
+        env.filters["code"] = md_code
+    template = env.get_template("report.md.j2" if md else "report.html.j2")
+    return template.render(**build(runs, notes))
+
+
+# ---- Markdown escaping ----------------------------------------------------------------------------
+
+class _Markdown(str):
+    """Text already escaped for Markdown (what md_code returns)."""
+
+
+# a backslash, a backtick or a pipe would end a code span or a table cell; HTML would be HTML
+_MD_ESCAPES = str.maketrans({"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;",
+                             "\n": " ", "\r": " "})
+
+
+def md_text(value) -> str:
+    """Any text shown in Markdown (a table cell, a list item, a heading): one line, no HTML, no markup that
+    ends a cell or opens a code span."""
+    return str(value).translate(_MD_ESCAPES)
+
+
+def md_code(value, cell: bool = False) -> _Markdown:
+    """`value` as a code span (the text shown as it is), on one line; in a table cell (`cell`), its pipes
+    escaped as GFM requires. The fence is longer than any run of backticks in the text."""
+    text = str(value).replace("\n", " ").replace("\r", " ")
+    if not text:
+        return _Markdown("")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    if cell:
+        text = text.replace("|", "\\|")
+    return _Markdown(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def _md_finalize(value):
+    if isinstance(value, _Markdown):
+        return value
+    return "" if value is None else md_text(value)
