@@ -21,8 +21,8 @@ for backend in onnxruntime onnx-reference openvino; do
     fi
     results+=("$work/$backend.json")
 done
-opconform report "${results[@]}" -o docs/example-report.html
-opconform report "${results[@]}" -o docs/example-report.md
+opconform report "${results[@]}" --suite cases -o docs/example-report.html
+opconform report "${results[@]}" --suite cases -o docs/example-report.md
 python scripts/discrepancies.py "${results[@]}" >docs/example-discrepancies.md
 cat docs/example-discrepancies.md
 bash scripts/screenshot.sh docs/example-report.html docs/example-report.png || echo "no screenshot (see above)" >&2
