@@ -328,3 +328,46 @@ def test_a_read_only_baseline_is_refused_at_the_start(tmp_path):
 def test_a_baseline_in_a_directory_nobody_may_write_is_refused_at_the_start():
     with pytest.raises(GateError, match=r"--baseline /sys/b.json: cannot be written \(Permission denied"):
         check_baseline_writable("/sys/b.json")
+
+
+# ---- shards made apart, reported together -------------------------------------------------------------
+
+@pytest.fixture
+def small_suite(pytester, monkeypatch) -> Path:
+    """A suite of PICKS (a manifest listing them, the cases under node/)."""
+    from generator.serialize import SUITE_FORMAT
+
+    monkeypatch.syspath_prepend(str(HERE))
+    root = pytester.path / "s"
+    (root / "node").mkdir(parents=True)
+    for name in PICKS:
+        os.symlink(SUITE / "node" / name, root / "node" / name)
+    (root / "manifest.json").write_text(json.dumps({"format": SUITE_FORMAT, "cases": [
+        {"name": name, "kind": "node"} for name in PICKS]}))
+    return root
+
+
+def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_suite):
+    import subprocess
+    import sys
+
+    for i in (1, 2, 3):
+        r = run(pytester, monkeypatch, small_suite, "--shard", f"{i}/3", "--report", str(pytester.path / f"r{i}.json"))
+        assert r.ret == 0
+    report = [sys.executable, "-m", "runners.cli", "report"]
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
+    partial = subprocess.run([*report, "r1.json", "r3.json", "-o", "partial.md"], cwd=pytester.path,
+                             capture_output=True, text=True, env=env)
+    assert partial.returncode == 0, partial.stderr
+    unjudged = sorted(n for n in PICKS if shard_of(n, 3) == 2)
+    b = json.loads((pytester.path / "r1.json").read_text())["backend"]
+    label = f"{b['name']} {b['version']}"
+    assert partial.stderr.splitlines() == [
+        f"opconform report: warning: {label}: shard(s) 2 of 3 missing (merged 2: r1.json, r3.json)",
+        f"opconform report: warning: {label}: {len(unjudged)} of {len(PICKS)} case(s) of s not judged: "
+        + ", ".join(unjudged[:5]) + (f" ... ({len(unjudged) - 5} more)" if len(unjudged) > 5 else "")]
+    whole = subprocess.run([*report, "r1.json", "r2.json", "r3.json", "-o", "whole.md"], cwd=pytester.path,
+                           capture_output=True, text=True, env=env)
+    assert whole.returncode == 0 and whole.stderr == "", whole.stderr
+    assert f"{label}: 3 of 3 shards" in whole.stdout
+    assert f"| {label} | strict | 3 of 3 | {len(PICKS)} |" in (pytester.path / "whole.md").read_text()
