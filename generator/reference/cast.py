@@ -1,20 +1,29 @@
 """ONNX Cast, written from ../shared/spec/Cast.txt and the ONNX technical notes it refers to.
 
 Sources of each rule (cited in the docstrings below as [Cast] and [note]):
-  [Cast]     ../shared/spec/Cast.txt and onnx.defs Cast-19..25: the general rules ("Casting from
+  [Cast]     ../shared/spec/Cast.txt and onnx.defs Cast-19..28: the general rules ("Casting from
              floating point to: ..."), the string rules, the two float8 tables (saturate = 1 / 0),
              the float8e8m0 table and round_mode (Cast-24).
   [Cast-24]  from Cast-24 on, saturate=1 maps +-Inf to +-FLT_MAX for the FNUZ types too
              (Cast-19..23: NaN). See ../shared/spec/README.md.
-  [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6. Its
-             "NaN -> 6" is contradicted by ONNX's own Cast tests (-0): NaN is undefined.
-  [float6]   ONNX docs/technical/float6.md, "Cast" (Cast-28): RNE with saturation; NaN unspecified.
-  [int4]     ONNX docs/technical/int4.md / int2.md: casting to a 4 / 2 bit type rounds to nearest
-             even and truncates bits; this contradicts Cast's truncation of fractions, so
-             fractional inputs to sub-byte integers are reported undefined (probe).
+  [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6; "x=+/-0 ->
+             +/-0". Its "NaN -> 6" is contradicted by ONNX's own Cast tests (-0): NaN is undefined.
+  [float6]   ONNX docs/technical/float6.md, "Cast" (Cast-28), revision of onnx PR #8349 (c93be5d,
+             2026-08-22; the text onnx.ai publishes, the one onnx 1.23.2's FLOAT6 code goes with):
+             "Downcasting RNE with saturation"; its table: "-0.0 -> -0.0", "inf -> 7.5 / 28.0 (sat)",
+             "nan -> -0.0 (unspecified ...)". (Its first revisions, PR #7145 939b180..3af4e06, gave
+             -0.0 -> 0.0.)
+  [int4]     ONNX docs/technical/int4.md / int2.md, "Cast": "Cast to a 4 bit type [2 bit type] is done
+             by rounding to the nearest-integer (with ties to even) nearest-even integer and
+             truncating." Cast itself states no rounding for floating point -> fixed point, so this is
+             the one text that does: fractions -> int4/uint4/int2/uint2 round to nearest even. Out of
+             range stays undefined ([Cast]: "fixed point: undefined if OOR"; the note's "and
+             truncating" does not settle it: see UNDEF_FLOAT_TO_SUBBYTE_OOR).
 
 Every function returns the result together with `why`: an array of str, "" where the spec
 defines the element, otherwise the reason it does not (such elements go to probe cases).
+cast_explained() also returns `reading`: per element, "" where a sentence of the texts gives the
+result, else the READING_* that the result rests on (docs/readings.md lists them).
 
 Vectorized path: every float value of every supported source is exact in float64, so a float
 source is widened to float64 and rounded once (round-to-nearest-even with an unbounded exponent,
@@ -39,16 +48,16 @@ ROUND_MODES = ("up", "down", "nearest")
 # Reasons for undefined elements (they name the spec sentence that leaves the result open).
 UNDEF_FLOAT_TO_INT_OOR = "float -> integer out of range [Cast: fixed point: undefined if OOR]"
 UNDEF_NAN_TO_INT = "NaN / Inf -> integer [Cast: fixed point: undefined if OOR]"
-UNDEF_FRACTION_SUBBYTE = ("fraction -> int4/uint4/int2/uint2: Cast truncates, the int4/int2 notes "
-                          "round to nearest even")
+UNDEF_FLOAT_TO_SUBBYTE_OOR = ("float -> int4/uint4/int2/uint2 out of range [Cast: fixed point: undefined if OOR; "
+                              "the int4/int2 notes' 'and truncating' is read by ONNX itself both as clipping "
+                              "(onnx 1.16's float32_to_4bit_unpacked) and as wrapping (its tests, through ml_dtypes)]")
 UNDEF_E8M0_NEGATIVE = "negative or -0 -> float8e8m0 [Cast-24 table: Unspecified]"
 UNDEF_E8M0_RANGE = ("out of range -> float8e8m0 with saturate=0, round_mode up (below E8M0_MIN) or down "
                     "(above E8M0_MAX) [Cast-24 table covers only nearest; x and [x] disagree]")
 UNDEF_FLOAT4_NAN = ("NaN -> float4e2m1 [ONNX's float4 note gives 6; ONNX's own Cast tests expect -0; "
                     "the type has no NaN]")
-UNDEF_FLOAT6_NAN = "NaN -> float6e2m3 / float6e3m2 [float6 note: its versions disagree; the type has no NaN]"
-UNDEF_FLOAT6_NEG_ZERO = ("-0 -> float6e2m3 / float6e3m2 [float6 note: its zeros row has -0 (0x20), "
-                         "its Cast table maps -0.0 to 0.0]")
+UNDEF_FLOAT6_NAN = ("NaN -> float6e2m3 / float6e3m2 [float6 note: 'nan -> -0.0 (unspecified ...)'; "
+                    "the type has no NaN]")
 UNDEF_STRING_SYNTAX = "not a numeric literal of the spec [Cast: non-numerical-literal string is undefined]"
 UNDEF_STRING_FRACTION_TO_INT = "fractional or scientific string -> integer [Cast: undefined]"
 UNDEF_STRING_INT_OOR = "integer string out of the target's range [Cast: fixed point undefined if OOR]"
@@ -57,6 +66,25 @@ UNDEF_STRING_ROUNDING = ("decimal string whose value rounds differently when par
                          "float64 first [Cast fixes no rounding path for strings]")
 UNDEF_BOOL_TO_STRING = "bool -> string [Cast defines number -> string only]"
 UNDEF_NONFINITE_TO_STRING = "NaN / Inf -> string [Cast: 'plain floating-point representation' has none]"
+
+# Readings: results that no sentence of the texts states, read from them as each says (docs/readings.md
+# gives the reasons at length). Node cases whose expected outputs rest on one name it in case.json "reading".
+READING_TRUNCATION = ("float -> int8..uint64 truncates fractions toward zero: Cast states no rounding there; read as "
+                      "C's conversion, which ONNX's reference and every backend tested do (docs/readings.md#truncation)")
+READING_IEEE_RNE = ("float16 / bfloat16 / float32 / float64 targets round to nearest, ties to even, overflow decided on "
+                    "the rounded value: Cast says only 'may be round'; read as IEEE 754's default rounding, the RNE of "
+                    "Cast's float 8 tables (docs/readings.md#ieee-rne)")
+READING_E8M0_SATURATE = ("float8e8m0, saturate=1: the Cast-24 table states only round_mode up, and 0 -> '0'; read as "
+                         "E8M0_MIN / E8M0_MAX out of range for every round_mode, and '0' as 0x00 = E8M0_MIN "
+                         "(docs/readings.md#e8m0-saturate)")
+READING_E8M0_NOSAT = ("float8e8m0, saturate=0, round_mode up / down: the Cast-24 table states only nearest; its NaN "
+                      "rows are read to hold where rounding cannot bring x back into range (docs/readings.md#e8m0-nosat)")
+READING_STRING_TO_INT = ("integer string -> integer type gives its value: Cast states string -> float only, with "
+                         "'100.5' -> 100 as an integer example (docs/readings.md#string-to-int)")
+READING_NUMBER_TO_STRING = ("number -> string: any text that reads back to the source value; 'plain floating-point "
+                            "representation' fixes no digits (docs/readings.md#number-to-string)")
+READINGS = (READING_TRUNCATION, READING_IEEE_RNE, READING_E8M0_SATURATE, READING_E8M0_NOSAT,
+            READING_STRING_TO_INT, READING_NUMBER_TO_STRING)
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,15 +184,16 @@ def _encode(to: DType, val: np.ndarray, nan: np.ndarray, nan_negative: np.ndarra
 
 
 def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: int):
-    """float64 (exact source values, may hold NaN / Inf) -> float type `to`."""
+    """float64 (exact source values, may hold NaN / Inf) -> float type `to`: (y, why, reading)."""
     v = np.asarray(v, dtype=np.float64)
     why = np.full(v.shape, "", dtype=object)
+    reading = np.full(v.shape, "", dtype=object)
     isnan = np.isnan(v)
     neg = np.signbit(v)
     isinf = np.isinf(v)
     finite = ~isnan & ~isinf
     if to.nan_style == dtypes.E8M0:
-        return _to_e8m0(v, to, saturate, round_mode, why)
+        return _to_e8m0(v, to, saturate, round_mode, why, reading)
     with np.errstate(all="ignore"):
         r = np.where(finite, round_to_precision(np.where(finite, v, 0.0), to), v)
     over = finite & (np.abs(r) > to.finite_max)
@@ -172,19 +201,16 @@ def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: 
     nan = isnan.copy()
     fmax = to.finite_max
     if to.nan_style == dtypes.IEEE and not to.is_float8:
-        # IEEE types: +/- infinity if OOR [Cast]; NaN stays NaN
+        # IEEE types: +/- infinity if OOR [Cast]; NaN stays NaN. Rounding: READING_IEEE_RNE
         val[over] = np.copysign(np.inf, r[over])
+        reading[finite & (r != v) & ~over] = READING_IEEE_RNE  # an x that overflows is out of range either way
     elif to.nan_style == dtypes.NONE:
         # float4e2m1 [float4] / float6 [float6]: RNE saturating at +-FLT_MAX whatever `saturate`
-        # says (it applies to float8 only); +-Inf -> +-FLT_MAX. NaN: the notes disagree.
+        # says (it applies to float8 only); +-Inf -> +-FLT_MAX; -0 -> -0. NaN: unspecified.
         val[over | isinf] = np.copysign(fmax, v[over | isinf])
         val[isnan] = fmax  # placeholder
         nan[:] = False
-        if to.name == "float4e2m1":
-            why[isnan] = UNDEF_FLOAT4_NAN
-        else:
-            why[isnan] = UNDEF_FLOAT6_NAN
-            why[finite & (r == 0) & neg] = UNDEF_FLOAT6_NEG_ZERO
+        why[isnan] = UNDEF_FLOAT4_NAN if to.name == "float4e2m1" else UNDEF_FLOAT6_NAN
     else:
         # the four float8 types: the tables of [Cast]
         fnuz = to.nan_style == dtypes.FNUZ
@@ -201,7 +227,7 @@ def _to_float(v: np.ndarray, to: DType, saturate: bool, round_mode: str, opset: 
                 nan |= over | isinf
         if fnuz:
             val[finite & (r == 0)] = 0.0  # -0 -> 0: the FNUZ types have no -0
-    return _encode(to, val, nan, neg), why
+    return _encode(to, val, nan, neg), why, reading
 
 
 def e8m0_exponent(v: np.ndarray, round_mode: str) -> np.ndarray:
@@ -216,7 +242,7 @@ def e8m0_exponent(v: np.ndarray, round_mode: str) -> np.ndarray:
     return k
 
 
-def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.ndarray):
+def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.ndarray, reading: np.ndarray):
     """[Cast-24] float8e8m0: a power of two 2**k, k in [-127, 127]; 0xFF is NaN.
 
     round_mode up / down / nearest (ties up). saturate=1: every value out of range (0 and Inf
@@ -224,7 +250,8 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
     x < E8M0_MIN give NaN (the table decides on x, not on the rounded value). saturate=0 with up
     or down is not tabled: Inf and NaN give NaN; out-of-range inputs give NaN where both readings
     (on x and on the rounded value) agree (up: x > E8M0_MAX; down: x < E8M0_MIN, 0 included) and
-    are undefined where they do not (up: x < E8M0_MIN; down: x > E8M0_MAX)."""
+    are undefined where they do not (up: x < E8M0_MIN; down: x > E8M0_MAX). What the table does not
+    state is marked READING_E8M0_SATURATE / READING_E8M0_NOSAT."""
     if round_mode not in ROUND_MODES:
         raise ValueError(f"round_mode must be one of {ROUND_MODES}, not {round_mode!r}")
     isnan = np.isnan(v)
@@ -242,6 +269,7 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
         kk = np.clip(k, kmin, kmax)
         kk[out_low] = kmin
         kk[out_high | isinf] = kmax
+        reading[zero if round_mode == "up" else out_low | out_high | isinf] = READING_E8M0_SATURATE
     else:
         kk = np.clip(k, kmin, kmax)  # in range never leaves [kmin, kmax]
         nan |= isinf
@@ -250,13 +278,16 @@ def _to_e8m0(v: np.ndarray, to: DType, saturate: bool, round_mode: str, why: np.
         elif round_mode == "up":
             nan |= out_high
             why[out_low] = UNDEF_E8M0_RANGE
+            reading[isinf | out_high] = READING_E8M0_NOSAT
         else:
             nan |= out_low
             why[out_high] = UNDEF_E8M0_RANGE
+            reading[isinf | out_low] = READING_E8M0_NOSAT
     why[neg] = UNDEF_E8M0_NEGATIVE
     bits = np.where(nan, 0xFF, (kk - kmin)).astype(np.uint8)
     bits[why != ""] = 0xFF
-    return to.from_bits(bits), why
+    reading[why != ""] = ""
+    return to.from_bits(bits), why, reading
 
 
 # ---------------------------------------------------------------------------------------
@@ -275,21 +306,29 @@ def _wrap(ints: np.ndarray, to: DType) -> np.ndarray:
 
 
 def _float_to_int(v: np.ndarray, to: DType):
-    """Float -> fixed point: truncation toward zero in range, undefined if OOR or NaN [Cast]."""
+    """Float -> fixed point: (y, why, reading). Undefined if OOR or NaN / Inf [Cast: "fixed point:
+    undefined if OOR"], out of range decided on x: x outside [int_min, int_max] is undefined whatever
+    a rounding would make of it. In range, int4 / uint4 / int2 / uint2 round to nearest, ties to
+    even [int4]; the other integer types truncate toward zero, which no sentence states
+    (READING_TRUNCATION)."""
     why = np.full(v.shape, "", dtype=object)
+    reading = np.full(v.shape, "", dtype=object)
     finite = np.isfinite(v)
     why[~finite] = UNDEF_NAN_TO_INT
-    hi = 2.0 ** (to.bits if to.kind == "uint" else to.bits - 1)
+    hi = 2.0 ** (to.bits if to.kind == "uint" else to.bits - 1)  # exact, unlike float(int64 max)
     lo = float(to.int_min)
     with np.errstate(invalid="ignore"):
         t = np.trunc(np.where(finite, v, 0.0))
         ok = finite & (v >= lo) & (v < hi) & ((t == v) | (v <= to.int_max))
-    why[finite & ~ok] = UNDEF_FLOAT_TO_INT_OOR
-    if to.bits < 8:
-        why[ok & (t != v)] = UNDEF_FRACTION_SUBBYTE
+    subbyte = to.bits < 8
+    why[finite & ~ok] = UNDEF_FLOAT_TO_SUBBYTE_OOR if subbyte else UNDEF_FLOAT_TO_INT_OOR
+    if subbyte:
+        t = np.rint(np.where(ok, v, 0.0))  # nearest, ties to even; [lo, int_max] stays in range
+    else:
+        reading[ok & (t != v)] = READING_TRUNCATION
     t = np.where(ok, t, 0.0)
     ints = t.astype(np.uint64) if to.kind == "uint" else t.astype(np.int64)
-    return _wrap(ints, to), why
+    return _wrap(ints, to), why, reading
 
 
 # ---------------------------------------------------------------------------------------
@@ -325,11 +364,12 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
     flat = [s if isinstance(s, str) else s.decode("utf-8", "replace") for s in np.asarray(x, dtype=object).ravel()]
     shape = np.shape(x)
     why = np.full(len(flat), "", dtype=object)
+    reading = np.full(len(flat), "", dtype=object)
     if to.kind == "string":
-        return np.array(flat, dtype=object).reshape(shape), why.reshape(shape)
+        return np.array(flat, dtype=object).reshape(shape), why.reshape(shape), reading.reshape(shape)
     if to.kind == "bool":
         why[:] = UNDEF_STRING_TO_BOOL
-        return np.zeros(shape, dtype=bool), why.reshape(shape)
+        return np.zeros(shape, dtype=bool), why.reshape(shape), reading.reshape(shape)
     parsed = [parse_number(s) for s in flat]
     if to.kind in ("int", "uint"):
         vals = []
@@ -341,7 +381,8 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
             elif not to.int_min <= int(s) <= to.int_max:
                 why[i] = UNDEF_STRING_INT_OOR
             vals.append(int(s) if why[i] == "" else 0)
-        return _wrap(np.array(vals, dtype=object).reshape(shape), to), why.reshape(shape)
+        reading[why == ""] = READING_STRING_TO_INT
+        return _wrap(np.array(vals, dtype=object).reshape(shape), to), why.reshape(shape), reading.reshape(shape)
     # float targets: the exact decimal value rounded once; flag where parsing to float32 or
     # float64 first (what strtof / strtod based code does) would round differently.
     reps, via64, via32 = [], [], []
@@ -356,14 +397,19 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
             d64 = representative(p, dtypes.get("double"))
             via64.append(d64)
             via32.append(representative(p, dtypes.get("float")))
-    y, why2 = _to_float(np.array(reps), to, saturate, round_mode, opset)
+    y, why2, reading = _to_float(np.array(reps), to, saturate, round_mode, opset)
     why = np.where(why == "", why2, why)
     # a double target has one rounding path: parsing through float32 is a cast to another type
     for alt in (via64,) if to.name == "double" else (via64, via32):
-        ya, _ = _to_float(np.array(alt), to, saturate, round_mode, opset)
+        ya, _, _ = _to_float(np.array(alt), to, saturate, round_mode, opset)
         differ = ~to.same_values(y, ya) & (why == "")
         why[differ] = UNDEF_STRING_ROUNDING
-    return y.reshape(shape), why.reshape(shape)
+    if to.nan_style == dtypes.IEEE and not to.is_float8:  # the representatives are rounded already
+        inexact = [isinstance(p, Fraction) and round_fraction(p, to) != p for p in parsed]
+        finite = np.isfinite(np.asarray(y, dtype=np.float64))
+        reading = np.where(np.array(inexact, dtype=bool) & finite, READING_IEEE_RNE, "").astype(object)
+    reading[why != ""] = ""
+    return y.reshape(shape), why.reshape(shape), reading.reshape(shape)
 
 
 def format_number(value, src: DType) -> str:
@@ -383,6 +429,7 @@ def format_number(value, src: DType) -> str:
 def _to_strings(x: np.ndarray, src: DType):
     flat = np.asarray(x).ravel()
     why = np.full(flat.shape, "", dtype=object)
+    reading = np.full(flat.shape, READING_NUMBER_TO_STRING, dtype=object)
     out = []
     for i, val in enumerate(flat):
         if src.kind == "bool":
@@ -393,7 +440,8 @@ def _to_strings(x: np.ndarray, src: DType):
             out.append(str(float(val)))
         else:
             out.append(format_number(val, src))
-    return np.array(out, dtype=object).reshape(np.shape(x)), why.reshape(np.shape(x))
+    reading[why != ""] = ""
+    return np.array(out, dtype=object).reshape(np.shape(x)), why.reshape(np.shape(x)), reading.reshape(np.shape(x))
 
 
 # ---------------------------------------------------------------------------------------
@@ -420,16 +468,30 @@ def _ints_as_float64(ints: np.ndarray, to: DType, round_mode: str) -> np.ndarray
 
 def cast(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = True,
          round_mode: str = "up", opset: int = 25) -> tuple[np.ndarray, np.ndarray]:
-    """ONNX Cast of `x` (elements of `src`) to `to`, at `opset`. [Cast], [Cast-24], [float4], [int4]
+    """ONNX Cast of `x` (elements of `src`) to `to`, at `opset`. [Cast], [Cast-24], [float4], [float6], [int4]
 
     Returns (y, why): y of dtype to.np_dtype (an object array of str for strings) with x's
     shape; why an object array of str, "" where the spec defines y, else the reason it does not
     (y then holds a placeholder). `saturate` and `round_mode` have the meaning of Cast-19 / 24;
     they change nothing where the spec says they do not apply."""
+    y, why, _ = cast_explained(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    return y, why
+
+
+def cast_explained(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = True,
+                   round_mode: str = "up", opset: int = 25) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """cast(), plus `reading`: per element, "" where a sentence of the texts gives y (or y is
+    undefined), else the READING_* its result rests on."""
     src, to = dtypes.get(src), dtypes.get(to)
     x = np.asarray(x, dtype=object if src.kind == "string" else src.np_dtype)
-    y, why = _cast_flat(x.reshape(-1), src, to, saturate, round_mode, opset)
-    return y.reshape(x.shape), why.reshape(x.shape)
+    y, why, reading = _cast_flat(x.reshape(-1), src, to, saturate, round_mode, opset)
+    return y.reshape(x.shape), why.reshape(x.shape), reading.reshape(x.shape)
+
+
+def readings(reading: np.ndarray) -> list[str]:
+    """The readings a set of elements rests on, in the order of READINGS."""
+    present = set(np.asarray(reading, dtype=object).ravel().tolist())
+    return [r for r in READINGS if r in present]
 
 
 def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode: str, opset: int):
@@ -438,20 +500,37 @@ def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode:
     if to.kind == "string":
         return _to_strings(x, src)
     why = np.full(x.shape, "", dtype=object)
+    reading = np.full(x.shape, "", dtype=object)
     if src.is_float:
         with np.errstate(invalid="ignore"):  # ml_dtypes flags NaN conversions; they are exact
             v = x.astype(np.float64)  # exact for every float type here
         if to.kind == "bool":  # +/- 0.0 -> False, all else (NaN too) -> True
-            return v != 0, why
+            return v != 0, why, reading
         if to.is_integer:
             return _float_to_int(v, to)
         return _to_float(v, to, saturate, round_mode, opset)
     ints = _int_values(x, src)  # bool -> {0, 1}
     if to.kind == "bool":
-        return ints != 0, why
+        return ints != 0, why, reading
     if to.is_integer:
-        return _wrap(ints, to), why
-    return _to_float(_ints_as_float64(ints, to, round_mode), to, saturate, round_mode, opset)
+        return _wrap(ints, to), why, reading
+    y, why, reading = _to_float(_ints_as_float64(ints, to, round_mode), to, saturate, round_mode, opset)
+    if to.nan_style == dtypes.IEEE and not to.is_float8:  # big integers arrive rounded: compare exactly
+        reading[:] = ""
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(y.astype(np.float64))
+        reading[(why == "") & finite & ~_exact_ints(ints, y)] = READING_IEEE_RNE
+    return y, why, reading
+
+
+def _exact_ints(ints: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Element-wise: the float result y holds the integer exactly."""
+    with np.errstate(all="ignore"):
+        yv = np.asarray(y).astype(np.float64)
+        same = np.isfinite(yv) & (yv == ints.astype(np.float64))
+    for i in np.flatnonzero(same & (np.abs(yv) >= 2.0**53)):
+        same[i] = int(yv[i]) == int(ints[i])
+    return same
 
 
 def cast_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list[DType]) -> list[np.ndarray]:
