@@ -117,7 +117,7 @@ def _says_out_of_memory(text: str) -> bool:
     return any(m in text.lower() for m in _OUT_OF_MEMORY)
 
 
-def out_of_memory(r: Result) -> bool:
+def _ran_out_of_memory(r: Result) -> bool:
     """True when the data set ended because an allocation failed (the backend's words, _OUT_OF_MEMORY)."""
     return _says_out_of_memory(f"{r.error or ''} {r.message}")
 
@@ -355,7 +355,7 @@ class IsolatedRunner:
                 answer = self._ready[key] = self._conn.recv()
                 self._inflight.popleft()
                 self._since = time.perf_counter()
-                if answer[0] == "result" and out_of_memory(answer[1]):
+                if answer[0] == "result" and _ran_out_of_memory(answer[1]):
                     self._out_of_memory(answer[1])
                 return True
         except (EOFError, OSError, BrokenPipeError):

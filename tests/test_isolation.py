@@ -12,8 +12,8 @@ import pytest
 
 from generator.serialize import read_manifest
 from runners.results import CRASH, TIMEOUT
-from runners.worker import (DEFAULT_MEMORY, MAX_TIMEOUT, MIN_MEMORY, IsolatedRunner, WorkerDied, check_timeout,
-                            describe_exit, format_size, parse_size)
+from runners.worker import (DEFAULT_MEMORY, MAX_TIMEOUT, MIN_MEMORY, IsolatedRunner, WorkerDied, _says_out_of_memory,
+                            check_timeout, describe_exit, format_size, parse_size)
 
 pytest_plugins = ["pytester"]
 
@@ -346,3 +346,31 @@ def test_backend_options_reach_the_worker_and_a_bad_one_is_reported_once(monkeyp
     finally:
         runner.close()
     assert runner.starts == 1
+
+
+@pytest.mark.parametrize("kind, verdict, want", [("node", "error", "error"), ("negative", "pass", "error"),
+                                                  ("probe", "probe", "probe")])
+def test_out_of_memory_is_an_error_naming_the_cap_except_in_a_probe(kind, verdict, want):
+    """A negative case's MemoryError is not the refusal it must give; a probe only records what happened."""
+    r = _stub("test_x")(0)
+    r.kind, r.verdict, r.error = kind, verdict, "MemoryError: Unable to allocate 8.00 GiB"
+    r.message = "test_x[0]: run raised MemoryError: Unable to allocate 8.00 GiB"
+    IsolatedRunner(FIXTURE, memory=3 << 29)._out_of_memory(r)
+    assert r.verdict == want
+    assert r.message == ("test_x[0]: out of memory (--case-memory 1.5G): MemoryError: Unable to allocate 8.00 GiB; "
+                         "the worker was restarted")
+
+
+@pytest.mark.parametrize("text, oom", [
+    # measured under RLIMIT_DATA: an Expand to 4e9 bytes on onnxruntime 1.32.0 and OpenVINO 2026.4.1, numpy
+    ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Expand node. Name:'' "
+     "Status Message: bfc_arena.cc:360 Failed to allocate memory for requested buffer of size 4000000000", True),
+    ("RuntimeError: Exception from src/inference/src/cpp/infer_request.cpp:224: [CPU] Broadcast node Check 'ptr' "
+     "failed at src/plugins/intel_cpu/src/cpu_memory.cpp:257: Failed to allocate 4000000000 bytes of memory", True),
+    ("_ArrayMemoryError: Unable to allocate 7.45 GiB for an array with shape (1000000000,)", True),
+    ("MemoryError: std::bad_alloc", True),
+    ("Fail: [ONNXRuntimeError] : 1 : FAIL : Type Error: Type (tensor(float6e2m3)) not registered", False),
+    ("RuntimeError: Check 'rank' failed: Invalid rank", False),
+])
+def test_the_words_of_an_allocation_that_failed(text, oom):
+    assert _says_out_of_memory(text) is oom
