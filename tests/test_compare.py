@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from generator import dtypes
-from runners.compare import TIERS, compare_outputs, resolve_spec, tier_independent
+from generator.serialize import compare_problem
+from runners.compare import MODES, TIERS, compare_outputs, resolve_spec, tier_independent
 
 F32 = dtypes.get("float")
 EXACT = {"mode": "exact"}
@@ -266,3 +269,67 @@ def test_message_is_capped_at_max_shown():
 def test_ok_outcome_has_empty_message():
     out = judge(np.arange(4, dtype=np.int16), np.arange(4, dtype=np.int16), "int16")
     assert out.ok and out.message == "" and out.n_mismatch == 0 and out.n_total == 4
+
+
+# ---- compare specs read_case accepts never make the comparison raise (issue 11, item 2) ----------------
+_BAD = st.one_of(st.none(), st.booleans(), st.integers(-2, 2**65), st.floats(), st.lists(st.integers(), max_size=1),
+                 st.sampled_from(["banana", "", "float"]))
+_AMOUNT = st.one_of(st.floats(0, 1e300), st.integers(0, 2**70))
+_GOOD = {"mode": st.sampled_from(MODES), "ulp": st.integers(0, 2**64 - 1), "abs": _AMOUNT, "rtol": _AMOUNT,
+         "atol": _AMOUNT, "rel": _AMOUNT, "nan_sign": st.booleans(), "reason": st.text(max_size=2),
+         "source_type": st.sampled_from(["float", "float16", "float8e8m0", "int8", "uint64", "bool", "string"])}
+
+
+def _mostly(good):
+    """Mostly a good value, sometimes a bad one: specs that pass the check are the ones that matter."""
+    return st.integers(0, 9).flatmap(lambda i: _BAD if i == 0 else good)
+
+
+def _layer(mode: bool):
+    """One level of a spec: its parameters, "mode" always present in the top level."""
+    keys = sorted(set(_GOOD) - {"mode"})
+    return st.fixed_dictionaries({"mode": _mostly(_GOOD["mode"])} if mode else {},
+                                 optional={k: _mostly(_GOOD[k]) for k in keys + ([] if mode else ["mode"])})
+
+
+_TOLERANT = st.none() | _mostly(_layer(False))
+_SPECS = _mostly(st.builds(
+    lambda top, tol, per: {**top, **({"tolerant": tol} if tol is not None else {}),
+                           **({"outputs": {"y": per}} if per is not None else {})},
+    _layer(True), _TOLERANT,
+    st.none() | _mostly(st.builds(lambda p, t: {**p, **({"tolerant": t} if t is not None else {})},
+                                  _layer(False), _TOLERANT))))
+# (type, expected, actual): values that differ, with NaN, infinities and signed zeros where the type has them
+_OUTPUTS = [
+    ("float", np.array([1.0, np.nan, -0.0, np.inf], np.float32), np.array([1.5, np.nan, 0.0, np.inf], np.float32)),
+    ("float16", np.array([1.0, -np.inf], np.float16), np.array([1.001, np.inf], np.float16)),
+    ("float8e4m3fn", dtypes.get("float8e4m3fn").from_bits(np.array([0x38, 0x7F], np.uint8)),
+     dtypes.get("float8e4m3fn").from_bits(np.array([0x39, 0xFF], np.uint8))),
+    ("int8", np.array([-128, 5], np.int8), np.array([127, 6], np.int8)),
+    ("uint64", np.array([0, 2**64 - 1], np.uint64), np.array([2**64 - 1, 0], np.uint64)),
+    ("bool", np.array([True, False]), np.array([False, False])),
+    ("string", np.array(["1.5", "NaN"], dtype=object), np.array(["1.50", "x"], dtype=object)),
+]
+
+
+@settings(derandomize=True, database=None, max_examples=400, deadline=None)
+@given(_SPECS, st.sampled_from(_OUTPUTS))
+def test_a_spec_that_read_case_accepts_never_makes_compare_raise(spec, output):
+    name, expected, actual = output
+    t = dtypes.get(name)
+    if compare_problem(spec, [("y", t)]) is not None:
+        return
+    tier_independent(spec, ["y"])
+    for tier in TIERS:
+        for got in (actual, expected.copy()):
+            judge(expected, got, t, spec, tier=tier)
+
+
+def test_specs_the_generator_writes_are_accepted():
+    f32 = dtypes.get("float")
+    assert compare_problem({"mode": "exact", "tolerant": {"mode": "abs", "abs": 1}}, [("y", f32)]) is None
+    assert compare_problem({"mode": "allclose", "rtol": 1e-4, "atol": 1e-4, "outputs": {"y": {"atol": 0.002}}},
+                           [("y", f32)]) is None
+    parsed = {"mode": "parsed", "source_type": "float", "tolerant": {"mode": "parsed", "rel": 1e-6}}
+    assert compare_problem(parsed, [("y", dtypes.get("string"))]) is None
+    assert "needs a string output" in compare_problem(parsed, [("y", f32)])
