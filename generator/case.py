@@ -69,11 +69,18 @@ class Case:
 
 
 def case_meta(*, op: str, domain: str, opset: int, family: str, spec_file: str, clause: str, compare: dict,
-              flags: list[str], seed: int, params: dict, **extra) -> dict:
-    """The metadata every case.json carries (DESIGN.md, "The case format"), plus family-specific fields."""
-    return {"op": op, "domain": domain, "opset": opset, "family": family,
+              flags: list[str], seed: int, params: dict, reading: str | None = None, **extra) -> dict:
+    """The metadata every case.json carries (DESIGN.md, "The case format"), plus family-specific fields.
+
+    reading: where the expected outputs rest on a reading of the texts rather than a sentence of them, a
+    short statement of what is read and why (docs/readings.md), so that vendors can see it; left out
+    when every expectation is a sentence's."""
+    meta = {"op": op, "domain": domain, "opset": opset, "family": family,
             "spec": {"file": spec_file, "clause": clause}, "compare": compare, "flags": flags, "seed": seed,
             "params": params, **extra}
+    if reading:
+        meta["reading"] = reading
+    return meta
 
 
 def ir_version_for(opset: int) -> int:

@@ -3,13 +3,19 @@ inputs, the split between pass/fail cases and probes, and the versioned FNUZ row
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
 
 from generator import dtypes
 from generator.families import cast as fam
+from generator.reference import cast as ref
 from generator.reference.cast import ROUND_MODES, cast
+
+READINGS_DOC = Path(__file__).resolve().parents[1] / "docs" / "readings.md"
 
 
 @pytest.fixture(scope="module")
@@ -60,10 +66,12 @@ def test_node_cases_hold_only_defined_inputs_and_probes_only_undefined(default_c
             continue
         p = c.meta["params"]
         x = c.inputs[0][0]
-        y, why = cast(x, p["from"], p["to"], saturate=bool(p.get("saturate", 1)),
-                      round_mode=p.get("round_mode", "up"), opset=c.meta["opset"])
+        y, why, reading = ref.cast_explained(x, p["from"], p["to"], saturate=bool(p.get("saturate", 1)),
+                                             round_mode=p.get("round_mode", "up"), opset=c.meta["opset"])
         if c.kind == "node":
             assert (why == "").all(), c.name
+            # case.json names every reading its expectations rest on, and no other
+            assert c.meta.get("reading") == ("; ".join(ref.readings(reading)) or None), c.name
             to = dtypes.get(p["to"])
             if to.kind == "string":
                 assert list(y.ravel()) == list(c.outputs[0][0].ravel()), c.name
@@ -155,3 +163,60 @@ def test_case_opsets_are_the_first_that_accept_the_pair():
         assert v.opset == max(fam.MIN_OPSET, v.src.cast_since, v.to.cast_since)
         allowed = onnx.defs.get_schema("Cast", v.opset).type_constraints[0].allowed_type_strs
         assert f"tensor({v.src.name})" in allowed and f"tensor({v.to.name})" in allowed
+
+
+def test_fractions_to_sub_byte_integers_are_judged_by_the_int4_and_int2_notes(default_cases):
+    cases = _by_name(default_cases)
+    for to, want in (("int4", [0, 2, 2, 0, -2, -2]), ("uint4", [0, 2, 2]), ("int2", [0, 0, -2]), ("uint2", [0, 2, 2])):
+        edge = cases[f"test_cast_float32_to_{to}_edge"]
+        x, y = edge.inputs[0][0], edge.outputs[0][0].astype(np.int64)
+        ties = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5] if to == "int4" else [0.5, 1.5, 2.5] if to.startswith("u") \
+            else [0.5, -0.5, -1.5]
+        got = [int(y[x == np.float32(t)][0]) for t in ties]
+        assert got == want, (to, got)
+        assert edge.meta["spec"]["file"] == (fam.NOTE_INT4 if to.endswith("4") else fam.NOTE_INT2)
+        assert "nearest-even" in edge.meta["spec"]["clause"] and "reading" not in edge.meta
+        probe = cases[f"test_cast_float32_to_{to}_probe"]
+        assert set(probe.meta["undefined"]) == {ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_SUBBYTE_OOR}, to
+    # float4e2m1 fits int4: every pattern is judged, no probe is left
+    assert "test_cast_float4e2m1_to_int4_probe" not in cases
+    assert cases["test_cast_float4e2m1_to_int4_exhaustive"].inputs[0][0].size == 16
+
+
+def test_negative_zero_to_float6_is_judged_by_the_float6_note(default_cases):
+    cases = _by_name(default_cases)
+    for to in ("float6e2m3", "float6e3m2"):
+        edge = cases[f"test_cast_float32_to_{to}_edge"]
+        x = edge.inputs[0][0]
+        neg_zero = (x == 0) & np.signbit(x)
+        assert neg_zero.sum() == 1
+        assert dtypes.get(to).to_bits(edge.outputs[0][0][neg_zero]).tolist() == [0x20]
+        assert edge.meta["spec"]["file"] == fam.NOTE_FLOAT6 and "-0.0 -> -0.0" in edge.meta["spec"]["clause"]
+        assert cases[f"test_cast_float32_to_{to}_probe"].meta["undefined"] == [ref.UNDEF_FLOAT6_NAN]
+    for src in ("float6e2m3", "float6e3m2", "float4e2m1"):  # -0 of one small format to another: judged
+        assert f"test_cast_{src}_to_float6e2m3_probe" not in cases
+
+
+def test_readings_are_named_in_case_json(default_cases):
+    cases = _by_name(default_cases)
+    assert ref.READING_TRUNCATION in cases["test_cast_float32_to_int8_edge"].meta["reading"]
+    assert ref.READING_IEEE_RNE in cases["test_cast_float64_to_float32_edge"].meta["reading"]
+    assert ref.READING_IEEE_RNE in cases["test_cast_int64_to_float16_edge"].meta["reading"]
+    assert ref.READING_E8M0_SATURATE in cases["test_cast_float32_to_float8e8m0_down_edge"].meta["reading"]
+    assert ref.READING_E8M0_NOSAT in cases["test_cast_float32_to_float8e8m0_nosat_edge"].meta["reading"]
+    assert ref.READING_NUMBER_TO_STRING in cases["test_cast_int32_to_string_edge"].meta["reading"]
+    assert ref.READING_STRING_TO_INT in cases["test_cast_string_to_int32_edge"].meta["reading"]
+    for name in ("test_cast_float32_to_int4_edge", "test_cast_float32_to_float8e4m3fn_edge",
+                 "test_cast_float32_to_float6e2m3_edge", "test_cast_int32_to_int8_edge", "test_cast_float32_to_bool_edge",
+                 "test_cast_float16_to_float32_edge", "test_cast_float32_to_float8e8m0_nosat_nearest_edge"):
+        assert "reading" not in cases[name].meta, name
+    assert sum("reading" in c.meta for c in default_cases) > 500
+
+
+def test_every_reading_is_explained_in_docs_readings_md():
+    text = READINGS_DOC.read_text(encoding="utf-8")
+    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+               for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+    for r in ref.READINGS:
+        anchor = re.search(r"docs/readings\.md#([a-z0-9-]+)", r).group(1)
+        assert anchor in anchors, anchor

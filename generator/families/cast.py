@@ -11,7 +11,9 @@ For each such variant:
 plus, for some pairs, 0-d / empty / 3-d shapes, the FNUZ Inf row once per semantics, and the
 rows where the saturate=0 table states the sign of NaN.
 
-Expected values come from generator.reference.cast only.
+Expected values come from generator.reference.cast only. Each case cites in case.json "spec" the text its
+expectations come from (spec_of), and names in "reading" the readings they rest on where no sentence gives
+them (generator.reference.cast READING_*, docs/readings.md).
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ from generator.reference import cast as ref
 
 FAMILY = "cast"
 SPEC_FILE = "Cast.txt"
+CAST_SCHEMA = f"onnx.defs Cast-24..{onnx.defs.get_schema('Cast').since_version} (onnx {onnx.__version__})"
+# ONNX's technical notes (docs/docsgen/source/technical/ in onnx/onnx), at the revision read; the onnx wheel
+# does not ship them. float6.md is not on onnx main yet: the revision is the pull request's that onnx.ai
+# publishes and that the installed onnx's FLOAT6 code goes with (ee4c1ba / c93be5d, PRs #7145 / #8349).
+NOTE_INT4 = "ONNX docs/technical/int4.md @ f754691 (onnx main, 2026-08-22; this text since d2ac757, 2024-01-08)"
+NOTE_INT2 = "ONNX docs/technical/int2.md @ f754691 (onnx main, 2026-08-22; this text since 8f97916, 2025-11-06)"
+NOTE_FLOAT4 = "ONNX docs/technical/float4.md @ f754691 (onnx main, 2026-08-22; this text since c057d17, 2024-08-23)"
+NOTE_FLOAT6 = "ONNX docs/technical/float6.md @ c93be5d (onnx PR #8349, 2026-08-22; onnx.ai technical/float6)"
 # Lowest opset a case uses: Cast-13 is the first with bfloat16 and what current backends all
 # implement; a pair whose types are newer starts at the first opset accepting both.
 MIN_OPSET = 13
@@ -105,21 +115,29 @@ def variants(max_opset: int) -> Iterator[Variant]:
                     yield Variant(src, to, sat, mode, opset)
 
 
-def spec_clause(v: Variant) -> str:
+def spec_of(v: Variant) -> tuple[str, str]:
+    """(file, clause) of the text the variant's expected outputs come from."""
     src, to = v.src, v.to
     if src.kind == "string":
-        return "Casting from string tensor in plain and scientific numeric representations"
+        return SPEC_FILE, "Casting from string tensor in plain and scientific numeric representations"
     if to.kind == "string":
-        return "When casting from numeric tensors to string tensors, plain floating-point representation"
+        return SPEC_FILE, "When casting from numeric tensors to string tensors, plain floating-point representation"
     if to.is_float8:
-        return f"float 8 table, saturate={int(v.saturate)}"
+        return SPEC_FILE, f"float 8 table, saturate={int(v.saturate)}"
     if to.nan_style == dtypes.E8M0:
-        return "Cast-24: FLOAT8E8M0 table, round_mode (onnx.defs Cast-24 doc)"
+        return CAST_SCHEMA, "FLOAT8E8M0 table, round_mode"
     if to.name == "float4e2m1":
-        return "ONNX docs/technical/float4.md, Cast (RNE, saturating at +-6)"
+        return NOTE_FLOAT4, ("Cast: '-6<=x<=6: E2M1 converted value of x. Round to nearest even.', x=+/-0 -> +/-0, "
+                             "x>6 -> 6, x<-6 -> -6, +Inf -> 6, -Inf -> -6")
+    if to.name.startswith("float6"):
+        return NOTE_FLOAT6, "Cast: 'Downcasting RNE with saturation.'; its table: -0.0 -> -0.0, inf -> max (sat)"
+    if src.is_float and to.is_integer and to.bits < 8:
+        note, bits = (NOTE_INT4, 4) if to.bits == 4 else (NOTE_INT2, 2)
+        return note, (f"Cast: 'Cast to a {bits} bit type is done by rounding to the nearest-integer (with ties to "
+                      f"even) nearest-even integer'; out of range: Cast.txt, 'fixed point: undefined if OOR'")
     frm = {"float": "floating point", "bool": "bool"}.get(src.kind, "fixed point")
     dst = {"float": "floating point", "bool": "bool"}.get(to.kind, "fixed point")
-    return f"Casting from {frm} to: {dst}"
+    return SPEC_FILE, f"Casting from {frm} to: {dst}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -366,7 +384,8 @@ def random_inputs(src: DType, to: DType, n: int, seed: int) -> np.ndarray:
 # cases
 # ---------------------------------------------------------------------------------------
 def _meta(v: Variant, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
-    return case_meta(op="Cast", domain="", opset=opset, family=FAMILY, spec_file=SPEC_FILE, clause=spec_clause(v),
+    spec_file, clause = spec_of(v)
+    return case_meta(op="Cast", domain="", opset=opset, family=FAMILY, spec_file=spec_file, clause=clause,
                      compare=compare, flags=flags, seed=seed, params=v.params, **extra)
 
 
@@ -382,8 +401,8 @@ def _model(v: Variant, shape: tuple, opset: int):
     return node_model("Cast", [("input", v.src, shape)], [("output", v.to, shape)], v.attrs, opset)
 
 
-def _node_case(v: Variant, what: str, x: np.ndarray, y: np.ndarray, seed: int, flags: list[str],
-               opset: int | None = None, compare: dict | None = None, **extra) -> Case:
+def _node_case(v: Variant, what: str, x: np.ndarray, y: np.ndarray, reading: str | None, seed: int,
+               flags: list[str], opset: int | None = None, compare: dict | None = None, **extra) -> Case:
     opset = opset or v.opset
     return Case(
         name=f"{v.base_name}_{what}",
@@ -391,15 +410,16 @@ def _node_case(v: Variant, what: str, x: np.ndarray, y: np.ndarray, seed: int, f
         model=_model(v, x.shape, opset),
         inputs=[[x]],
         outputs=[[y]],
-        meta=_meta(v, seed, flags, compare or _compare(v), opset, **extra),
+        meta=_meta(v, seed, flags, compare or _compare(v), opset, reading=reading, **extra),
     )
 
 
 def _split(v: Variant, x: np.ndarray, opset: int | None = None):
-    """(defined inputs, their outputs), (undefined inputs, reasons)."""
-    y, why = v.run(x, opset)
+    """(defined inputs, their outputs, the readings those rest on), (undefined inputs, reasons)."""
+    y, why, reading = ref.cast_explained(x, v.src, v.to, saturate=v.saturate is not False,
+                                         round_mode=v.round_mode or "up", opset=opset or v.opset)
     ok = why == ""
-    return (x[ok], y[ok]), (x[~ok], sorted(set(why[~ok])))
+    return (x[ok], y[ok], "; ".join(ref.readings(reading[ok])) or None), (x[~ok], sorted(set(why[~ok])))
 
 
 def _probe_case(v: Variant, x: np.ndarray, reasons: list[str], seed: int) -> Case:
@@ -447,9 +467,9 @@ def variant_cases(v: Variant, profile: dict, seed: int) -> Iterator[Case]:
             sets[i] = (what, x[~far], flags)
         sets.append(("extreme_exponent", _unique(np.concatenate(extreme), v.src), ["edge"]))
     for what, x, flags in sets:
-        (xd, yd), (xu, why) = _split(v, x)
+        (xd, yd, reading), (xu, why) = _split(v, x)
         if xd.size:
-            yield _node_case(v, what, xd, yd, s, flags)
+            yield _node_case(v, what, xd, yd, reading, s, flags)
         undefined.append(xu)
         reasons.update(why)
     xu = np.concatenate(undefined) if undefined else np.array([])
@@ -466,8 +486,8 @@ def fnuz_inf_cases(v: Variant, max_opset: int, seed: int) -> Iterator[Case]:
         opset = max(opset, v.opset)
         if opset > max_opset or (opset == v.opset and opset >= 24 and semantics.startswith("Cast-19")):
             continue
-        (xd, yd), _ = _split(v, x, opset)
-        yield _node_case(v, f"inf_opset{opset}", xd, yd, sampling.case_seed(seed, v.base_name), ["edge"],
+        (xd, yd, reading), _ = _split(v, x, opset)
+        yield _node_case(v, f"inf_opset{opset}", xd, yd, reading, sampling.case_seed(seed, v.base_name), ["edge"],
                          opset=opset, semantics=semantics)
 
 
@@ -480,9 +500,10 @@ def nan_sign_cases(v: Variant, seed: int) -> Iterator[Case]:
     if v.to.nan_style == dtypes.FN and v.src.has_inf:
         x.append(np.array([-np.inf]).astype(v.src.np_dtype))
     x = np.concatenate(x)
-    (xd, yd), _ = _split(v, x)
+    (xd, yd, reading), _ = _split(v, x)
     compare = dict(EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
-    yield _node_case(v, "negative_nan", xd, yd, sampling.case_seed(seed, v.base_name), ["edge"], compare=compare)
+    yield _node_case(v, "negative_nan", xd, yd, reading, sampling.case_seed(seed, v.base_name), ["edge"],
+                     compare=compare)
 
 
 def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
@@ -491,7 +512,7 @@ def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
         return
     if "float" not in (v.src.name, v.to.name):
         return
-    (xd, _), _ = _split(v, edge_inputs(v.src, v.to))
+    (xd, _, _), _ = _split(v, edge_inputs(v.src, v.to))
     if xd.size == 0:
         return
     s = sampling.case_seed(seed, v.base_name)
@@ -499,9 +520,9 @@ def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
     for what, shape in shapes.items():
         n = int(np.prod(shape))
         x = np.resize(xd, n).reshape(shape)
-        y, why = v.run(x)
-        assert (why == "").all()
-        yield _node_case(v, what, x, y, s, ["shape"])
+        (_, y, reading), (xu, _) = _split(v, x)
+        assert xu.size == 0
+        yield _node_case(v, what, x, y.reshape(shape), reading, s, ["shape"])
 
 
 def witness_cases(v: Variant, max_opset: int, seed: int, catalogue: dict) -> Iterator[Case]:
@@ -522,11 +543,12 @@ def witness_cases(v: Variant, max_opset: int, seed: int, catalogue: dict) -> Ite
                 items += [w for w in found.get("witnesses", []) if w not in items]
         if not items:
             continue
-        (xd, yd), (xu, _) = _split(v, decode(items, v.src), opset)
+        (xd, yd, reading), (xu, _) = _split(v, decode(items, v.src), opset)
         if xu.size:
             raise ValueError(f"{v.base_name}: the witness catalogue holds inputs the spec leaves undefined")
         what = "witness" if opset == v.opset else f"witness_opset{opset}"
-        yield _node_case(v, what, xd, yd, sampling.case_seed(seed, v.base_name), ["witness"], opset=opset)
+        yield _node_case(v, what, xd, yd, reading, sampling.case_seed(seed, v.base_name), ["witness"],
+                         opset=opset)
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) -> list[Callable[[], Iterator[Case]]]:
