@@ -91,13 +91,14 @@ def _read(path: Path | str) -> Run:
     b = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
     name, version = str(b.get("name", "?")), str(b.get("version", "?"))
     shard, total = _shard(doc.get("shard"), path)
+    settings = b.get("settings") if isinstance(b.get("settings"), dict) else {}
     suites = doc.get("suites") if isinstance(doc.get("suites"), dict) else {}
     records = doc.get("records", [])
     for n, r in enumerate(records if isinstance(records, list) else [None]):
         if not (isinstance(r, dict) and isinstance(r.get("case"), str) and isinstance(r.get("dataset"), int)
                 and isinstance(r.get("verdict"), str)):
             raise ReportError(f"{path}: not a results file (record {n} has no case, data set and verdict)")
-    return Run(label=f"{name} {version}", name=name, version=version, settings=b.get("settings") if isinstance(b.get("settings"), dict) else {},
+    return Run(label=f"{name} {version}", name=name, version=version, settings=settings,
                tier=doc.get("tier", "?"), created=doc.get("created", ""), records=records,
                sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites)
 
