@@ -51,6 +51,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write a JSON results file (one record per item) at the end of the session")
     group.addoption("--case-timeout", default=60.0, type=float, metavar="SECONDS",
                     help="kill the backend's worker when one data set runs longer (verdict timeout; default 60)")
+    group.addoption("--case-memory", default=None, metavar="SIZE",
+                    help="cap the backend worker's memory (e.g. 4G, 512M, none; default 4G): a data set that "
+                         "runs out gets error naming the cap and a fresh worker (with --isolation process)")
     group.addoption("--baseline", default=None, metavar="PATH",
                     help="gate mode: fail only on items worse than this baseline's verdicts; list items now better")
     group.addoption("--update-baseline", action="store_true",
@@ -86,16 +89,25 @@ def pytest_configure(config: pytest.Config) -> None:
     report = config.getoption("report")
     if report:
         check_report_path(report)
+    from runners.worker import DEFAULT_MEMORY, check_timeout, parse_size
+
     timeout = config.getoption("case_timeout")
-    if not timeout > 0:
-        raise pytest.UsageError(f"--case-timeout {timeout:g}: must be a positive number of seconds")
+    try:
+        check_timeout(timeout)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--case-timeout {timeout:g}: {exc}") from None
+    memory = config.getoption("case_memory")
+    try:
+        memory = DEFAULT_MEMORY if memory is None else parse_size(memory)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--case-memory {config.getoption('case_memory')}: {exc}") from None
     run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report)
     run.families = families
     _configure_gate(config, run)
     if config.getoption("isolation") == "process":
         from runners.worker import IsolatedRunner
 
-        run.isolated = IsolatedRunner(spec, timeout=timeout)
+        run.isolated = IsolatedRunner(spec, timeout=timeout, memory=memory, options=options)
         xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
         if not (config.getoption("collectonly") or xdist_controller):
             run.isolated.launch()  # the worker loads the backend while this process collects
@@ -154,22 +166,28 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 def _configure_gate(config: pytest.Config, run: "OpconformRun") -> None:
-    from runners.gate import GateError, parse_shard, read_baseline
+    """Check the gate's options and files before anything runs: a mistake found at the end loses the run."""
+    from runners.gate import (GateError, check_baseline_backend, check_baseline_writable, check_output_paths,
+                              parse_shard, read_baseline)
 
     baseline, update = config.getoption("baseline"), config.getoption("update_baseline")
+    identity = {"name": run.name, "version": run.version, "settings": run.settings}
     try:
         if config.getoption("shard"):
             run.shard = parse_shard(config.getoption("shard"))
         if update and not baseline:
             raise GateError("--update-baseline needs --baseline PATH (the file to write)")
+        check_output_paths(config.getoption("report"), baseline)
         if baseline:
             run.baseline_path = Path(baseline).resolve()
             if update:
                 run.want_records = True
-                if run.baseline_path.exists():  # kept for the items this run does not judge
-                    run.previous_baseline = read_baseline(run.baseline_path)
+                check_baseline_writable(run.baseline_path)
+                if run.baseline_path.exists():  # the update merges into it: same backend and settings
+                    check_baseline_backend(read_baseline(run.baseline_path), identity, baseline)
             else:
                 run.baseline = read_baseline(run.baseline_path)
+                check_baseline_backend(run.baseline, identity, baseline)
     except GateError as exc:
         raise pytest.UsageError(str(exc)) from None
 
@@ -420,12 +438,14 @@ class CaseItem(_InCase, pytest.Item):
         self.result = run.execute(self)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
         if self.result.verdict in (PASS, PROBE):
+            run.gate(self)
             return
         if self.result.kind == "probe" and self.result.verdict in (CRASH, TIMEOUT):
             return  # undefined input: a crash is recorded for the report, never judged
         if self.result.verdict == UNSUPPORTED:
             from runners.execute import unsupported_reason
 
+            run.gate(self)
             pytest.skip(f"unsupported: {unsupported_reason(self.result.error)}")
         run.gate(self)
         raise CaseFailure(self.result)
@@ -490,7 +510,6 @@ class OpconformRun:
         self.isolated = None  # runners.worker.IsolatedRunner unless --isolation none
         self.shard: tuple[int, int] | None = None
         self.baseline: dict | None = None  # gate mode: the baseline read
-        self.previous_baseline: dict | None = None  # --update-baseline: what the file held before
         self.baseline_path: Path | None = None
         self.regressions: list[str] = []
         self.better: list[str] = []
@@ -586,17 +605,23 @@ class OpconformRun:
 
     def gate(self, item: CaseItem) -> None:
         """In gate mode, a failing item no worse than the baseline is an xfail; a worse one fails as a
-        regression (the message says what the baseline had)."""
+        regression (the message says what the baseline had). The baseline's verdict counts only for the
+        case content it was recorded for: a changed case is judged as a new one."""
         if self.baseline is None:
             return
-        from runners.gate import is_worse, item_key
+        from runners.gate import baseline_verdict, is_worse, item_key, no_verdict_reason
 
-        base = self.baseline["verdicts"].get(item_key(item.case_name, item.index))
+        key = item_key(item.case_name, item.index)
         r = item.result
+        base = baseline_verdict(self.baseline, key, r.content)
+        item.user_properties.append(("opconform_baseline", base))
+        if not r.failed:
+            return  # pass, probe, unsupported: noted, for the items now better than the baseline
         if is_worse(r.verdict, base):
-            item.user_properties.append(("opconform_regression", base or "new"))
-            r.message = (f"regression: {r.verdict}, baseline {base or 'has no verdict (a new case)'}\n"
-                         f"{r.message}")
+            why = {"new": "has no verdict (a new case)",
+                   "changed": "has a verdict for other content of the case (the case changed)"}
+            item.user_properties.append(("opconform_regression", base or no_verdict_reason(self.baseline, key)))
+            r.message = f"regression: {r.verdict}, baseline {base or why[no_verdict_reason(self.baseline, key)]}\n{r.message}"
             return
         pytest.xfail(f"baseline: {base}")
 
@@ -757,10 +782,10 @@ class OpconformRun:
             name = report.nodeid.rsplit("::", 1)[-1]
             if "opconform_regression" in props:
                 self.regressions.append(f"{name} (baseline: {props['opconform_regression']})")
-            elif "opconform_verdict" in props:
+            elif "opconform_baseline" in props:
                 from runners.gate import is_better
 
-                base = self.baseline["verdicts"].get(name)
+                base = props["opconform_baseline"]
                 if is_better(props["opconform_verdict"], base):
                     self.better.append(f"{name}: {props['opconform_verdict']} (baseline: {base})")
 
@@ -813,8 +838,7 @@ class OpconformRun:
         from runners.gate import write_baseline
 
         write_baseline(self.baseline_path, self.records,
-                       {"name": self.name, "version": self.version, "settings": self.settings},
-                       self.previous_baseline)
+                       {"name": self.name, "version": self.version, "settings": self.settings})
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.tier_counts and not self.is_worker:
