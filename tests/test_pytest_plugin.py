@@ -209,6 +209,25 @@ def test_bad_option_values_are_usage_errors(pytester, suite):
     assert [line for line in result.errlines if line.strip()] == [f"ERROR: --report {suite}: is a directory"]
 
 
+@pytest.mark.parametrize("args, error", [
+    (["--case-timeout", "inf"], "--case-timeout inf: must be at most * seconds*"),
+    (["--case-timeout", "1e10"], "--case-timeout 1e+10: must be at most * seconds*"),
+    (["--case-timeout", "nan"], "--case-timeout nan: must be a positive number of seconds"),
+    (["--case-memory", "lots"], "--case-memory lots: not a size*"),
+    (["--case-memory", "4"], "--case-memory 4: at least *"),
+    (["--backend-option", "novalue"], "--backend-option novalue: expected KEY=VALUE"),
+    (["--backend-option", "k=1", "--backend-option", "k=2"], "--backend-option k: given twice ('1' and '2')"),
+    (["--backend-option", "colour=blue"], "backend 'opconform' *colour*"),
+])
+def test_limits_and_backend_options_are_checked_at_the_start(pytester, suite, args, error):
+    """--case-timeout inf or 1e10 gave a traceback per item; each bad value is one line before any run."""
+    result = pytester.runpytest(str(suite), "--backend", "opconform", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    lines = [line for line in result.errlines if line.strip()]
+    assert len(lines) == 1, lines
+    result.stderr.fnmatch_lines([f"ERROR: {error}"])
+
+
 # ---------------------------------------------------------------------------------------------
 # verdicts -> outcomes
 # ---------------------------------------------------------------------------------------------
