@@ -110,3 +110,42 @@ def test_tie_rules_on_a_float8_tie():
     assert got["cast.round_half_away"] == [1.125, -1.125, 1.25, 1.0]
     assert got["cast.round_half_up"] == [1.125, -1.0, 1.25, 1.0]
     assert got["cast.round_toward_zero"] == [1.0, -1.0, 1.125, 1.0]
+
+
+def test_tie_rules_on_sub_byte_integer_ties():
+    """float -> int4 rounds to nearest even (int4.md): the tie rules, and truncation, are faults there too."""
+    v = family.Variant(dtypes.get("float"), dtypes.get("int4"), None, None, 21)
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 0.7, 7.5], dtype=np.float32)  # 7.5: out of range, left alone
+    y, why = _ref(x, v, 21)
+    assert y[:6].astype(np.int64).tolist() == [0, 2, 2, 0, -2, 1] and why[6] != ""
+    got = {name: _run(FAULTS[name], x, v, 21)[:6].astype(np.int64).tolist()
+           for name in ("cast.round_half_away", "cast.round_half_up", "cast.round_toward_zero")}
+    assert got["cast.round_half_away"] == [1, 2, 3, -1, -2, 1]
+    assert got["cast.round_half_up"] == [1, 2, 3, 0, -1, 1]
+    assert got["cast.round_toward_zero"] == [0, 1, 2, 0, -1, 0]
+    for name in got:
+        assert FAULTS[name].applies(search.params_of(v, 21)), name
+        assert not FAULTS[name].applies(search.params_of(family.Variant(dtypes.get("int8"), dtypes.get("int4"),
+                                                                         None, None, 21), 21)), name
+
+
+def test_int_round_nearest_even_where_the_reference_truncates():
+    v = family.Variant(dtypes.get("float"), dtypes.get("int8"), None, None, 13)
+    x = np.array([1.5, 2.5, 0.7, -0.7, -1.5, 3.0], dtype=np.float32)
+    assert _ref(x, v, 13)[0].astype(np.int64).tolist() == [1, 2, 0, 0, -1, 3]
+    assert _run(FAULTS["cast.int_round_nearest_even"], x, v, 13).astype(np.int64).tolist() == [2, 2, 1, -1, -2, 3]
+    fault = FAULTS["cast.int_round_nearest_even"]
+    assert fault.applies({"from": "float16", "to": "uint64", "opset": 13})
+    assert not fault.applies({"from": "float", "to": "int4", "opset": 21})  # int4.md: nearest even is right there
+    assert not fault.applies({"from": "int32", "to": "int8", "opset": 13})
+
+
+def test_negative_zero_lost_is_witnessed_for_float6():
+    """-0 -> float6 gives -0 (float6.md, newest revision): losing the sign is a fault with a witness."""
+    for to in ("float6e2m3", "float6e3m2"):
+        entry = CATALOGUE[f"float->{to} opset=28"]["faults"]["cast.negative_zero_lost"]
+        assert "witnesses" in entry, entry
+        v = family.Variant(dtypes.get("float"), dtypes.get(to), None, None, 28)
+        x = np.array([-0.0], dtype=np.float32)
+        assert dtypes.get(to).to_bits(_ref(x, v, 28)[0]).tolist() == [0x20]
+        assert dtypes.get(to).to_bits(_run(FAULTS["cast.negative_zero_lost"], x, v, 28)).tolist() == [0]

@@ -4,7 +4,8 @@
 Every fault has the signature of generator.reference.cast.cast_node and is built from the reference
 itself (generator.reference.cast), changed in one place:
   - a value rounded through a wider intermediate type first (double rounding);
-  - another tie rule, or truncation, in place of round-to-nearest-even;
+  - another tie rule, or truncation, in place of round-to-nearest-even (float targets, and the int4 / int2
+    targets whose notes state it); rounding in place of truncation for the wider integer targets;
   - saturate ignored or always applied; overflow decided on x instead of [x] (and the reverse for
     float8e8m0, whose table decides on x);
   - the sign of -0 or of NaN lost; subnormals flushed, in the source or the result;
@@ -159,6 +160,8 @@ def _round_magnitude(n: np.ndarray, rule: str, negative: np.ndarray) -> np.ndarr
         up |= tie
     elif rule == "half_up":  # ties toward +inf: up in magnitude only for positive values
         up |= tie & ~negative
+    elif rule == "half_even":
+        up |= tie & (fl % 2 == 1)
     return fl + up
 
 
@@ -213,10 +216,24 @@ def _round_big_ints(x: np.ndarray, to: DType, rule: str) -> np.ndarray:
     return np.array(out, dtype=np.float64).reshape(np.shape(x))
 
 
+def _round_to_integers(x, src: DType, rule: str) -> np.ndarray:
+    """Float source values rounded to integers by `rule`, as float64 (the reference takes integers as they are)."""
+    with np.errstate(invalid="ignore"):
+        v = np.asarray(x, dtype=src.np_dtype).astype(np.float64)
+    fin = np.isfinite(v)
+    out = v.copy()
+    out[fin] = np.copysign(_round_magnitude(np.abs(v[fin]), rule, v[fin] < 0), v[fin])
+    return out
+
+
 def _tie_rule(rule: str, what: str, seen: str = ""):
     def kernel(x, src, to, saturate, round_mode, opset):
         if not _rounding_pair(src, to):
             return _cast(x, src, to, saturate, round_mode, opset)
+        if to.is_integer:  # int4 / int2: what is out of range stays so (the reference decides on x)
+            y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+            z = _cast(_round_to_integers(x, src, rule), dtypes.get("double"), to, saturate, round_mode, opset)
+            return np.where(why == "", z, y)
         return _cast(_round_values(x, src, to, rule), dtypes.get("double"), to, saturate, round_mode, opset)
 
     def applies(p):
@@ -233,8 +250,28 @@ def _tie_rule(rule: str, what: str, seen: str = ""):
 
 
 def _rounding_pair(src: DType, to: DType) -> bool:
+    """`to` rounds `src`'s values to nearest even: a float target, or int4 / uint4 / int2 / uint2 from a float."""
     return src.kind not in ("string", "bool") and _is_rounding_float(to) and to.name != "double" or (
-        to.name == "double" and src.is_integer)
+        to.name == "double" and src.is_integer) or _subbyte_from_float(src, to)
+
+
+def _subbyte_from_float(src: DType, to: DType) -> bool:
+    return src.is_float and to.is_integer and to.bits < 8
+
+
+def _truncating_pair(p) -> bool:
+    """float -> int8..uint64, where the reference truncates (READING_TRUNCATION)."""
+    src, to = dtypes.get(p["from"]), dtypes.get(p["to"])
+    return src.is_float and to.is_integer and to.bits >= 8
+
+
+def _int_round_nearest_even(x, src, to, saturate, round_mode, opset):
+    """float -> int8..uint64 rounded to nearest even instead of truncated (in range, where the reference is defined)."""
+    y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    if not (src.is_float and to.is_integer and to.bits >= 8):
+        return y
+    z = _cast(_round_to_integers(x, src, "half_even"), dtypes.get("double"), to, saturate, round_mode, opset)
+    return np.where(why == "", z, y)
 
 
 # ---------------------------------------------------------------------------------------
@@ -520,7 +557,11 @@ FAULTS: tuple[Fault, ...] = (
     *(_via(t) for t in INTERMEDIATES),
     _tie_rule("half_away", "rounds ties away from zero instead of to even", "OpenVINO (integer and f8 paths)"),
     _tie_rule("half_up", "rounds ties toward +inf instead of to even"),
-    _tie_rule("toward_zero", "truncates toward zero instead of rounding to nearest even"),
+    _tie_rule("toward_zero", "truncates toward zero instead of rounding to nearest even",
+              "onnx-reference 1.23.2 (float -> int4 / uint4 / int2 / uint2 through ml_dtypes)"),
+    Fault("cast.int_round_nearest_even", "float -> int8..uint64 rounds to nearest even instead of truncating toward "
+          "zero (cvtps2dq for cvttps2dq; the int4 / int2 notes' rule taken for every integer)",
+          _node(_int_round_nearest_even), applies=_truncating_pair),
     _saturate_flipped(always=False),
     _saturate_flipped(always=True),
     Fault("cast.overflow_on_x", "decides overflow on x instead of the rounded [x] (FLT_MAX < x < FLT_MAX + ulp/2 "
@@ -537,9 +578,7 @@ FAULTS: tuple[Fault, ...] = (
           if dtypes.get(p["from"]).is_integer or p["from"] == "bool" else None),
     Fault("cast.negative_zero_lost", "gives +0 where the result is -0", _node(_neg_zero_lost),
           applies=lambda p: _float_source(p) and dtypes.get(p["to"]).is_float
-          and dtypes.get(p["to"]).has_negative_zero,
-          equivalent=lambda p: "the reference leaves every -0 result of float6 undefined (UNDEF_FLOAT6_NEG_ZERO)"
-          if p["to"].startswith("float6") else None),
+          and dtypes.get(p["to"]).has_negative_zero),
     Fault("cast.nan_sign_lost", "gives +NaN where the result is -NaN", _node(_nan_sign_lost),
           applies=lambda p: _float_source(p) and dtypes.get(p["to"]).negative_nan_bits is not None,
           equivalent=lambda p: None if (p.get("saturate") == 0 and dtypes.get(p["to"]).is_float8
