@@ -812,10 +812,15 @@ def _twin_slot(entry: dict, onnx_slot: _Slot | None) -> _Slot:
     return _Slot(entry["name"], dtypes.get(entry["type"]).onnx, dims)
 
 
+def _manifest_bytes(suite_dir: Path | str) -> bytes:
+    """manifest.json, read as a case's files are (a regular file of at most MAX_FILE_BYTES). Raises CaseError."""
+    return _CaseReader(Path(suite_dir)).read(MANIFEST, listed=False)
+
+
 def is_suite(path: Path) -> bool:
     try:
-        return json.loads((Path(path) / MANIFEST).read_text())["format"] == SUITE_FORMAT
-    except (OSError, ValueError, KeyError, TypeError):
+        return json.loads(_manifest_bytes(path))["format"] == SUITE_FORMAT
+    except (CaseError, ValueError, KeyError, TypeError):
         return False
 
 
@@ -839,8 +844,6 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
 def read_manifest(suite_dir: Path) -> dict:
     path = Path(suite_dir) / MANIFEST
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CaseError(path, "missing file") from None
+        return json.loads(_manifest_bytes(suite_dir).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise CaseError(path, f"corrupt manifest ({exc})") from None

@@ -21,8 +21,8 @@ from onnx import numpy_helper
 from generator import dtypes, serialize
 from generator.case import Case, ir_version_for, node_model
 from generator.reference.cast import cast
-from generator.serialize import (CASE_FIELDS, CaseError, LoadedCase, content_hash, meta_problem, read_case,
-                                 write_case)
+from generator.serialize import (CASE_FIELDS, CaseError, LoadedCase, content_hash, is_suite, meta_problem,
+                                 read_case, read_manifest, write_case)
 
 ROUND_TRIP_TYPES = ["float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
                     "float8e5m2fnuz", "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "int8",
@@ -499,3 +499,21 @@ def test_a_record_carries_the_content_hash(tmp_path):
     result = run_case_dataset(get_backend("opconform"), read_case(d), 0, "strict", {})
     assert result.verdict == "pass"
     assert result.to_record()["content"] == hashlib.sha256((d / "case.json").read_bytes()).hexdigest()
+
+
+def test_a_manifest_that_is_no_regular_file_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "manifest.json")
+    outcome = []
+    t = threading.Thread(target=lambda: outcome.append((is_suite(tmp_path), _raises(read_manifest, tmp_path))),
+                         daemon=True)
+    t.start()
+    t.join(120)
+    assert outcome == [(False, f"{tmp_path / 'manifest.json'}: a FIFO, not a regular file; refused")]
+
+
+def _raises(fn, *args) -> str | None:
+    try:
+        fn(*args)
+    except CaseError as exc:
+        return str(exc)
+    return None
