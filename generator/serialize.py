@@ -239,18 +239,15 @@ def _is_amount(v) -> bool:
     return (_is_int(v) or isinstance(v, float)) and math.isfinite(v) and v >= 0
 
 
+def _dtype(name_or_enum: str | int) -> dtypes.DType | None:
+    try:
+        return dtypes.get(name_or_enum)
+    except KeyError:
+        return None
+
+
 def _is_numeric_type(v) -> bool:
-    try:
-        return isinstance(v, str) and dtypes.get(v).is_numeric
-    except KeyError:
-        return False
-
-
-def _is_type(v) -> bool:
-    try:
-        return isinstance(v, str) and bool(dtypes.get(v))
-    except KeyError:
-        return False
+    return isinstance(v, str) and _dtype(v) is not None and _dtype(v).is_numeric
 
 
 def _string(where: str, v) -> None:
@@ -370,10 +367,11 @@ def compare_problem(spec, outputs: list[tuple[str, dtypes.DType]]) -> str | None
             merged = merge_compare(spec, name, tier == "tolerant")
             mode = merged.get("mode")
             missing = [k for k in COMPARE_MODES.get(mode, ("mode",)) if k not in merged]
-            if mode is None or missing:
-                return f'field "compare": output {name!r}, tier {tier}: no "{(missing or ["mode"])[0]}"'
+            where = f'field "compare": output {name!r}, tier {tier}'
+            if missing:
+                return f'{where}: no "{missing[0]}"'
             if mode == "parsed" and dt.kind != "string":
-                return f'field "compare": output {name!r}, tier {tier}: mode "parsed" needs a string output, not {dt.name}'
+                return f'{where}: mode "parsed" needs a string output, not {dt.name}'
     return None
 
 
@@ -382,18 +380,19 @@ def _perm(where: str, v) -> None:
           "a permutation of 0 .. rank - 1", v)
 
 
+def _element_type(where: str, v) -> None:
+    _need(isinstance(v, str) and _dtype(v) is not None, where, "the name of an element type", v)
+
+
 def _twin_entries(where: str, v) -> None:
     _need(isinstance(v, list), where, "a list", v)
     for i, entry in enumerate(v):
         here = f"{where}[{i}]"
         _object(here, entry)
-        for key, check in (("name", _string), ("onnx", _string), ("perm", _perm), ("type", None)):
+        for key, check in (("name", _string), ("onnx", _string), ("perm", _perm), ("type", _element_type)):
             if key not in entry:
                 raise _Bad(f"{here}.{key}", "missing")
-            if check is None:
-                _need(_is_type(entry[key]), f"{here}.{key}", "the name of an element type", entry[key])
-            else:
-                check(f"{here}.{key}", entry[key])
+            check(f"{here}.{key}", entry[key])
 
 
 def _twin(where: str, v) -> None:
@@ -485,13 +484,6 @@ class _Slot:
         if self.dims is None or dt is None or not dt.is_numeric:
             return MAX_FILE_BYTES
         return min(MAX_FILE_BYTES, math.prod(self.dims) * MAX_BYTES_PER_ELEMENT + TENSOR_OVERHEAD)
-
-
-def _dtype(elem_type: int) -> dtypes.DType | None:
-    try:
-        return dtypes.get(elem_type)
-    except KeyError:
-        return None
 
 
 def _type_name(elem_type: int) -> str:

@@ -260,7 +260,8 @@ def test_case_json_that_is_no_object_or_lacks_sha256_is_refused(tmp_path):
 def test_every_field_the_runners_read_is_checked():
     """The fields runner code reads from case.json (meta.get("x") / meta["x"]) all have a check."""
     root = Path(__file__).resolve().parents[1]
-    sources = [*root.glob("runners/**/*.py"), root / "generator" / "faults.py", *root.glob("generator/reference/*_faults.py")]
+    sources = [*root.glob("runners/**/*.py"), root / "generator" / "faults.py",
+               *root.glob("generator/reference/*_faults.py")]
     read = set()
     for path in sources:
         text = path.read_text()
