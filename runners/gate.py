@@ -63,9 +63,8 @@ def is_better(verdict: str, baseline: str | None) -> bool:
 # ---- reading and judging against a baseline -----------------------------------------------------
 
 def read_baseline(path: Path | str) -> dict:
-    """{"backend": {...}, "items": {item key: {"verdict", "content"}}, "verdicts": {item key: verdict}}
-    from either format ("content" is None where the file has none). GateError (one line) when the file
-    is not a baseline."""
+    """{"backend": {...}, "items": {item key: {"verdict", "content"}}} from either format ("content" is
+    None where the file has none). GateError (one line) when the file is not a baseline."""
     try:
         doc = read_document(path, (BASELINE_FORMAT, *OLD_FORMATS), "baseline file")
     except ValueError as exc:
@@ -75,17 +74,16 @@ def read_baseline(path: Path | str) -> dict:
     if items is None:
         raise GateError(f"--baseline {path}: not a baseline file (no items, or an item without a verdict)")
     backend = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
-    return {"format": BASELINE_FORMAT, "backend": backend, "items": items,
-            "verdicts": {k: e["verdict"] for k, e in items.items()}}
+    return {"format": BASELINE_FORMAT, "backend": backend, "items": items}
 
 
 def _items(doc: dict) -> dict | None:
     """The items of a baseline document of either format, None when malformed."""
     if "items" in doc:
         items = doc["items"]
-        ok = isinstance(items, dict) and all(
-            isinstance(e, dict) and isinstance(e.get("verdict"), str) and isinstance(e.get("content"), (str, type(None)))
-            for e in items.values())
+        ok = isinstance(items, dict) and all(isinstance(e, dict) and isinstance(e.get("verdict"), str)
+                                             and (e.get("content") is None or isinstance(e["content"], str))
+                                             for e in items.values())
         return {k: {"verdict": e["verdict"], "content": e.get("content")} for k, e in items.items()} if ok else None
     verdicts = doc.get("verdicts")
     if not isinstance(verdicts, dict) or not all(isinstance(v, str) for v in verdicts.values()):
@@ -172,12 +170,11 @@ def check_baseline_writable(path: str | os.PathLike) -> None:
 
 # ---- writing --------------------------------------------------------------------------------------
 
-def write_baseline(path: Path | str, records: list[dict], backend: dict, previous: dict | None = None) -> Path:
+def write_baseline(path: Path | str, records: list[dict], backend: dict) -> Path:
     """Record every judged item's verdict and case content. Under a lock on the file, what the file
     holds now is read again and this run's items are merged into it: items this run did not judge
     (other shards, -k, skips) keep their entries, even when another shard wrote them a moment ago.
-    GateError when the file is no baseline or one of another backend or settings. (`previous` is not
-    used: the file is re-read under the lock.)"""
+    GateError when the file is no baseline or one of another backend or settings."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):

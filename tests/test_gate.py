@@ -38,6 +38,10 @@ def suite(pytester, monkeypatch) -> Path:
     return root
 
 
+def verdicts_of(baseline: Path) -> dict[str, str]:
+    return {k: e["verdict"] for k, e in read_baseline(baseline)["items"].items()}
+
+
 def run(pytester, monkeypatch, suite, *args, **misbehave):
     for what in ("RAISE", "WRONG_DTYPE", "SEGFAULT"):
         monkeypatch.setenv(f"OPCONFORM_TEST_{what}", ",".join(misbehave.get(what.lower(), [])))
@@ -61,7 +65,7 @@ def test_baseline_gate_end_to_end(pytester, monkeypatch, suite):
     assert r.ret == 1  # recording does not hide failures
     doc = json.loads(base.read_text())
     assert doc["format"] == "opconform-baseline/2" and doc["backend"]["name"] == "misbehaving"
-    verdicts = read_baseline(base)["verdicts"]
+    verdicts = verdicts_of(base)
     assert verdicts[f"{a}[0]"] == "error" and verdicts[f"{b}[0]"] == "fail"
     assert sum(v == "pass" for v in verdicts.values()) == len(PICKS) - 2
 
@@ -118,11 +122,11 @@ def test_shard_is_a_stable_hash_of_the_case_name():
 def test_updating_a_baseline_from_one_shard_keeps_the_others(pytester, monkeypatch, suite):
     base = pytester.path / "baseline.json"
     assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline").ret == 0
-    full = read_baseline(base)["verdicts"]
+    full = verdicts_of(base)
     victim = next(n for n in PICKS if shard_of(n, 2) == 1)
     run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline", "--shard", "1/2",
         **{"raise": [victim]})
-    after = read_baseline(base)["verdicts"]
+    after = verdicts_of(base)
     assert after.keys() == full.keys()
     assert after[f"{victim}[0]"] == "error"
     assert {k: v for k, v in after.items() if k != f"{victim}[0]"} == {k: v for k, v in full.items() if k != f"{victim}[0]"}
@@ -166,8 +170,8 @@ def test_baseline_records_verdict_and_content_one_item_a_line(tmp_path):
     lines = base.read_text().splitlines()
     assert '  "x[0]": {"content": "h1", "verdict": "fail"},' in lines
     assert '  "x[1]": {"content": "h1", "verdict": "pass"}' in lines
-    doc = read_baseline(base)
-    assert doc["backend"] == BACKEND and doc["verdicts"] == {"x[0]": "fail", "x[1]": "pass"}  # skipped: not judged
+    assert read_baseline(base)["backend"] == BACKEND
+    assert verdicts_of(base) == {"x[0]": "fail", "x[1]": "pass"}  # skipped: not judged
     assert json.loads(base.read_text())["format"] == "opconform-baseline/2"
 
 
@@ -225,13 +229,12 @@ def test_a_baseline_keeps_backends_and_settings_apart(tmp_path):
 
 
 def test_an_update_merges_into_what_the_file_holds_when_written(tmp_path):
-    # the run read the baseline at its start (empty); another shard wrote y since: y is kept
+    # this run found only x at its start; another shard wrote y since: y is kept
     base = tmp_path / "b.json"
     write_baseline(base, [item("x", "pass")], BACKEND)
-    stale = read_baseline(base)
     write_baseline(base, [item("y", "fail")], BACKEND)
-    write_baseline(base, [item("x", "error")], BACKEND, stale)
-    assert read_baseline(base)["verdicts"] == {"x[0]": "error", "y[0]": "fail"}
+    write_baseline(base, [item("x", "error")], BACKEND)
+    assert verdicts_of(base) == {"x[0]": "error", "y[0]": "fail"}
 
 
 def _update_in_turn(base: str, worker: int, n: int, barrier) -> None:
@@ -253,7 +256,7 @@ def test_concurrent_updates_keep_every_verdict(tmp_path):
         for p in procs:
             p.join()
         assert all(p.exitcode == 0 for p in procs)
-        verdicts = read_baseline(base)["verdicts"]
+        verdicts = verdicts_of(base)
         assert len(verdicts) == workers * n
         assert all(verdicts[f"w{w}_{i}[0]"] == ("fail" if i % 2 else "pass") for w in range(workers) for i in range(n))
 
@@ -371,3 +374,63 @@ def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_su
     assert whole.returncode == 0 and whole.stderr == "", whole.stderr
     assert f"{label}: 3 of 3 shards" in whole.stdout
     assert f"| {label} | strict | 3 of 3 | {len(PICKS)} |" in (pytester.path / "whole.md").read_text()
+
+
+# ---- the gate's checks through the plugin: at its start, and in its verdicts ---------------------------
+
+def test_report_onto_the_baseline_is_refused_before_running(pytester, monkeypatch, suite):
+    base = pytester.path / "b.json"
+    assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline").ret == 0
+    before = base.read_bytes()
+    for args in (["--baseline", str(base), "--report", str(base)], ["--report", str(base)]):
+        r = run(pytester, monkeypatch, suite, *args)
+        assert r.ret == pytest.ExitCode.USAGE_ERROR
+        assert base.read_bytes() == before
+    r = run(pytester, monkeypatch, suite, "--baseline", str(base), "--report", str(base))
+    r.stderr.fnmatch_lines(["*--report*b.json: is the --baseline file*"])
+    notes = pytester.path / "notes.txt"
+    notes.write_text("mine\n")
+    r = run(pytester, monkeypatch, suite, "--report", str(notes))
+    assert r.ret == pytest.ExitCode.USAGE_ERROR and notes.read_text() == "mine\n"
+    r.stderr.fnmatch_lines(["*notes.txt: exists and is not a results file*"])
+
+
+def test_an_unwritable_baseline_is_refused_before_running(pytester, monkeypatch, suite):
+    (pytester.path / "file").write_text("")
+    report = pytester.path / "r.json"
+    r = run(pytester, monkeypatch, suite, "--baseline", str(pytester.path / "file" / "b.json"), "--update-baseline",
+            "--report", str(report))
+    assert r.ret == pytest.ExitCode.USAGE_ERROR and not report.exists()
+    r.stderr.fnmatch_lines(["*--baseline*file/b.json:*file is not a directory*"])
+    assert "Traceback" not in r.stderr.str()
+
+
+def test_a_baseline_of_other_settings_is_refused(pytester, monkeypatch, suite):
+    base = pytester.path / "b.json"
+    assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline").ret == 0
+    doc = json.loads(base.read_text())
+    doc["backend"]["settings"] = {"device": "GPU"}
+    doc["backend"]["version"] = "0.0.1"
+    base.write_text(json.dumps(doc))
+    for extra in ([], ["--update-baseline"]):
+        r = run(pytester, monkeypatch, suite, "--baseline", str(base), *extra)
+        assert r.ret == pytest.ExitCode.USAGE_ERROR
+        r.stderr.fnmatch_lines(["*recorded with settings device=GPU, this run has device unset*"])
+    doc["backend"]["settings"] = {}  # only the version differs: the gate's normal use
+    base.write_text(json.dumps(doc))
+    assert run(pytester, monkeypatch, suite, "--baseline", str(base)).ret == 0
+
+
+def test_a_case_changed_since_the_baseline_is_judged_as_new(pytester, monkeypatch, suite):
+    base = pytester.path / "b.json"
+    a = PICKS[0]
+    assert run(pytester, monkeypatch, suite, "--baseline", str(base), "--update-baseline",
+               **{"raise": [a]}).ret == 1
+    doc = json.loads(base.read_text())
+    assert doc["items"][f"{a}[0]"]["content"]  # recorded
+    assert run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a]}).ret == 0  # known failure
+    doc["items"][f"{a}[0]"]["content"] = "0" * 64  # as if the case had changed since
+    base.write_text(json.dumps(doc))
+    r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a]})
+    assert r.ret == 1
+    r.stdout.fnmatch_lines([f"*REGRESSION {a}[[]0[]] (baseline: changed)*"])
