@@ -246,19 +246,22 @@ class IsolatedRunner:
             what, text = parent.recv()
         except EOFError:
             code = self._reap()
-            self._give_up(f"the worker died while loading the backend ({describe_exit(code)})",
-                          code == _OUT_OF_MEMORY_EXIT)
+            if code == _OUT_OF_MEMORY_EXIT:
+                self._give_up(f"the worker ran out of memory loading the backend ({self._cap()})")
+            self._give_up(f"the worker died while loading the backend ({describe_exit(code)})")
         if what == "failed":
             self._kill()
-            self._give_up(f"the backend cannot be loaded in the worker: {text}", _says_out_of_memory(text))
+            oom = f" (out of memory: {self._cap()})" if _says_out_of_memory(text) else ""
+            self._give_up(f"the backend cannot be loaded in the worker: {text}{oom}")
         self._ready_seen = True
 
-    def _give_up(self, why: str, oom: bool = False):
-        """Raise WorkerDied(why), now and for every later run; oom: it ran out of memory (name the cap)."""
-        if oom:
-            why += f" (out of memory under --case-memory {format_size(self.memory)})"
+    def _give_up(self, why: str):
+        """Raise WorkerDied(why), now and for every later run."""
         self._failed = why
-        raise WorkerDied(why)
+        raise WorkerDied(why) from None
+
+    def _cap(self) -> str:
+        return f"--case-memory {format_size(self.memory)}"
 
     def _reap(self) -> int | None:
         proc = self._proc
@@ -361,7 +364,7 @@ class IsolatedRunner:
         except (EOFError, OSError, BrokenPipeError):
             code = self._reap()
             if code == _OUT_OF_MEMORY_EXIT:
-                self._fail(key, ERROR, f"out of memory (--case-memory {format_size(self.memory)}) in "
+                self._fail(key, ERROR, f"out of memory ({self._cap()}) in "
                                        "opconform's own code (reading the case, handling or sending the outputs); "
                                        "the run goes on in a new worker", "MemoryError")
                 return None
@@ -381,7 +384,7 @@ class IsolatedRunner:
         if r.kind != "probe":
             r.verdict = ERROR  # also a negative case's: failing to allocate is not refusing the model
         what = r.error if _says_out_of_memory(r.error or "") else r.message.removeprefix(f"{label}: ")
-        r.message = (f"{label}: out of memory (--case-memory {format_size(self.memory)}): {what}; "
+        r.message = (f"{label}: out of memory ({self._cap()}): {what}; "
                      "the worker was restarted")
         self._kill()
 
@@ -389,8 +392,7 @@ class IsolatedRunner:
         """Why an abort may be the memory cap's doing (a C++ backend's uncaught std::bad_alloc aborts)."""
         if self.memory is None or code != -signal.SIGABRT:
             return ""
-        return (f" (it ran under --case-memory {format_size(self.memory)}: an allocation that fails there can "
-                "end in an abort)")
+        return f" (it ran under {self._cap()}: an allocation that fails there can end in an abort)"
 
     def _fail(self, key, verdict: str, text: str, error: str | None) -> None:
         self._inflight.clear()
