@@ -62,6 +62,8 @@ def test_help(capsys):
     assert code == 0 and "backends" in out and "pytest SUITE --backend" in out
     code, out, _ = run(capsys, "backends", "--help")
     assert code == 0 and "--json" in out
+    code, out, _ = run(capsys, "report", "--help")
+    assert code == 0 and "--suite DIR" in out and "default -: stdout" in out and "merge into one" in out
 
 
 def test_console_script_is_installed():
