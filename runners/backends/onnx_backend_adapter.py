@@ -7,7 +7,8 @@ Accepted targets (what onnx's own backend-test runner accepts):
     module path such as `onnxruntime.backend`.
 If the target has is_compatible(model) and it returns False, the case is Unsupported, as onnx's runner
 skips it. A NotImplementedError from the backend is Unsupported too. Outputs are converted to the
-declared types only where that is an exact reinterpretation (base.as_declared).
+declared types only where that is an exact reinterpretation (base.as_declared). --backend-option device
+is the device string handed to prepare (default CPU), checked with supports_device where the target has it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import numpy as np
 import onnx
 
 from generator.dtypes import DType
-from runners.backends.base import Backend, Unsupported, as_declared, io_types
+from runners.backends.base import Backend, Unsupported, UnsupportedTable, as_declared, io_types, refuse_option
+
+# onnx.backend.base says nothing of unsupported models but is_compatible; NotImplementedError is Python's word.
+UNSUPPORTED = UnsupportedTable(types=(NotImplementedError,))
 
 
 @dataclass
@@ -47,12 +51,21 @@ def _package_version(module_name: str, target) -> str:
 
 
 class OnnxBackendAdapter(Backend):
+    OPTIONS = {"device": "the device string handed to prepare(model, device) (default CPU), e.g. CUDA"}
+
     def __init__(self, spec: str, target, module_name: str, device: str = "CPU"):
         if not callable(getattr(target, "prepare", None)):
             raise TypeError(f"{spec}: has no prepare(model, device) function")
         self.name = spec
         self.target = target
         self.module_name = module_name
+        self.device = device
+
+    def configure(self, options: dict[str, str]) -> None:
+        device = options.get("device", self.device)
+        supports = getattr(self.target, "supports_device", None)
+        if callable(supports) and not supports(device):
+            raise refuse_option(self, "device", device, f"{self.name}.supports_device() returned False")
         self.device = device
 
     def version(self) -> str:
@@ -65,18 +78,23 @@ class OnnxBackendAdapter(Backend):
         ins, outs = io_types(model)
         is_compatible = getattr(self.target, "is_compatible", None)
         try:
-            if callable(is_compatible) and not is_compatible(model, self.device):
-                raise Unsupported(f"{self.name}: is_compatible() returned False for this model")
-            rep = self.target.prepare(model, self.device)
-        except NotImplementedError as exc:
-            raise Unsupported(f"{self.name}: {exc}") from None
+            compatible = not callable(is_compatible) or is_compatible(model, self.device)
+            rep = self.target.prepare(model, self.device) if compatible else None
+        except Exception as exc:
+            if UNSUPPORTED.matches(exc):
+                raise Unsupported(f"{self.name}: {exc}") from None
+            raise
+        if not compatible:
+            raise Unsupported(f"{self.name}: is_compatible() returned False for this model")
         return Prepared(rep, ins, outs)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         try:
             results = prepared.rep.run(list(inputs))
-        except NotImplementedError as exc:
-            raise Unsupported(f"{self.name}: {exc}") from None
+        except Exception as exc:
+            if UNSUPPORTED.matches(exc):
+                raise Unsupported(f"{self.name}: {exc}") from None
+            raise
         if isinstance(results, dict):
             results = [results[name] for name, _ in prepared.outputs]
         return [as_declared(r, t) for r, (_, t) in zip(list(results), prepared.outputs)]

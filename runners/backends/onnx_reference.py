@@ -13,23 +13,22 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
-from onnx.reference.op_run import RuntimeContextError
 
 from generator.dtypes import DType
-from runners.backends.base import Backend, Unsupported, as_declared, io_types
+from runners.backends.base import Backend, Unsupported, UnsupportedTable, as_declared, io_types
+
+# What the evaluator says when it does not implement an op / type / attribute (docs/backends.md).
+UNSUPPORTED = UnsupportedTable(
+    types=(NotImplementedError,),  # unknown ops, RuntimeImplementationError (an attribute value not implemented)
+    text=(
+        r"No implementation was found for node type",  # RuntimeContextError: a schema, no implementation
+        r"No registered implementation for operator",
+    ))
 
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else exc.__class__.__name__
-
-
-def _unsupported(exc: BaseException) -> bool:
-    """NotImplementedError covers unknown ops and RuntimeImplementationError; RuntimeContextError is
-    raised for an op with a schema but no implementation."""
-    if isinstance(exc, NotImplementedError):
-        return True
-    return isinstance(exc, RuntimeContextError) and "implementation" in str(exc).lower()
 
 
 @dataclass
@@ -50,7 +49,7 @@ class OnnxReferenceBackend(Backend):
         try:
             evaluator = ReferenceEvaluator(model)
         except Exception as exc:
-            if _unsupported(exc):
+            if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"onnx.reference: {_first_line(exc)}") from None
             raise
         return Prepared(evaluator, ins, outs)
@@ -62,7 +61,7 @@ class OnnxReferenceBackend(Backend):
         try:
             results = prepared.evaluator.run([name for name, _ in prepared.outputs], feed)
         except Exception as exc:
-            if _unsupported(exc):
+            if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"onnx.reference: {_first_line(exc)}") from None
             raise
         return [as_declared(r, t) for r, (_, t) in zip(results, prepared.outputs)]

@@ -8,18 +8,17 @@ PACKED there (4-bit: two per byte, first element in the low nibble; 2-bit: four 
 first). The binding cannot build a string OrtValue from numpy, so a string input is produced by a tiny
 helper session (one Constant node) that returns it as an OrtValue; the model under test is never changed.
 
-Graph optimizations are disabled (ORT_DISABLE_ALL): a conformance check must see the kernel, not a
-constant-folded or fused result.
-
-One intra-op thread and no spinning: the models are single nodes on small tensors, where a thread pool
-only costs (creating it per session, and its threads spinning for work while the next case is prepared
-and while cached sessions wait). Both settings are in every report.
+By default graph optimizations are disabled (ORT_DISABLE_ALL): a conformance check must see the kernel, not
+a constant-folded or fused result. One intra-op thread and no spinning: the models are single nodes on small
+tensors, where a thread pool only costs (creating it per session, and its threads spinning for work while the
+next case is prepared and while cached sessions wait). A vendor gates its own configuration with
+--backend-option (OPTIONS: providers and their options, optimization level, threads, session config entries);
+the settings in force are in every report.
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,33 +29,42 @@ from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 
 from generator import dtypes
 from generator.dtypes import DType
-from runners.backends.base import Backend, Unsupported, as_declared, io_types
+from runners.backends.base import (Backend, BackendOptionError, Unsupported, UnsupportedTable, as_declared,
+                                   choice, count, io_types, refuse_option)
 from runners.backends.packing import pack, unpack
 
 PROVIDERS = ["CPUExecutionProvider"]
 INTRA_OP_THREADS = 1  # see the module docstring
+OPTIMIZATION = "disable"
+# --backend-option graph_optimization_level -> onnxruntime's GraphOptimizationLevel (those this build has)
+OPTIMIZATION_LEVELS = {key: getattr(ort.GraphOptimizationLevel, name) for key, name in (
+    ("disable", "ORT_DISABLE_ALL"), ("basic", "ORT_ENABLE_BASIC"), ("extended", "ORT_ENABLE_EXTENDED"),
+    ("layout", "ORT_ENABLE_LAYOUT"), ("all", "ORT_ENABLE_ALL")) if hasattr(ort.GraphOptimizationLevel, name)}
+NO_SPINNING = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
 
-# Failures at session creation that mean "not implemented here" rather than "broken".
-_UNSUPPORTED_TEXT = re.compile(
-    r"Could not find an implementation|Failed to find kernel|No Op registered for|is not a registered function/op"
-    r"|Invalid tensor data type|Unsupported model IR version|Current official support for domain",
-    re.IGNORECASE)
+# What onnxruntime says when it does not implement an op / type / attribute (docs/backends.md).
+UNSUPPORTED = UnsupportedTable(
+    types=(ort_state.NotImplemented,),  # status NOT_IMPLEMENTED, whatever the words
+    text=(
+        r"Could not find an implementation for",  # no kernel for this op / type combination
+        r"Failed to find kernel for",
+        r"No Op registered for",  # an op (or opset version of it) this build does not know
+        r"is not a registered function/op",
+        r"MLDataType for: \S+ is not currently registered or supported",  # 1.32: float6 known to onnx, not to ORT
+        r"tensor type \d+ is not supported",  # the Python binding cannot make an OrtValue of this type
+        r"Invalid tensor data type",
+        r"Unsupported model IR version",
+        r"Current official support for domain",  # an opset newer than this build
+    ),
+    errors=(
+        r"Exception during initialization",  # a kernel's constructor refused its attributes
+        r"Non-zero status code returned while running",  # a kernel refused its inputs at run
+    ))
 
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else exc.__class__.__name__
-
-
-def _unsupported_reason(exc: BaseException) -> str | None:
-    """The reason to report Unsupported for an ORT exception, or None if it is a real error."""
-    if isinstance(exc, ort_state.NotImplemented):
-        return _first_line(exc)
-    if isinstance(exc, (ort_state.Fail, ort_state.InvalidGraph, ort_state.InvalidArgument)):
-        m = _UNSUPPORTED_TEXT.search(str(exc))
-        if m and "Exception during initialization" not in str(exc):  # a kernel's own check: an error
-            return _first_line(exc)
-    return None
 
 
 @dataclass
@@ -69,32 +77,118 @@ class Prepared:
 
 class OnnxRuntimeBackend(Backend):
     name = "onnxruntime"
+    OPTIONS = {
+        "providers": "execution providers in priority order, comma-separated, each one of "
+                     "onnxruntime.get_available_providers() (default CPUExecutionProvider)",
+        "provider_option.<Provider>.<key>": "an option of one of those providers (InferenceSession "
+                                            "provider_options), e.g. provider_option.CUDAExecutionProvider.device_id=1",
+        "graph_optimization_level": f"{' | '.join(OPTIMIZATION_LEVELS)} (default {OPTIMIZATION}: the kernels "
+                                    "themselves, nothing folded or fused)",
+        "intra_op_num_threads": f"threads of the intra-op pool, 0 to 256, 0 = onnxruntime's choice "
+                                f"(default {INTRA_OP_THREADS})",
+        "config.<key>": "a session config entry, SessionOptions.add_session_config_entry(key, value), "
+                        "e.g. config.session.set_denormal_as_zero=1",
+    }
+
+    def __init__(self):
+        self.providers = list(PROVIDERS)
+        self.provider_options: dict[str, dict[str, str]] = {}
+        self.optimization = OPTIMIZATION
+        self.intra_op_threads = INTRA_OP_THREADS
+        self.config: dict[str, str] = {}  # session config entries given as options
+
+    def configure(self, options: dict[str, str]) -> None:
+        if "providers" in options:
+            self.providers = self._providers(options["providers"])
+        for key, value in options.items():
+            if key == "graph_optimization_level":
+                choice(self, key, value, OPTIMIZATION_LEVELS)
+                self.optimization = value
+            elif key == "intra_op_num_threads":
+                self.intra_op_threads = count(self, key, value)
+            elif key.startswith("provider_option."):
+                provider, _, name = key.removeprefix("provider_option.").partition(".")
+                if provider not in self.providers or not name:
+                    raise refuse_option(self, key, value, f"expected provider_option.<Provider>.<key> with a "
+                                        f"Provider of providers ({', '.join(self.providers)})")
+                self.provider_options.setdefault(provider, {})[name] = value
+            elif key.startswith("config."):
+                self.config[key.removeprefix("config.")] = value
+        if "providers" in options or self.provider_options:
+            self._check_providers()
+
+    def _providers(self, value: str) -> list[str]:
+        names = [p.strip() for p in value.split(",") if p.strip()]
+        available = ort.get_available_providers()
+        missing = [p for p in names if p not in available]
+        why = ("no provider named" if not names else f"{', '.join(missing)} not available" if missing
+               else "a provider named twice" if len(set(names)) < len(names) else None)
+        if why:
+            raise refuse_option(self, "providers", value, f"{why}; this onnxruntime has {', '.join(available)}")
+        return names
+
+    def _check_providers(self) -> None:
+        """onnxruntime drops a provider it cannot start (a missing CUDA library ...) with only a warning, and
+        runs on CPU: a session of a one-node model says now, rather than a run that judged the wrong provider.
+        A provider option onnxruntime refuses is found here too. (Config entries are left out: one such as
+        session.disable_cpu_ep_fallback may rightly refuse this model on a provider without Relu.)"""
+        f = onnx.TensorProto.FLOAT
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options",
+                                  [helper.make_tensor_value_info("x", f, [1])], [helper.make_tensor_value_info("y", f, [1])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+        so = ort.SessionOptions()
+        so.log_severity_level, so.intra_op_num_threads = 4, 1  # quiet (a dropped provider is said below), small
+        try:
+            session = ort.InferenceSession(model.SerializeToString(), so, providers=self.providers,
+                                           provider_options=self._provider_options())
+        except Exception as exc:  # noqa: BLE001 - whatever onnxruntime says about the providers
+            raise BackendOptionError(f"backend {self.name!r}: onnxruntime refuses these providers / provider "
+                                     f"options: {_first_line(exc)}") from None
+        dropped = [p for p in self.providers if p not in session.get_providers()]
+        if dropped:
+            raise refuse_option(self, "providers", ",".join(self.providers),
+                                f"onnxruntime did not start {', '.join(dropped)} (it runs on "
+                                f"{', '.join(session.get_providers())})")
 
     def version(self) -> str:
         return ort.__version__
 
     def settings(self) -> dict:
-        return {"providers": PROVIDERS, "graph_optimization_level": "ORT_DISABLE_ALL",
-                "intra_op_num_threads": INTRA_OP_THREADS, "allow_spinning": False}
+        entries = {**NO_SPINNING, **self.config}
+        settings = {"providers": self.providers,
+                    "graph_optimization_level": OPTIMIZATION_LEVELS[self.optimization].name,
+                    "intra_op_num_threads": self.intra_op_threads,
+                    "allow_spinning": entries["session.intra_op.allow_spinning"] != "0"}
+        if self.provider_options:
+            settings["provider_options"] = self.provider_options
+        if self.config:
+            settings["config"] = self.config
+        return settings
 
     def _options(self) -> ort.SessionOptions:
         so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        so.graph_optimization_level = OPTIMIZATION_LEVELS[self.optimization]
         so.log_severity_level = 4  # failures come back as exceptions; keep stderr for the real log
-        so.intra_op_num_threads = INTRA_OP_THREADS
+        so.intra_op_num_threads = self.intra_op_threads
         so.inter_op_num_threads = 1
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        for key, value in {**NO_SPINNING, **self.config}.items():
+            so.add_session_config_entry(key, value)
         return so
+
+    def _provider_options(self) -> list[dict[str, str]]:
+        return [self.provider_options.get(p, {}) for p in self.providers]
+
+    def _session(self, model: onnx.ModelProto) -> ort.InferenceSession:
+        return ort.InferenceSession(model.SerializeToString(), self._options(), providers=self.providers,
+                                    provider_options=self._provider_options())
 
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
         ins, outs = io_types(model)
         try:
-            session = ort.InferenceSession(model.SerializeToString(), self._options(), providers=PROVIDERS)
+            session = self._session(model)
         except Exception as exc:
-            reason = _unsupported_reason(exc)
-            if reason is not None:
-                raise Unsupported(f"onnxruntime: {reason}") from None
+            if UNSUPPORTED.matches(exc):
+                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
             raise
         numpy_io = all(t.is_numpy_native for _, t in ins + outs)  # the binding copies their buffers bit for bit
         return Prepared(session, ins, outs, numpy_io)
@@ -102,18 +196,20 @@ class OnnxRuntimeBackend(Backend):
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
             raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        try:
+            return self._run(prepared, inputs)
+        except Exception as exc:
+            if UNSUPPORTED.matches(exc):
+                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+            raise
+
+    def _run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         names = [name for name, _ in prepared.outputs]
         if prepared.numpy_io:
             feed = {name: np.asarray(x, dtype=t.np_dtype) for (name, t), x in zip(prepared.inputs, inputs)}
-            try:
-                return prepared.session.run(names, feed)
-            except ort_state.NotImplemented as exc:
-                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+            return prepared.session.run(names, feed)
         feed = {name: self._ortvalue(x, t) for (name, t), x in zip(prepared.inputs, inputs)}
-        try:
-            values = prepared.session.run_with_ort_values(names, feed)
-        except ort_state.NotImplemented as exc:
-            raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+        values = prepared.session.run_with_ort_values(names, feed)
         return [self._to_numpy(v, t) for v, (_, t) in zip(values, prepared.outputs)]
 
     # ---- OrtValue <-> numpy, bit-exact ------------------------------------------------------
@@ -137,7 +233,7 @@ class OnnxRuntimeBackend(Backend):
                                   [helper.make_tensor_value_info("s", onnx.TensorProto.STRING, x.shape)])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 7
-        session = ort.InferenceSession(model.SerializeToString(), self._options(), providers=PROVIDERS)
+        session = ort.InferenceSession(model.SerializeToString(), providers=PROVIDERS)  # a CPU helper, whatever the options
         return session.run_with_ort_values(["s"], {})[0]
 
     def _to_numpy(self, value: ort.OrtValue, declared: DType) -> np.ndarray:

@@ -10,7 +10,7 @@ import importlib
 import importlib.metadata
 import sys
 
-from runners.backends.base import Backend, BackendNotInstalled, UnknownBackend
+from runners.backends.base import Backend, BackendNotInstalled, UnknownBackend, configure_backend
 
 GROUP = "opconform.backends"
 
@@ -93,10 +93,12 @@ def _from_path(spec: str) -> Backend:
 def get_backend(spec: str, options: dict[str, str] | None = None) -> Backend:
     """A backend by name ("onnxruntime", "onnx-reference", "opconform", an entry point name) or by
     "module:attr" / "module.path", or "fault:<fault name>" (a mutant: runners/backends/mutant.py),
-    configured with `options` (--backend-option KEY=VALUE).
-    Raises UnknownBackend (BackendNotInstalled) with a one-line message."""
-    if options:
-        raise UnknownBackend(f"backend {spec!r} takes no --backend-option (given: {', '.join(sorted(options))})")
+    configured with `options` (--backend-option KEY=VALUE; the keys each backend takes are its OPTIONS).
+    Raises UnknownBackend (BackendNotInstalled, BackendOptionError) with a one-line message."""
+    return configure_backend(_find(spec), options)
+
+
+def _find(spec: str) -> Backend:
     if spec.startswith("fault:"):
         from runners.backends.mutant import mutant
 
@@ -113,21 +115,25 @@ def get_backend(spec: str, options: dict[str, str] | None = None) -> Backend:
 
 
 def list_backends() -> list[dict]:
-    """The built-ins and entry-point backends: name, version (None if not installed), installed, detail."""
-    rows = []
-    names = list(BUILTINS) + sorted(_entry_points())
-    for name in names:
-        try:
-            backend = get_backend(name)
-            version = backend.version()
-        except UnknownBackend as exc:
-            rows.append({"name": name, "version": None, "installed": False, "detail": str(exc)})
-            continue
-        except Exception as exc:  # a broken third-party backend must not break the listing
-            rows.append({"name": name, "version": None, "installed": False, "detail": _one_line(exc)})
-            continue
+    """The built-ins and entry-point backends: name, version (None if not installed), installed, detail,
+    options (the --backend-option keys it takes -> help). A backend that loads but lacks a converter it needs
+    (Backend.not_installed) is not installed."""
+    return [_row(name) for name in list(BUILTINS) + sorted(_entry_points())]
+
+
+def _row(name: str) -> dict:
+    try:
+        backend = get_backend(name)
+        missing = getattr(backend, "not_installed", lambda: None)()
+        if missing:
+            return {"name": name, "version": None, "installed": False, "detail": missing}
+        version = backend.version()
         settings = backend.settings()
-        doc = (sys.modules[type(backend).__module__].__doc__ or "").strip().splitlines()
-        detail = ", ".join(f"{k}={v}" for k, v in settings.items()) if settings else (doc[0] if doc else "")
-        rows.append({"name": name, "version": version, "installed": True, "detail": detail})
-    return rows
+    except UnknownBackend as exc:
+        return {"name": name, "version": None, "installed": False, "detail": str(exc)}
+    except Exception as exc:  # a broken third-party backend must not break the listing
+        return {"name": name, "version": None, "installed": False, "detail": _one_line(exc)}
+    doc = (sys.modules[type(backend).__module__].__doc__ or "").strip().splitlines()
+    detail = ", ".join(f"{k}={v}" for k, v in settings.items()) if settings else (doc[0] if doc else "")
+    return {"name": name, "version": version, "installed": True, "detail": detail,
+            "options": dict(getattr(backend, "OPTIONS", None) or {})}
