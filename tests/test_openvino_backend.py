@@ -18,7 +18,7 @@ from generator.reference.cast import cast
 
 ov = pytest.importorskip("openvino")
 from runners.backends import openvino_tensors as tensors  # noqa: E402
-from runners.backends.base import Unsupported  # noqa: E402
+from runners.backends.base import BackendOptionError, Unsupported  # noqa: E402
 from runners.backends.registry import get_backend  # noqa: E402
 
 
@@ -181,3 +181,62 @@ def test_mixing_native_and_onnx_nodes_is_unsupported(backend):
     model = finish_model(graph, 21, {cpt.DOMAIN: 14})
     with pytest.raises(Unsupported, match="mixing"):
         backend.prepare(model, None)
+
+
+# ---- --backend-option (runners/backends/openvino_config.py) -------------------------------------
+def _f32_cast():
+    f32 = dtypes.get("float")
+    return node_model("Cast", [("x", f32, (2,))], [("y", f32, (2,))], {"to": f32.onnx}, 21)
+
+
+@pytest.mark.parametrize("name", ["openvino", "openvino-tflite"])
+@pytest.mark.parametrize("options, says", [
+    ({"device": "NO_SUCH_DEVICE"}, "NO_SUCH_DEVICE not available; OpenVINO has CPU"),
+    ({"device": "HETERO:NO_SUCH_DEVICE,CPU"}, "NO_SUCH_DEVICE not available"),
+    ({"inference_precision": "f64"}, "expected one of f32, f16, bf16, device"),
+    ({"execution_mode": "FAST"}, "expected one of ACCURACY, PERFORMANCE, device"),
+    ({"config.INFERENCE_PRECISION_HINT": "f16"}, "use --backend-option inference_precision=..."),
+    ({"config.NO_SUCH_PROPERTY": "1"}, "OpenVINO refuses these --backend-option values: NotFound: Unsupported "
+                                       "property NO_SUCH_PROPERTY by CPU plugin"),
+    ({"config.INFERENCE_NUM_THREADS": "x"}, "OpenVINO refuses these --backend-option values"),
+])
+def test_bad_options_are_refused_in_one_line(name, options, says):
+    with pytest.raises(BackendOptionError) as info:
+        get_backend(name, options)
+    assert says in str(info.value) and "\n" not in str(info.value) and f"backend {name!r}" in str(info.value)
+
+
+def test_options_are_in_the_compiled_model():
+    b = get_backend("openvino", {"execution_mode": "PERFORMANCE", "config.INFERENCE_NUM_THREADS": "1",
+                                 "performance_mode": "LATENCY"})
+    compiled = b.prepare(_f32_cast(), None).compiled
+    assert str(compiled.get_property("EXECUTION_MODE_HINT")).upper().endswith("PERFORMANCE")
+    assert int(compiled.get_property("INFERENCE_NUM_THREADS")) == 1
+    assert str(compiled.get_property("PERFORMANCE_HINT")).upper().endswith("LATENCY")
+    assert b.settings()["EXECUTION_MODE_HINT"] == "PERFORMANCE" and b.settings()["INFERENCE_NUM_THREADS"] == "1"
+
+
+def test_device_is_validated_and_used(monkeypatch):
+    b = get_backend("openvino", {"device": "AUTO:CPU"})
+    seen = []
+    real = b.core.compile_model
+    monkeypatch.setattr(b.core, "compile_model", lambda model, device, config: seen.append(device) or
+                        real(model, device, config))
+    x = np.array([1.5, -2.0], np.float32)
+    assert (b.run(b.prepare(_f32_cast(), None), [x])[0] == x).all()
+    assert seen == ["AUTO:CPU"] and b.settings()["device"] == "AUTO:CPU"
+
+
+@pytest.mark.parametrize("name", ["openvino", "openvino-tflite"])
+def test_settings_differ_per_option_and_not_without(name):
+    default = get_backend(name).settings()
+    assert default == get_backend(name, {}).settings()
+    assert default["device"] == "CPU" and default["INFERENCE_PRECISION_HINT"] == "f32"
+    seen = [default]
+    for options in ({"inference_precision": "device"}, {"inference_precision": "bf16"}, {"device": "AUTO"},
+                    {"config.INFERENCE_NUM_THREADS": "1"}):
+        settings = get_backend(name, options).settings()
+        assert settings not in seen, options
+        seen.append(settings)
+    assert get_backend(name, {"inference_precision": "device"}).settings()["INFERENCE_PRECISION_HINT"] == \
+        "(device default)"

@@ -1,7 +1,7 @@
 """OpenVINO on CPU: ONNX models through its ONNX frontend; OpenVINO's own operators built natively.
 
-- f32 inference precision and accuracy mode (the CPU plugin otherwise runs in bf16 where the CPU has it);
-  the settings are recorded in every report.
+- f32 inference precision and accuracy mode (the CPU plugin otherwise runs in bf16 where the CPU has it); the
+  device and hints are --backend-option values (runners/backends/openvino_config.py), recorded in every report.
 - Model-local functions are inlined (onnx.inliner) first: the ONNX frontend does not accept them.
 - A model whose nodes are all OpenVINO operators (domain org.openvinotoolkit; today ConvertPromoteTypes-14)
   is built natively with openvino.opset14, never through its function body: the output element types and
@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,32 +20,29 @@ import onnx
 import onnx.inliner
 import openvino as ov
 import openvino.opset14 as ops
+from openvino import _pyopenvino
 from onnx import helper
 
 from generator.dtypes import DType
 from generator.reference import convert_promote_types as cpt
-from runners.backends.base import Backend, Unsupported, io_types
+from runners.backends import openvino_config
+from runners.backends.base import Backend, Unsupported, UnsupportedTable, io_types
+from runners.backends.openvino_config import summary as _summary
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
 
-DEVICE = "CPU"
-CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
-
-# OpenVINO's words for "not implemented here" (at read or compile time), as opposed to a refusal of a model.
-_UNSUPPORTED_TEXT = re.compile(
-    r"does not support the following ONNX operations|Unsupported operation of type|Not Implemented"
-    r"|is not supported|Unsupported data type|OpConversionFailure|unsupported (src|dst)_prc", re.IGNORECASE)
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    return lines[0] if lines else type(exc).__name__
-
-
-def _summary(exc: BaseException) -> str:
-    """OpenVINO's messages are C++ traces: keep the lines that say what failed."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    keep = [ln for ln in lines if not ln.startswith(("Exception from src", "Check '"))] or lines
-    return " ".join(keep[:3])[:600] if keep else type(exc).__name__
+# OpenVINO's words for "not implemented here" (at read, compile or infer time), as opposed to a refusal of a
+# model (docs/backends.md).
+UNSUPPORTED = UnsupportedTable(
+    types=tuple(filter(None, [getattr(_pyopenvino, "NotImplementedFailure", None)])),  # a frontend's NOT_IMPLEMENTED
+    text=(
+        r"does not support the following ONNX operations",  # the ONNX frontend has no translator for an op
+        r"Unsupported operation of type",
+        r"Not Implemented",
+        r"is not supported",
+        r"Unsupported data type",
+        r"OpConversionFailure",
+        r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type
+    ))
 
 
 def _attributes(node: onnx.NodeProto) -> dict:
@@ -100,14 +96,20 @@ class OpenVinoBackend(Backend):
     name = "openvino"
     native_ops = frozenset(f"{d}::{op}" for d, op in NATIVE)
 
+    OPTIONS = openvino_config.OPTIONS
+
     def __init__(self):
         self.core = ov.Core()
+        self.config = openvino_config.OvConfig()
+
+    def configure(self, options: dict[str, str]) -> None:
+        self.config = openvino_config.configure(self, self.core, options)
 
     def version(self) -> str:
         return ov.get_version()
 
     def settings(self) -> dict:
-        return {"device": DEVICE, **CONFIG, "onnx_local_functions": "inlined (onnx.inliner)",
+        return {**self.config.settings(), "onnx_local_functions": "inlined (onnx.inliner)",
                 "native_ops": sorted(self.native_ops)}
 
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
@@ -118,9 +120,9 @@ class OpenVinoBackend(Backend):
         native = _is_native(model)
         ov_model = self._native(model, ins, outs) if native else self._read_onnx(model)
         try:
-            compiled = self.core.compile_model(ov_model, DEVICE, CONFIG)
+            compiled = self.core.compile_model(ov_model, self.config.device, self.config.properties)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError / its own types
-            if _UNSUPPORTED_TEXT.search(str(exc)):
+            if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"openvino: {_summary(exc)}") from None
             raise RuntimeError(f"openvino compile_model: {_summary(exc)}") from None
         return Prepared(compiled, ins, outs, native)
@@ -131,7 +133,7 @@ class OpenVinoBackend(Backend):
         try:
             return self.core.read_model(io.BytesIO(model.SerializeToString()))
         except Exception as exc:  # noqa: BLE001
-            if _UNSUPPORTED_TEXT.search(str(exc)):
+            if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"openvino ONNX frontend: {_summary(exc)}") from None
             raise RuntimeError(f"openvino ONNX frontend: {_summary(exc)}") from None
 
@@ -160,7 +162,7 @@ class OpenVinoBackend(Backend):
         try:
             request.infer()
         except Exception as exc:  # noqa: BLE001
-            if _UNSUPPORTED_TEXT.search(str(exc)):
+            if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"openvino: {_summary(exc)}") from None
             raise RuntimeError(f"openvino infer: {_summary(exc)}") from None
         return [from_tensor(request.get_tensor(prepared.compiled.output(name))) for name, _ in prepared.outputs]

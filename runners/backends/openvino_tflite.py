@@ -2,12 +2,13 @@
 apart from OpenVINO's ONNX importer.
 
 CPU settings for conformance (../shared/spec/README.md): f32 inference precision (the CPU plugin would
-use bf16 where the CPU has it) and accuracy execution mode. Inputs and outputs are matched by tensor name.
+use bf16 where the CPU has it) and accuracy execution mode; the device and hints are --backend-option values,
+as for the openvino backend (runners/backends/openvino_config.py). Inputs and outputs are matched by tensor
+name.
 """
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,11 +16,17 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from runners.backends.base import Backend, Unsupported
+from runners.backends import openvino_config
+from runners.backends.base import Backend, Unsupported, UnsupportedTable
 
-CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
-UNSUPPORTED_TEXT = re.compile(r"OpConversionFailure|No conversion rule|is not supported|"
-                              r"Cannot create .* layer|unsupported operation", re.IGNORECASE)
+# What OpenVINO's TFLite frontend and plugins say when they do not implement an op (docs/backends.md).
+UNSUPPORTED = UnsupportedTable(text=(
+    r"OpConversionFailure",
+    r"No conversion rule",  # the TFLite frontend has no translator for an op
+    r"is not supported",
+    r"Cannot create .* layer",
+    r"unsupported operation",
+))
 
 
 @dataclass
@@ -47,14 +54,21 @@ class OpenVinoTfliteBackend(Backend):
     name = "openvino-tflite"
     model_format = "tflite"
 
+    OPTIONS = openvino_config.OPTIONS
+
     def __init__(self):
         self.core = ov.Core()
+        self.config = openvino_config.OvConfig()
+
+    def configure(self, options: dict[str, str]) -> None:
+        self.config = openvino_config.configure(self, self.core, options)
 
     def version(self) -> str:
         return ov.get_version()
 
     def settings(self) -> dict:
-        return {"device": "CPU", "frontend": "tflite", **CONFIG}
+        settings = self.config.settings()
+        return {"device": settings.pop("device"), "frontend": "tflite", **settings}
 
     def prepare(self, model: bytes, case) -> Prepared:
         twin = getattr(case, "twin", None)
@@ -63,9 +77,9 @@ class OpenVinoTfliteBackend(Backend):
             path.write_bytes(bytes(model))
             try:
                 ov_model = self.core.read_model(str(path))
-                compiled = self.core.compile_model(ov_model, "CPU", CONFIG)
+                compiled = self.core.compile_model(ov_model, self.config.device, self.config.properties)
             except RuntimeError as exc:
-                if UNSUPPORTED_TEXT.search(str(exc)):
+                if UNSUPPORTED.matches(exc):
                     raise Unsupported(f"openvino-tflite: {_one_line(exc)}") from None
                 raise
         names = list(twin.input_names) if twin else [p.get_any_name() for p in compiled.inputs]
