@@ -48,6 +48,25 @@ def test_onnx2tf_missing_is_unsupported(tmp_path, monkeypatch):
     assert r.verdict == "unsupported" and "onnx2tf is not installed" in r.message
 
 
+def test_a_pipeline_without_its_converter_is_listed_as_not_installed(tmp_path, monkeypatch):
+    """`opconform backends` said "installed" for onnx2tf+litert with no onnx2tf anywhere."""
+    monkeypatch.setenv(pipelines.ONNX2TF_ENV, str(tmp_path / "no-such-onnx2tf"))
+    monkeypatch.setitem(sys.modules, "tflite2onnx", None)  # import fails as if not installed
+    rows = {r["name"]: r for r in registry.list_backends()}
+    for name, converter in (("onnx2tf+litert", "onnx2tf"), ("tflite2onnx+onnxruntime", "tflite2onnx")):
+        assert rows[name]["installed"] is False and rows[name]["version"] is None, rows[name]
+        assert f"{converter} is not installed: pip install 'opconform[{converter}]'" in rows[name]["detail"]
+
+
+def test_a_pipeline_with_its_converter_is_listed_as_installed(tmp_path, monkeypatch):
+    fake = tmp_path / "onnx2tf"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(pipelines.ONNX2TF_ENV, str(fake))
+    row = next(r for r in registry.list_backends() if r["name"] == "onnx2tf+litert")
+    assert row["installed"] is True and str(fake) in row["version"]
+
+
 def test_a_pipeline_on_a_node_case_is_unsupported(tmp_path):
     from generator import dtypes
     from generator.case import Case, node_model

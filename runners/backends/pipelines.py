@@ -10,8 +10,9 @@ model against the OTHER twin's data sets (inputs and expected outputs).
                            variable OPCONFORM_ONNX2TF (the path of its `onnx2tf` executable); else `onnx2tf`
                            is looked up on PATH.
 
-A pipeline whose converter is not installed reports every case unsupported. A model the converter rejects
-is an error whose message names the converter's complaint (the operator, where it says which).
+A pipeline whose converter is not installed reports every case unsupported (and `opconform backends` lists
+it as not installed). A model the converter rejects is an error whose message names the converter's complaint
+(the operator, where it says which). Neither takes --backend-option: they run their runtimes' defaults.
 """
 
 from __future__ import annotations
@@ -119,15 +120,19 @@ class Tflite2OnnxOnnxRuntime(Backend):
     def version(self) -> str:
         return f"tflite2onnx {_version('tflite2onnx') or 'not installed'} + onnxruntime {_version('onnxruntime')}"
 
+    def not_installed(self) -> str | None:
+        try:
+            _tflite2onnx()
+        except Unsupported as exc:
+            return str(exc)
+        return None
+
     def settings(self) -> dict:
         return {"converter": "tflite2onnx.convert (explicit_layouts from the case)",
                 "runtime": "onnxruntime CPU, graph optimizations off, 1 intra-op thread, no spinning"}
 
     def prepare(self, model: bytes, case) -> OrtPrepared:
-        try:
-            import tflite2onnx
-        except ImportError:
-            raise Unsupported("tflite2onnx is not installed: pip install 'opconform[tflite2onnx]'") from None
+        tflite2onnx = _tflite2onnx()
         from runners.backends.onnxruntime import OnnxRuntimeBackend
 
         layouts = explicit_layouts(case)
@@ -154,6 +159,15 @@ class Tflite2OnnxOnnxRuntime(Backend):
         feed = [inputs[k] for k in prepared.feed_order]
         outs = OnnxRuntimeBackend().run(prepared.inner, feed)
         return [outs[j] for j in prepared.output_order]
+
+
+def _tflite2onnx():
+    """The tflite2onnx module; Unsupported when it is not installed."""
+    try:
+        import tflite2onnx
+    except ImportError:
+        raise Unsupported("tflite2onnx is not installed: pip install 'opconform[tflite2onnx]'") from None
+    return tflite2onnx
 
 
 def _invert(order: list[int]) -> list[int]:
@@ -207,15 +221,21 @@ class Onnx2TfLiteRT(Backend):
                 version = "unknown"
         return f"onnx2tf {version} ({cmd}) + ai-edge-litert {_version('ai-edge-litert')}"
 
+    def not_installed(self) -> str | None:
+        if onnx2tf_command() is None:
+            return (f"onnx2tf is not installed: pip install 'opconform[onnx2tf]', or set {ONNX2TF_ENV} to the onnx2tf "
+                    f"executable of its own environment")
+        return None
+
     def settings(self) -> dict:
         return {"converter": "onnx2tf -i model.onnx -o DIR (defaults), model_float32.tflite",
                 "runtime": "LiteRT interpreter, AUTO op resolver, 1 thread"}
 
     def prepare(self, model: onnx.ModelProto, case):
+        missing = self.not_installed()
+        if missing:
+            raise Unsupported(missing)
         cmd = onnx2tf_command()
-        if cmd is None:
-            raise Unsupported(f"onnx2tf is not installed: pip install 'opconform[onnx2tf]', or set {ONNX2TF_ENV} "
-                              f"to the onnx2tf executable of its own environment")
         from runners.backends.litert import load_interpreter
 
         with tempfile.TemporaryDirectory(prefix="opconform-onnx2tf-") as tmp:
