@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime
 import gc
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -808,11 +807,17 @@ class OpconformRun:
             write(*args)
             return True
         except Exception as exc:  # noqa: BLE001 - the session must end with its other files written
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(str(exc)) or type(exc).__name__
+            from runners.gate import GateError
+
+            if isinstance(exc, GateError):  # names the option and the file itself
+                line = f"opconform: {_one_line(str(exc))}"
+            else:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(str(exc))
+                line = f"opconform: cannot write {option} {path}: {why or type(exc).__name__}"
             tr = self.config.pluginmanager.get_plugin("terminalreporter")
             if tr is not None:
                 tr.write("\n")
-                tr.write_line(f"opconform: cannot write {option} {path}: {why}", red=True)
+                tr.write_line(line, red=True)
             if session.exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return False
@@ -874,6 +879,7 @@ def suites_run(config: pytest.Config) -> dict[str, str]:
     a kind folder, a case directory, a model.onnx) or hold as direct subdirectories: what ties a results
     file to the suite it judged (the controller of an xdist run collects nothing, so not from collection)."""
     from generator.serialize import MANIFEST, is_suite
+    from runners.results import suite_hash
 
     base = config.invocation_params.dir
     found: dict[str, str] = {}
@@ -886,9 +892,8 @@ def suites_run(config: pytest.Config) -> dict[str, str]:
             except OSError:
                 pass
         for c in candidates:
-            if is_suite(c):
-                digest = hashlib.sha256((c / MANIFEST).read_bytes()).hexdigest()
-                found[_relpath(c, base)] = digest
+            if is_suite(c) and suite_hash(c):
+                found[_relpath(c, base)] = suite_hash(c)
     return dict(sorted(found.items()))
 
 
