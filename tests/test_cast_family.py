@@ -178,6 +178,11 @@ def test_fractions_to_sub_byte_integers_are_judged_by_the_int4_and_int2_notes(de
         assert "nearest-even" in edge.meta["spec"]["clause"] and "reading" not in edge.meta
         probe = cases[f"test_cast_float32_to_{to}_probe"]
         assert set(probe.meta["undefined"]) == {ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_SUBBYTE_OOR}, to
+    # every tie of int4 and its float32 neighbours (a rounding done as x + 0.5 in float32 rounds 0.49999997 up)
+    x = set(fam.edge_inputs(dtypes.get("float"), dtypes.get("int4")).tolist())
+    for k in range(-8, 7):
+        t = np.float32(k + 0.5)
+        assert {float(t), float(np.nextafter(t, np.float32(-9))), float(np.nextafter(t, np.float32(9)))} <= x, k
     # float4e2m1 fits int4: every pattern is judged, no probe is left
     assert "test_cast_float4e2m1_to_int4_probe" not in cases
     assert cases["test_cast_float4e2m1_to_int4_exhaustive"].inputs[0][0].size == 16

@@ -149,3 +149,18 @@ def test_negative_zero_lost_is_witnessed_for_float6():
         x = np.array([-0.0], dtype=np.float32)
         assert dtypes.get(to).to_bits(_ref(x, v, 28)[0]).tolist() == [0x20]
         assert dtypes.get(to).to_bits(_run(FAULTS["cast.negative_zero_lost"], x, v, 28)).tolist() == [0]
+
+
+def test_subbyte_add_half_float32_is_what_openvino_does():
+    """OpenVINO 2026.4.1, float -> int4 / uint4: trunc(x +- 0.5) in float32, after rounding a double to float32."""
+    fault = FAULTS["cast.subbyte_add_half_float32"]
+    v = family.Variant(dtypes.get("float"), dtypes.get("uint4"), None, None, 21)
+    x = np.array([0.5, 2.5, 0.49999997, 1.4999999, 1.25], dtype=np.float32)
+    assert _ref(x, v, 21)[0].astype(np.int64).tolist() == [0, 2, 0, 1, 1]
+    assert _run(fault, x, v, 21).astype(np.int64).tolist() == [1, 3, 1, 1, 1]  # 1.4999999f + 0.5f is exact
+    assert _run(FAULTS["cast.round_half_away"], x, v, 21).astype(np.int64).tolist() == [1, 3, 0, 1, 1]
+    v = family.Variant(dtypes.get("double"), dtypes.get("int4"), None, None, 21)
+    x = np.array([6.499999999999999, -7.499999999999999, -6.2], dtype=np.float64)
+    assert _ref(x, v, 21)[0].astype(np.int64).tolist() == [6, -7, -6]
+    assert _run(fault, x, v, 21).astype(np.int64).tolist() == [7, -8, -6]
+    assert not fault.applies({"from": "float", "to": "int8", "opset": 13})

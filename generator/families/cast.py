@@ -225,6 +225,8 @@ def edge_inputs(src: DType, to: DType) -> np.ndarray:
         special = [np.inf, -np.inf, np.nan, -np.nan]
         bounds = _float_boundaries(to) + [float(b) for b in _int_boundaries(to)]
         bounds += [0.5 + b for b in _int_boundaries(to)] + [b - 0.5 for b in _int_boundaries(to)]
+        if to.is_integer and to.bits < 8:  # every tie of a target that rounds to nearest even (int4.md / int2.md)
+            bounds += [k + 0.5 for k in range(to.int_min, to.int_max)]
         bounds += [-b for b in bounds]
         main = _to_src(base + bounds, src)
         x = np.concatenate([main, _src_neighbors(_to_src(bounds, src), src)])

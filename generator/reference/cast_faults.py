@@ -265,6 +265,20 @@ def _truncating_pair(p) -> bool:
     return src.is_float and to.is_integer and to.bits >= 8
 
 
+def _subbyte_add_half_float32(x, src, to, saturate, round_mode, opset):
+    """float -> int4 / uint4 / int2 / uint2 as trunc(x +- 0.5) in float32 arithmetic, the source first rounded to
+    float32: half away from zero, plus the sum's own rounding (0.49999997f + 0.5f == 1.0f)."""
+    y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    if not _subbyte_from_float(src, to):
+        return y
+    with np.errstate(all="ignore"):
+        v = np.asarray(x, dtype=src.np_dtype).astype(np.float32)
+        r = np.trunc(v + np.copysign(np.float32(0.5), v)).astype(np.float64)
+    ok = why == ""
+    z = _cast(np.where(ok, r, 0.0), dtypes.get("double"), to, saturate, round_mode, opset)
+    return np.where(ok, z, y)
+
+
 def _int_round_nearest_even(x, src, to, saturate, round_mode, opset):
     """float -> int8..uint64 rounded to nearest even instead of truncated (in range, where the reference is defined)."""
     y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
@@ -555,10 +569,15 @@ def _float_source(p) -> bool:
 
 FAULTS: tuple[Fault, ...] = (
     *(_via(t) for t in INTERMEDIATES),
-    _tie_rule("half_away", "rounds ties away from zero instead of to even", "OpenVINO (integer and f8 paths)"),
+    _tie_rule("half_away", "rounds ties away from zero instead of to even",
+              "OpenVINO (integer and f8 paths), onnxruntime 1.32.0 (float -> int4 / uint4 / int2 / uint2)"),
     _tie_rule("half_up", "rounds ties toward +inf instead of to even"),
     _tie_rule("toward_zero", "truncates toward zero instead of rounding to nearest even",
               "onnx-reference 1.23.2 (float -> int4 / uint4 / int2 / uint2 through ml_dtypes)"),
+    Fault("cast.subbyte_add_half_float32", "float -> int4 / uint4 / int2 / uint2 as trunc(x +- 0.5) in float32 "
+          "(half away from zero, and 0.49999997 -> 1; a double rounded to float32 first)",
+          _node(_subbyte_add_half_float32), seen_in="OpenVINO 2026.4.1 (float -> int4 / uint4)",
+          applies=lambda p: _subbyte_from_float(dtypes.get(p["from"]), dtypes.get(p["to"]))),
     Fault("cast.int_round_nearest_even", "float -> int8..uint64 rounds to nearest even instead of truncating toward "
           "zero (cvtps2dq for cvttps2dq; the int4 / int2 notes' rule taken for every integer)",
           _node(_int_round_nearest_even), applies=_truncating_pair),
