@@ -5,7 +5,8 @@ comma-separated list of case names (every data set) or `name[i]` (data set i onl
 OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEAK (keeps another
 OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
 _OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory).
-Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path.
+Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
+--backend-option (tag, recorded in its settings).
 """
 
 from __future__ import annotations
@@ -60,6 +61,18 @@ class Misbehaving(OpconformBackend):
         if _chosen("WRONG_SHAPE", case, inputs):
             outputs = [np.concatenate([np.ravel(o), np.ravel(o)[:1]]) for o in outputs]
         return outputs
+
+
+class Configurable(Misbehaving):
+    name = "configurable"
+    OPTIONS = {"tag": "any text, recorded in the settings"}
+    tag = None
+
+    def configure(self, options: dict[str, str]) -> None:
+        self.tag = options.get("tag")
+
+    def settings(self) -> dict:
+        return {**super().settings(), "tag": self.tag}
 
 
 class _OutOfMemory(list):

@@ -335,9 +335,22 @@ def test_an_abort_under_the_cap_names_it(monkeypatch):
     assert r.verdict == CRASH and "SIGABRT" in r.message and "--case-memory 2G" in r.message
 
 
-def test_backend_options_reach_the_worker_and_a_bad_one_is_reported_once(monkeypatch):
+def test_backend_options_reach_the_worker(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
-    runner = IsolatedRunner(FIXTURE, timeout=60, options={"bogus": "1"})
+    case = "test_qlinearconv_auto_pad_notset"
+    runner = IsolatedRunner("fixture_backends:Configurable", timeout=60, options={"tag": "vendor build 7"})
+    try:
+        r = runner.run(SUITE / "node" / case, 0, "strict", _stub(case))[1]
+    finally:
+        runner.close()
+    assert r.verdict == "pass" and r.settings["tag"] == "vendor build 7"
+
+
+@pytest.mark.parametrize("spec", [FIXTURE, "fixture_backends:Configurable"])
+def test_a_bad_backend_option_is_reported_once(monkeypatch, spec):
+    """The worker cannot load the backend: one WorkerDied line, raised again without a new worker."""
+    monkeypatch.syspath_prepend(str(HERE))
+    runner = IsolatedRunner(spec, timeout=60, options={"bogus": "1"})
     case = "test_qlinearconv_auto_pad_notset"
     try:
         for _ in range(2):
