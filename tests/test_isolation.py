@@ -277,6 +277,22 @@ def test_a_leaking_backend_runs_out_of_memory_and_the_next_data_sets_pass_on_a_f
     assert runner.starts == 1 + sum(1 for i in oom if i < len(names) - 1)  # a fresh worker for each next one
 
 
+def test_case_memory_through_pytest(pytester, monkeypatch):
+    """--case-memory reaches the worker: a leaking backend's out-of-memory items fail as error naming the cap,
+    and each one after them passes."""
+    picks = sorted(p.name for p in (SUITE / "node").iterdir() if p.name.startswith("test_cast_float32_to"))[:10]
+    (pytester.path / "s").mkdir()
+    for p in picks:
+        os.symlink(SUITE / "node" / p, pytester.path / "s" / p)
+    result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"LEAK": picks}, "-q", "--case-memory", "512M")
+    records = sorted(doc["records"], key=lambda r: r["case"])
+    oom = [i for i, r in enumerate(records) if r["verdict"] != "pass"]
+    assert oom and all(records[i]["verdict"] == "error" and "out of memory (--case-memory 512M)" in records[i]["message"]
+                       for i in oom), [r["verdict"] for r in records]
+    assert all(records[i + 1]["verdict"] == "pass" for i in oom if i + 1 < len(records))
+    result.assert_outcomes(passed=len(records) - len(oom), failed=len(oom))
+
+
 def test_the_default_cap_is_on_and_does_not_bite(monkeypatch):
     """Every other test here runs under the default cap; a leak of 1 GiB per run (4 runs) hits it."""
     monkeypatch.syspath_prepend(str(HERE))
