@@ -7,6 +7,9 @@ bits): those are the suite's business (docs/convert_promote_types.md), not these
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from onnx import helper
@@ -17,6 +20,7 @@ from generator.reference import convert_promote_types as cpt
 from generator.reference.cast import cast
 
 ov = pytest.importorskip("openvino")
+from openvino import _pyopenvino  # noqa: E402
 from runners.backends import openvino_tensors as tensors  # noqa: E402
 from runners.backends.base import BackendOptionError, Unsupported  # noqa: E402
 from runners.backends.registry import get_backend  # noqa: E402
@@ -181,6 +185,85 @@ def test_mixing_native_and_onnx_nodes_is_unsupported(backend):
     model = finish_model(graph, 21, {cpt.DOMAIN: 14})
     with pytest.raises(Unsupported, match="mixing"):
         backend.prepare(model, None)
+
+
+# ---- unsupported or error (runners/backends/openvino.py, openvino_tflite.py, docs/backends.md) --------------
+from runners.backends import openvino as ov_backend  # noqa: E402
+from runners.backends import openvino_tflite as ov_tflite  # noqa: E402
+
+_REPORT = ("Exception from src/inference/src/cpp/core.cpp:105:\nCheck 'false' failed at src/frontends/common_translators/"
+           "src/unconverted_ops_report.cpp:151:\nFrontEnd API failed with OpConversionFailure:\nModel wasn't fully "
+           "converted.")
+# (table, exception, unsupported?): what OpenVINO 2026.4.1 said on the suite, verbatim where a run produced it.
+SAYINGS = [
+    (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + "\nSummary:\n-- No conversion rule found for operations: "
+                                                    "com.example.Frob\nTo facilitate the conversion ..."), True),
+    (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + " Failed operations detailed log:\n-- Cast-25 with a message:\n"
+                                                    "While validating ONNX node '<Node(Cast): output>': Exception from "
+                                                    "src/frontends/onnx/frontend/src/utils/common.cpp:81:\nUnsupported "
+                                                    "data type UINT2 expected: BOOL, BFLOAT16, FLOAT4E2M1"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError("Exception from src/inference/src/cpp/core.cpp:117:\nUnsupported operation "
+                                          "of type: Convert name: output\nDetails:\nNot Implemented:\ncpu_convert "
+                                          "can't convert from: bf16 precision to: string"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError("Exception from src/plugins/intel_cpu/src/nodes/convert.cpp:95:\n"
+                                          "unsupported src_prc: f4e2m1"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError("OpenVINO does not support the following ONNX operations: Frob"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError("Check failed: Input element type f64 is not supported"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError("Exception from src/core/src/node.cpp: Not Implemented: evaluate"), True),
+    (ov_backend.UNSUPPORTED, _pyopenvino.NotImplementedFailure("get_place is not implemented"), True),
+    (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + " Failed operations detailed log:\n-- QLinearConv-10 with a "
+                                                    "message:\nWhile validating ONNX node '<Node(QLinearConv): y>': "
+                                                    "Check 'scale_dim.compatible(x_dim_at_axis)' failed at src/"
+                                                    "frontends/onnx/frontend/src/op/dequantize_linear.cpp:119:\n"
+                                                    "FrontEnd API failed with GeneralFailure:\nThe number of "
+                                                    "dequantization scale elements '6' must match the input shape "
+                                                    "dimension '1 pointed to by the axis attribute: 1"), False),
+    (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + " Failed operations detailed log:\n-- Cast-21 with a message:\n"
+                                                    "While validating ONNX node '<Node(Cast): y>': Node (): unknown "
+                                                    "attribute 'to'"), False),
+    (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + " Failed operations detailed log:\n-- Cast-21 with a message:\n"
+                                                    "Unsupported data type  expected: BOOL"), False),  # to=999: invalid
+    (ov_backend.UNSUPPORTED, RuntimeError("Check 'shape_size(get_input_shape(0)) == shape_size(output_shape)' failed"),
+     False),
+    (ov_tflite.UNSUPPORTED, RuntimeError("Model wasn't fully converted. Summary: -- No conversion rule found for "
+                                         "operations: CUSTOM"), True),
+    (ov_tflite.UNSUPPORTED, RuntimeError("Cannot create Frob layer tfl_frob id:3"), True),
+    (ov_tflite.UNSUPPORTED, RuntimeError("Element type u2 is not supported"), True),
+    (ov_tflite.UNSUPPORTED, RuntimeError("tflite frontend: unsupported operation BROADCAST_TO"), True),
+    (ov_tflite.UNSUPPORTED, RuntimeError("FrontEnd API failed with OpConversionFailure: -- CONCATENATION with a "
+                                         "message: Check 'axis < rank' failed"), False),
+]
+
+
+@pytest.mark.parametrize("table, exc, unsupported", SAYINGS,
+                         ids=[f"{type(e).__name__}:{' '.join(str(e).split())[-60:]}" for _, e, _ in SAYINGS])
+def test_unsupported_or_error(table, exc, unsupported):
+    assert table.matches(exc) is unsupported
+
+
+def test_every_table_entry_is_exercised_and_documented():
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "backends.md").read_text()
+    for table in (ov_backend.UNSUPPORTED, ov_tflite.UNSUPPORTED):
+        said = [e for t, e, yes in SAYINGS if t is table and yes]
+        for pattern in table.text:
+            assert any(re.search(pattern, str(e), re.IGNORECASE) for e in said), pattern
+            assert f"`{pattern}`".replace("|", "\\|") in docs, pattern  # escaped in a Markdown table
+        for kind in table.types:
+            assert any(isinstance(e, kind) for e in said), kind
+            assert f"`{kind.__name__}`" in docs, kind
+
+
+def test_a_translator_refusing_a_valid_model_is_an_error_not_unsupported(backend):
+    """Per-channel w_scale of length M where the input has C != M channels: valid ONNX, but the frontend
+    dequantizes w along axis 1 and its check refuses the model (it was reported unsupported)."""
+    u8, f32 = dtypes.get("uint8"), dtypes.get("float")
+    model = node_model("QLinearConv", [("x", u8, (1, 1, 3, 3)), ("x_scale", f32, ()), ("x_zero_point", u8, ()),
+                                       ("w", u8, (2, 1, 1, 1)), ("w_scale", f32, (2,)), ("w_zero_point", u8, (2,)),
+                                       ("y_scale", f32, ()), ("y_zero_point", u8, ())], [("y", u8, (1, 2, 3, 3))], {}, 10)
+    with pytest.raises(RuntimeError) as info:
+        backend.prepare(model, None)
+    assert not isinstance(info.value, Unsupported)
+    assert "QLinearConv" in str(info.value) and "dequantization scale elements" in str(info.value)
 
 
 # ---- --backend-option (runners/backends/openvino_config.py) -------------------------------------

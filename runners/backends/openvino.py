@@ -31,16 +31,17 @@ from runners.backends.openvino_config import summary as _summary
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
 
 # OpenVINO's words for "not implemented here" (at read, compile or infer time), as opposed to a refusal of a
-# model (docs/backends.md).
+# model (docs/backends.md). Not "OpConversionFailure" itself: the frontend wraps every failed node in it, with the
+# node's own message, and a node its translator refuses by a failed check of a valid model is a bug (an error).
 UNSUPPORTED = UnsupportedTable(
     types=tuple(filter(None, [getattr(_pyopenvino, "NotImplementedFailure", None)])),  # a frontend's NOT_IMPLEMENTED
     text=(
-        r"does not support the following ONNX operations",  # the ONNX frontend has no translator for an op
-        r"Unsupported operation of type",
+        r"No conversion rule found for operations",  # the ONNX frontend has no translator for an op
+        r"does not support the following ONNX operations",
+        r"Unsupported operation of type",  # the CPU plugin has no kernel for a node
         r"Not Implemented",
         r"is not supported",
-        r"Unsupported data type",
-        r"OpConversionFailure",
+        r"Unsupported data type [A-Z0-9]+ expected",  # an element type the ONNX frontend does not take
         r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type
     ))
 

@@ -48,11 +48,17 @@ class OvConfig:
                 **{k: v for k, v in self.properties.items() if k not in HINTS}}
 
 
+# Lines of OpenVINO's messages that say where, not what (source locations, the frontend's report around a node's
+# own message).
+BOILERPLATE = ("Exception from src", "Check '", "FrontEnd API failed with", "Model wasn't fully converted", "Summary:",
+               "-- Conversion is failed for", "To facilitate")
+
+
 def summary(exc: BaseException) -> str:
-    """OpenVINO's messages are C++ traces: keep the lines that say what failed."""
+    """OpenVINO's messages are C++ traces: keep the lines that say what failed (a failed node's own message)."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    keep = [ln for ln in lines if not ln.startswith(("Exception from src", "Check '"))] or lines
-    return " ".join(keep[:3])[:600] if keep else type(exc).__name__
+    keep = [ln for ln in lines if not ln.startswith(BOILERPLATE)] or lines
+    return " ".join(keep[:4])[:600] if keep else type(exc).__name__
 
 
 def configure(backend: Backend, core: ov.Core, options: dict[str, str]) -> OvConfig:
