@@ -270,7 +270,7 @@ def test_every_field_the_runners_read_is_checked():
     assert read <= set(CASE_FIELDS), read - set(CASE_FIELDS)
 
 
-def test_the_committed_suites_fields_and_compare_specs_pass(tmp_path):
+def test_the_committed_suites_fields_and_compare_specs_pass():
     metas = [json.loads(p.read_text()) for p in sorted(SUITE.glob("*/*/case.json"))[::50]]
     assert len(metas) > 150
     assert [m["name"] for m in metas if meta_problem(m)] == []
