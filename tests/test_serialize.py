@@ -363,11 +363,11 @@ def test_a_device_inside_the_case_directory_is_refused(tmp_path):
     dev.symlink_to("/dev/null")
     assert _read_in_thread(d)[1].__class__ is LoadedCase  # an unread, unlisted name is no concern
     try:
-        os.mknod(d / "zero", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # needs root
+        os.mknod(d / "null", 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's twin (harmless if read); needs root
     except PermissionError:
         pytest.skip("cannot make a device node")
     (d / "test_data_set_0" / "input_0.pb").unlink()
-    (d / "test_data_set_0" / "input_0.pb").symlink_to("../zero")
+    (d / "test_data_set_0" / "input_0.pb").symlink_to("../null")
     with pytest.raises(CaseError, match="input_0.pb: a character device, not a regular file; refused"):
         read_case(d)
 
