@@ -191,9 +191,9 @@ def test_mixing_native_and_onnx_nodes_is_unsupported(backend):
 from runners.backends import openvino as ov_backend  # noqa: E402
 from runners.backends import openvino_tflite as ov_tflite  # noqa: E402
 
-_REPORT = ("Exception from src/inference/src/cpp/core.cpp:105:\nCheck 'false' failed at src/frontends/common_translators/"
-           "src/unconverted_ops_report.cpp:151:\nFrontEnd API failed with OpConversionFailure:\nModel wasn't fully "
-           "converted.")
+_REPORT = ("Exception from src/inference/src/cpp/core.cpp:105:\nCheck 'false' failed at src/frontends/"
+           "common_translators/src/unconverted_ops_report.cpp:151:\nFrontEnd API failed with OpConversionFailure:\n"
+           "Model wasn't fully converted.")
 # (table, exception, unsupported?): what OpenVINO 2026.4.1 said on the suite, verbatim where a run produced it.
 SAYINGS = [
     (ov_backend.UNSUPPORTED, RuntimeError(_REPORT + "\nSummary:\n-- No conversion rule found for operations: "
@@ -257,9 +257,9 @@ def test_a_translator_refusing_a_valid_model_is_an_error_not_unsupported(backend
     """Per-channel w_scale of length M where the input has C != M channels: valid ONNX, but the frontend
     dequantizes w along axis 1 and its check refuses the model (it was reported unsupported)."""
     u8, f32 = dtypes.get("uint8"), dtypes.get("float")
-    model = node_model("QLinearConv", [("x", u8, (1, 1, 3, 3)), ("x_scale", f32, ()), ("x_zero_point", u8, ()),
-                                       ("w", u8, (2, 1, 1, 1)), ("w_scale", f32, (2,)), ("w_zero_point", u8, (2,)),
-                                       ("y_scale", f32, ()), ("y_zero_point", u8, ())], [("y", u8, (1, 2, 3, 3))], {}, 10)
+    ins = [("x", u8, (1, 1, 3, 3)), ("x_scale", f32, ()), ("x_zero_point", u8, ()), ("w", u8, (2, 1, 1, 1)),
+           ("w_scale", f32, (2,)), ("w_zero_point", u8, (2,)), ("y_scale", f32, ()), ("y_zero_point", u8, ())]
+    model = node_model("QLinearConv", ins, [("y", u8, (1, 2, 3, 3))], {}, 10)
     with pytest.raises(RuntimeError) as info:
         backend.prepare(model, None)
     assert not isinstance(info.value, Unsupported)

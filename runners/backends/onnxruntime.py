@@ -1,4 +1,5 @@
-"""onnxruntime on CPU, every input and output bit-exact in its declared element type.
+"""onnxruntime (on CPU unless --backend-option providers says otherwise), every input and output bit-exact in
+its declared element type.
 
 `InferenceSession.run` with numpy arrays where every input and output is of a numpy type (its buffers are
 copied bit for bit). Otherwise not: the Python binding hands float8e4m3fn outputs back as uint8 and cannot
@@ -67,6 +68,18 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else exc.__class__.__name__
 
 
+def _session_options(optimization: str = OPTIMIZATION, threads: int = INTRA_OP_THREADS,
+                     config: dict[str, str] | None = None) -> ort.SessionOptions:
+    so = ort.SessionOptions()
+    so.graph_optimization_level = OPTIMIZATION_LEVELS[optimization]
+    so.log_severity_level = 4  # failures come back as exceptions; keep stderr for the real log
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    for key, value in {**NO_SPINNING, **(config or {})}.items():
+        so.add_session_config_entry(key, value)
+    return so
+
+
 @dataclass
 class Prepared:
     session: ort.InferenceSession
@@ -132,14 +145,11 @@ class OnnxRuntimeBackend(Backend):
         runs on CPU: a session of a one-node model says now, rather than a run that judged the wrong provider.
         A provider option onnxruntime refuses is found here too. (Config entries are left out: one such as
         session.disable_cpu_ep_fallback may rightly refuse this model on a provider without Relu.)"""
-        f = onnx.TensorProto.FLOAT
-        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options",
-                                  [helper.make_tensor_value_info("x", f, [1])], [helper.make_tensor_value_info("y", f, [1])])
+        x, y = (helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [1]) for n in "xy")
+        graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
-        so = ort.SessionOptions()
-        so.log_severity_level, so.intra_op_num_threads = 4, 1  # quiet (a dropped provider is said below), small
-        try:
-            session = ort.InferenceSession(model.SerializeToString(), so, providers=self.providers,
+        try:  # quiet: a dropped provider is said below
+            session = ort.InferenceSession(model.SerializeToString(), _session_options(), providers=self.providers,
                                            provider_options=self._provider_options())
         except Exception as exc:  # noqa: BLE001 - whatever onnxruntime says about the providers
             raise BackendOptionError(f"backend {self.name!r}: onnxruntime refuses these providers / provider "
@@ -166,14 +176,7 @@ class OnnxRuntimeBackend(Backend):
         return settings
 
     def _options(self) -> ort.SessionOptions:
-        so = ort.SessionOptions()
-        so.graph_optimization_level = OPTIMIZATION_LEVELS[self.optimization]
-        so.log_severity_level = 4  # failures come back as exceptions; keep stderr for the real log
-        so.intra_op_num_threads = self.intra_op_threads
-        so.inter_op_num_threads = 1
-        for key, value in {**NO_SPINNING, **self.config}.items():
-            so.add_session_config_entry(key, value)
-        return so
+        return _session_options(self.optimization, self.intra_op_threads, self.config)
 
     def _provider_options(self) -> list[dict[str, str]]:
         return [self.provider_options.get(p, {}) for p in self.providers]
@@ -233,7 +236,8 @@ class OnnxRuntimeBackend(Backend):
                                   [helper.make_tensor_value_info("s", onnx.TensorProto.STRING, x.shape)])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
         model.ir_version = 7
-        session = ort.InferenceSession(model.SerializeToString(), providers=PROVIDERS)  # a CPU helper, whatever the options
+        # on CPU whatever the options: it only makes the input
+        session = ort.InferenceSession(model.SerializeToString(), _session_options(), providers=PROVIDERS)
         return session.run_with_ort_values(["s"], {})[0]
 
     def _to_numpy(self, value: ort.OrtValue, declared: DType) -> np.ndarray:

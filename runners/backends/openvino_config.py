@@ -30,7 +30,8 @@ NAMED = {
 OPTIONS = {
     "device": f"the device to compile for (default {DEVICE}): one of Core().available_devices, or "
               f"{' / '.join(VIRTUAL_DEVICES)}[:devices]",
-    "inference_precision": f"INFERENCE_PRECISION_HINT: f32 (default), f16, bf16, or {DEVICE_DEFAULT} (the device's own)",
+    "inference_precision": f"INFERENCE_PRECISION_HINT: f32 (default), f16, bf16, or {DEVICE_DEFAULT} (the "
+                           "device's own)",
     "execution_mode": f"EXECUTION_MODE_HINT: ACCURACY (default), PERFORMANCE, or {DEVICE_DEFAULT} (the device's own)",
     "performance_mode": "PERFORMANCE_HINT: LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT (default: not set)",
     "config.<KEY>": "any other compile_model property, passed as a string, e.g. config.INFERENCE_NUM_THREADS=1",
