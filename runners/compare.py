@@ -44,10 +44,11 @@ import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
+from generator.serialize import COMPARE_MODES, merge_compare
 import generator.reference.cast as cast_ref
 
 TIERS = ("strict", "tolerant")
-MODES = ("exact", "ulp", "abs", "allclose", "parsed", "default", "none")
+MODES = tuple(COMPARE_MODES)  # the case format's table: read_case checks a spec by it
 DEFAULT_RTOL, DEFAULT_ATOL = 1e-3, 1e-7
 
 
@@ -80,18 +81,11 @@ def resolve_spec(spec: dict | None, output: str, tier: str) -> dict:
         raise ValueError(f"unknown tier {tier!r}: use one of {', '.join(TIERS)}")
     if spec is None:
         return {"mode": "default"}
-    resolved = {k: v for k, v in spec.items() if k != "outputs"}
-    per = (spec.get("outputs") or {}).get(output)
-    if per:
-        resolved.update({k: v for k, v in per.items() if k != "outputs"})
-    tolerant = resolved.pop("tolerant", None)
-    if tier == "tolerant" and tolerant:
-        resolved.update(tolerant)
+    resolved = merge_compare(spec, output, tier == "tolerant")
     mode = resolved.get("mode")
     if mode not in MODES:
         raise ValueError(f"compare spec of output {output!r}: unknown mode {mode!r} (known: {', '.join(MODES)})")
-    need = {"ulp": ("ulp",), "abs": ("abs",), "allclose": ("rtol", "atol"), "parsed": ("source_type",)}.get(mode, ())
-    for key in need:
+    for key in COMPARE_MODES[mode]:
         if key not in resolved:
             raise ValueError(f"compare spec of output {output!r}: mode {mode!r} needs {key!r}")
     return resolved

@@ -547,11 +547,7 @@ class OpconformRun:
         its case.json; a plain ONNX node test gets none. Only for selecting: the run itself reads and checks
         case.json."""
         if entry is None or "family" not in entry:
-            try:
-                entry = json.loads((node.path / "case.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                entry = {}
-            entry = entry if isinstance(entry, dict) else {}
+            entry = _checked_meta(node.path)
         family = entry.get("family")
         node.family = family if isinstance(family, str) else None
         for field in ("family", "op", "kind"):
@@ -651,11 +647,7 @@ class OpconformRun:
         from its case.json (read only then)."""
         from runners.results import ERROR, Result
 
-        try:
-            meta = json.loads((item.case_dir / "case.json").read_text(encoding="utf-8"))
-            meta = meta if isinstance(meta, dict) else {}
-        except (OSError, ValueError):
-            meta = {}
+        meta = _checked_meta(item.case_dir)
         kind = meta.get("kind") if meta.get("kind") in ("node", "graph", "negative", "probe") else None
         return Result(case=item.case_name, dataset=index, kind=kind or _kind_of(item.case_dir), verdict=ERROR,
                       message="", backend=self.name, backend_version=self.version, tier=self.tier,
@@ -967,6 +959,18 @@ def _manifest_index(manifest: dict | None) -> dict:
         if isinstance(e, dict) and isinstance(e.get("kind"), str) and isinstance(e.get("name"), str):
             index.setdefault(e["kind"], {})[e["name"]] = e
     return index
+
+
+def _checked_meta(case_dir: Path) -> dict:
+    """A case's case.json, read as the runner reads it (a regular file of bounded size, every field
+    checked), or {} when it has none or a bad one: the run itself reports a bad one as invalid-case."""
+    from generator.serialize import CaseError, read_meta
+
+    try:
+        found = read_meta(case_dir)
+    except CaseError:
+        return {}
+    return found[0] if found else {}
 
 
 def _str_or_none(value) -> str | None:

@@ -299,6 +299,20 @@ def test_corrupt_file_is_invalid_case_and_the_session_goes_on(pytester, suite):
     assert "Traceback" not in outcome_lines(result)
 
 
+def test_a_case_json_that_is_a_fifo_does_not_hang_collection(pytester, suite):
+    """Collection reads case.json for the markers (where the manifest says nothing): as the runner reads
+    it, never blocking on a FIFO."""
+    import os
+
+    meta = suite / "node" / F8 / "case.json"
+    meta.unlink()
+    os.mkfifo(meta)
+    result = pytester.runpytest_subprocess(str(suite / "node"), "--backend", "opconform", "--isolation", "none",
+                                           timeout=120)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([f"[[]invalid-case] {F8}[[]0]: invalid case: *case.json: a FIFO, not a regular file; refused"])
+
+
 def test_case_listed_in_the_manifest_but_deleted_fails(pytester, suite):
     import shutil
 
