@@ -40,15 +40,18 @@ DEFAULT_TIMEOUT = 60.0
 # 24.8 days; beyond it, or inf, poll raises OverflowError).
 MAX_TIMEOUT = 1e6  # seconds, 11.6 days
 
-# The worker's memory cap is RLIMIT_DATA, not RLIMIT_AS. RLIMIT_AS counts address space that is only
-# reserved (PROT_NONE malloc arenas, library mappings): measured on the committed suite (9936 cases, every
-# data set, one worker; onnxruntime 1.32.0 / OpenVINO 2026.4.1, 2 cores), the worker peaked at VmPeak 571 MiB /
-# 1.4 GiB of address space for VmData 201 / 321 MiB (written memory) and VmHWM 90 / 124 MiB resident; the
-# reservations grow with the machine's core count (an arena and a thread per core), so an address-space cap
-# that suits 2 cores bites on 64. RLIMIT_DATA counts what can be written (heap, anonymous mappings, thread
-# stacks), and a runaway allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to
-# allocate" error. The default leaves 10x the largest measured VmData, and it stops a runaway case before it
-# takes the machine.
+# The worker's memory cap is RLIMIT_DATA (what can be written: heap, anonymous mappings, thread stacks), not
+# RLIMIT_AS (all address space, also what is only reserved: 64 MiB malloc arenas, up to 8 per core, and
+# library mappings). Measured on the committed suite (9936 cases, every data set, one worker, 2 cores; peaks,
+# VmData sampled every 50 ms):
+#                            VmPeak (RLIMIT_AS)  VmData (RLIMIT_DATA)  VmHWM (resident)  threads
+#   onnxruntime 1.32.0          571 MiB              201 MiB               90 MiB           3
+#   OpenVINO 2026.4.1           1.50 GiB             427 MiB              142 MiB          24
+# 184 MiB of OpenVINO's VmData is thread stacks (8 MiB each); its reservations grow with the core count
+# (arenas, threads), so an address-space cap that suits 2 cores can bite on 64. The suite runs the same under a cap of 512M
+# (onnxruntime) and 1G (OpenVINO): no data set ran out of memory. The default leaves ~10x OpenVINO's peak
+# (room for some 400 more threads) and stops a runaway case long before it takes a machine. A runaway
+# allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to allocate" error.
 DEFAULT_MEMORY = 4 << 30
 MIN_MEMORY = 64 << 20  # below this Python and a backend cannot even load (and "--case-memory 4" is a slip)
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
