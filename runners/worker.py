@@ -53,7 +53,9 @@ MAX_TIMEOUT = 1e6  # seconds, 11.6 days
 # (room for some 400 more threads) and stops a runaway case long before it takes a machine. A runaway
 # allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to allocate" error.
 DEFAULT_MEMORY = 4 << 30
-MIN_MEMORY = 64 << 20  # below this Python and a backend cannot even load (and "--case-memory 4" is a slip)
+# The smallest cap taken: a worker that has loaded its backend and run one case has written 119 MiB
+# (onnxruntime), 134 MiB (opconform), 167 MiB (OpenVINO); below this it can hardly start ("--case-memory 4" is a slip).
+MIN_MEMORY = 256 << 20
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # What a backend says when an allocation fails (lower case): Python's MemoryError (and numpy's
 # _ArrayMemoryError; pybind11 turns C++'s std::bad_alloc into it), C++'s bad_alloc, onnxruntime's BFC arena
@@ -89,7 +91,7 @@ def parse_size(text: str) -> int | None:
                          "512M, or none for no cap")
     size = int(float(m.group(1)) * _SIZE_UNITS[m.group(2)])
     if size < MIN_MEMORY:
-        raise ValueError(f"at least {format_size(MIN_MEMORY)} (Python and a backend need that much to load)")
+        raise ValueError(f"at least {format_size(MIN_MEMORY)} (a worker with its backend loaded writes 120M to 170M)")
     if size > 1 << 62:  # setrlimit takes a 64-bit value
         raise ValueError("too large (give none for no cap)")
     return size
