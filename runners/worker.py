@@ -48,10 +48,10 @@ MAX_TIMEOUT = 1e6  # seconds, 11.6 days
 #   onnxruntime 1.32.0          571 MiB              201 MiB               90 MiB           3
 #   OpenVINO 2026.4.1           1.50 GiB             427 MiB              142 MiB          24
 # 184 MiB of OpenVINO's VmData is thread stacks (8 MiB each); its reservations grow with the core count
-# (arenas, threads), so an address-space cap that suits 2 cores can bite on 64. The suite runs the same under a cap of 512M
-# (onnxruntime) and 1G (OpenVINO): no data set ran out of memory. The default leaves ~10x OpenVINO's peak
-# (room for some 400 more threads) and stops a runaway case long before it takes a machine. A runaway
-# allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to allocate" error.
+# (arenas, threads), so an address-space cap that suits 2 cores can bite on 64. The suite runs the same under
+# a cap of 512M (onnxruntime) and 1G (OpenVINO): no data set ran out of memory. The default leaves ~10x
+# OpenVINO's peak (room for some 400 more threads) and stops a runaway case long before it takes a machine.
+# A runaway allocation fails there as MemoryError (numpy, pybind11) or the runtime's "failed to allocate".
 DEFAULT_MEMORY = 4 << 30
 # The smallest cap taken: a worker that has loaded its backend and run one case has written 119 MiB
 # (onnxruntime), 134 MiB (opconform), 167 MiB (OpenVINO); below this it can hardly start ("--case-memory 4" is a slip).

@@ -287,8 +287,8 @@ def test_case_memory_through_pytest(pytester, monkeypatch):
     result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"LEAK": picks}, "-q", "--case-memory", "512M")
     records = sorted(doc["records"], key=lambda r: r["case"])
     oom = [i for i, r in enumerate(records) if r["verdict"] != "pass"]
-    assert oom and all(records[i]["verdict"] == "error" and "out of memory (--case-memory 512M)" in records[i]["message"]
-                       for i in oom), [r["verdict"] for r in records]
+    assert oom and all(r["verdict"] == "error" and "out of memory (--case-memory 512M)" in r["message"]
+                       for r in (records[i] for i in oom)), [r["verdict"] for r in records]
     assert all(records[i + 1]["verdict"] == "pass" for i in oom if i + 1 < len(records))
     result.assert_outcomes(passed=len(records) - len(oom), failed=len(oom))
 
