@@ -1,6 +1,8 @@
 """The `opconform` command.
 
-    opconform backends [--json]     the backends this installation knows, their versions, whether installed
+    opconform backends [--json] [--options]
+                                    the backends this installation knows, their versions, whether installed,
+                                    and (--options) the --backend-option keys each takes
     opconform report RESULTS.json... [-o report.html|report.md|-] [--format html|md] [--suite DIR]
                                     results files of one or more backends as one report (runners/report.py);
                                     the shards of a run merge into one column; without -o (or -o -) the
@@ -51,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="List the backends opconform knows (built in and from the "
                                    "opconform.backends entry point group); NAME is what --backend takes.")
     p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.add_argument("--options", action="store_true",
+                   help="also list each backend's --backend-option keys (pytest SUITE --backend-option KEY=VALUE)")
     p.set_defaults(func=cmd_backends)
     p = sub.add_parser("report", help="render results files (one per backend) as an HTML or Markdown report",
                        description="Render one or more results files (pytest SUITE --backend B --report B.json) "
@@ -87,6 +91,13 @@ def cmd_backends(args: argparse.Namespace) -> int:
     rows = [[b.get("name", "?"), b.get("version") or "-", "yes" if b.get("installed") else "no",
              " ".join(str(b.get("detail") or "").split())] for b in backends]
     print(format_table(rows, ["NAME", "VERSION", "INSTALLED", "DETAIL"]))
+    if args.options:
+        for b in backends:
+            options = b.get("options")
+            print(f"\n{b.get('name', '?')}:" + (" no --backend-option" if options == {} else
+                                                " options unknown (not installed)" if options is None else ""))
+            for key, text in (options or {}).items():
+                print(f"  {key}: {' '.join(str(text).split())}")
     return 0
 
 

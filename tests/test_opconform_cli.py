@@ -37,6 +37,17 @@ def test_backends_table(capsys):
     assert rows["opconform"][2] == "yes"
 
 
+def test_backends_options(capsys):
+    """Each backend's --backend-option keys, from its own table."""
+    from runners.backends.onnxruntime import OnnxRuntimeBackend
+
+    code, out, err = run(capsys, "backends", "--options")
+    assert code == 0 and err == ""
+    section = out.split("\nonnxruntime:\n", 1)[1].split("\n\n", 1)[0]
+    assert [line.split(":")[0].strip() for line in section.splitlines()] == list(OnnxRuntimeBackend.OPTIONS)
+    assert "\nopconform: no --backend-option\n" in out
+
+
 def test_backends_json(capsys):
     code, out, _ = run(capsys, "backends", "--json")
     assert code == 0
