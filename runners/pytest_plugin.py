@@ -52,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="kill the backend's worker when one data set runs longer (verdict timeout; default 60)")
     group.addoption("--case-memory", default=None, metavar="SIZE",
                     help="cap the backend worker's memory (e.g. 4G, 512M, none; default 4G): a data set that "
-                         "runs out gets error naming the cap and a fresh worker (with --isolation process)")
+                         "runs out gets error naming the cap and a fresh worker (no effect with --isolation none)")
     group.addoption("--baseline", default=None, metavar="PATH",
                     help="gate mode: fail only on items worse than this baseline's verdicts; list items now better")
     group.addoption("--update-baseline", action="store_true",
@@ -582,9 +582,16 @@ class OpconformRun:
         from runners.execute import invalid_case_result, run_case_dataset
 
         if self.isolated is not None:
+            from runners.worker import WorkerDied
+
             more = self._following(item)
-            what, answer = self.isolated.run(item.case_dir, item.index, self.tier, lambda i: self._stub(item, i),
-                                             more=more, then=self._next_case(item, more))
+            try:
+                what, answer = self.isolated.run(item.case_dir, item.index, self.tier,
+                                                 lambda i: self._stub(item, i), more=more,
+                                                 then=self._next_case(item, more))
+            except WorkerDied as exc:  # the backend cannot load in a worker: every item would say so
+                pytest.exit(f"opconform: --backend {self.isolated.backend_spec}: {exc}",
+                            returncode=pytest.ExitCode.USAGE_ERROR)
             if what == "result":
                 return answer
             path, problem = answer

@@ -6,7 +6,7 @@ OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEA
 OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
 _OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory).
 Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
---backend-option (tag, recorded in its settings).
+--backend-option (tag, recorded in its settings). `FailsInWorker` loads only outside a worker process.
 """
 
 from __future__ import annotations
@@ -73,6 +73,19 @@ class Configurable(Misbehaving):
 
     def settings(self) -> dict:
         return {**super().settings(), "tag": self.tag}
+
+
+class FailsInWorker(Misbehaving):
+    """Loads in the pytest process, fails to load in the worker (e.g. a device only the parent sees)."""
+
+    name = "fails-in-worker"
+
+    def __init__(self):
+        import multiprocessing
+
+        if multiprocessing.parent_process() is not None:
+            raise RuntimeError("fixture backend: cannot load in a worker process")
+        super().__init__()
 
 
 class _OutOfMemory(list):

@@ -404,3 +404,17 @@ def test_out_of_memory_is_an_error_naming_the_cap_except_in_a_probe(kind, verdic
 ])
 def test_the_words_of_an_allocation_that_failed(text, oom):
     assert _says_out_of_memory(text) is oom
+
+
+def test_a_backend_that_cannot_load_in_the_worker_ends_the_session_once(pytester, monkeypatch):
+    """It failed every item with a WorkerDied traceback: now one line, the usage exit status, and the results
+    file of what ran (nothing)."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])))
+    cases = sorted(p for p in (SUITE / "node").iterdir() if p.name.startswith("test_qlinearconv"))[:3]
+    result = pytester.runpytest_subprocess(*map(str, cases), "--backend", "fixture_backends:FailsInWorker",
+                                           "--report", "r.json", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    out = result.stdout.str() + result.stderr.str()
+    assert out.count("cannot load in a worker process") == 1 and "Traceback" not in out, out
+    assert json.loads((pytester.path / "r.json").read_text())["records"] == []
