@@ -5,8 +5,12 @@
     gen-cases --find-witnesses [--family F ...] [--budget SECONDS]
 
 Writing is atomic: the suite is built in a temporary directory beside OUT and swapped in whole,
-so OUT is either the complete old suite or the complete new one. A non-empty OUT that is not an
-opconform suite is refused, never overwritten.
+so OUT is either the complete old suite or the complete new one (generator/outdir.py: mount points,
+symlinks, leftovers of killed runs). A non-empty OUT that is not an opconform suite is refused, never
+overwritten. --check regenerates with the options recorded in the suite's manifest.json.
+
+Heavy modules (onnx, the families' references) are imported inside main, so that a Ctrl-C while they load
+ends like any other: one line, exit 130.
 """
 
 from __future__ import annotations
@@ -15,19 +19,17 @@ import argparse
 import filecmp
 import multiprocessing
 import os
-import shutil
+import signal
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
-import onnx
-
-from generator import families, witness
-from generator.kill_matrix import KillMatrix
-from generator.serialize import is_suite, write_case, write_manifest
+from generator import families, outdir
 
 DEFAULT_OUT = "cases"
+DEFAULTS = {"profile": "default", "seed": 0}  # and max_opset: the newest of the installed onnx
 
 
 class UsageError(Exception):
@@ -44,14 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("out", nargs="?", default=DEFAULT_OUT, help=f"suite directory (default: {DEFAULT_OUT})")
     p.add_argument("--family", action="append", choices=sorted(families.FAMILIES), metavar="F",
                    help=f"family to generate (repeatable; default: all of {', '.join(sorted(families.FAMILIES))})")
-    p.add_argument("--profile", choices=families.PROFILES, default="default",
-                   help="quick: edge cases only; default: + exhaustive <= 8-bit inputs, random, shapes; "
-                        "exhaustive: + every 16-bit input, more random")
-    p.add_argument("--seed", type=int, default=0, help="base seed of the random inputs (default 0)")
-    p.add_argument("--max-opset", type=int, default=onnx.defs.onnx_opset_version(), metavar="N",
-                   help="leave out cases that need a newer ai.onnx opset")
+    # defaults are None: --check must know which options were given (see _check_options)
+    p.add_argument("--profile", choices=families.PROFILES,
+                   help="quick: edge cases only; default (the default): + exhaustive <= 8-bit inputs, random, "
+                        "shapes; exhaustive: + every 16-bit input, more random")
+    p.add_argument("--seed", type=int, help="base seed of the random inputs (default 0)")
+    p.add_argument("--max-opset", type=int, metavar="N",
+                   help="leave out cases that need a newer ai.onnx opset (default: the newest onnx knows)")
     p.add_argument("--check", action="store_true",
-                   help="regenerate into a temporary directory and fail unless OUT is byte-identical")
+                   help="regenerate with the options recorded in OUT's manifest.json into a temporary directory "
+                        "and fail unless OUT is byte-identical")
     p.add_argument("--find-witnesses", action="store_true",
                    help="search inputs that tell each fault model from the reference and write them to the "
                         "committed catalogues under generator/witness/catalogue/ (no suite is written)")
@@ -86,6 +90,9 @@ _TARGET: list = []
 
 def _run_block(indices: range) -> tuple[list[dict], dict]:
     """Generate and write the cases of some units; their manifest entries and their part of the kill matrix."""
+    from generator.kill_matrix import KillMatrix
+    from generator.serialize import write_case
+
     target, names = _TARGET
     kills = KillMatrix(names)
     entries = []
@@ -103,36 +110,73 @@ def _blocks(n: int, jobs: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
+def _worker_start() -> None:
+    """Pool initializer. Ctrl-C reaches the whole process group: the parent alone handles it (a worker's
+    KeyboardInterrupt would print its own traceback), so a worker ignores SIGINT, which its parent blocked
+    until this point."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _run_blocks(blocks: list[range], jobs: int, take) -> None:
+    """take(entries, kill matrix state) of each block, in block order."""
+    if jobs == 1:
+        for block in blocks:
+            take(*_run_block(block))
+        return
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start)
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the workers are forked in map()
+        try:
+            results = pool.map(_run_block, blocks)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for part, state in results:
+            take(part, state)
+    except BaseException:
+        # Ctrl-C or a failed block: stop the workers now (a block can run for minutes), before the caller
+        # removes the directory they write into
+        with outdir.sigint_held():
+            for worker in set(multiprocessing.active_children()) - before:
+                worker.terminate()
+                worker.join()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _units(names: list[str], profile: str, seed: int, max_opset: int) -> list:
+    units = []
+    for name in names:
+        units += families.load(name).work(profile, seed, max_opset)
+    return units
+
+
 def generate_into(target: Path, names: list[str], profile: str, seed: int, max_opset: int, jobs: int = 0) -> int:
     """Write the whole suite into an empty directory `target`; return the number of cases.
 
     jobs: worker processes (0: one per core, at most 2). Units run in blocks; blocks are merged in unit
     order, so the files are the same whatever the number of jobs."""
-    units = []
-    for name in names:
-        units += families.load(name).work(profile, seed, max_opset)
-    _UNITS[:], _TARGET[:] = units, [target, names]
+    from generator.kill_matrix import KillMatrix
+    from generator.serialize import write_manifest
+
+    _UNITS[:], _TARGET[:] = _units(names, profile, seed, max_opset), [target, names]
     jobs = jobs or min(2, os.cpu_count() or 1)
     if "fork" not in multiprocessing.get_all_start_methods():
         jobs = 1  # units are closures: only forked workers can run them
-    blocks = _blocks(len(units), jobs)
+    blocks = _blocks(len(_UNITS), jobs)
     progress = _Progress(len(blocks), "gen-cases")
     entries, seen = [], set()
     kills = KillMatrix(names)
+
+    def take(part: list[dict], state: dict) -> None:
+        entries.extend(part)
+        kills.merge(state)
+        progress.step(len(entries))
+
     try:
-        if jobs > 1:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = pool.map(_run_block, blocks)
-                for part, state in results:
-                    entries += part
-                    kills.merge(state)
-                    progress.step(len(entries))
-        else:
-            for block in blocks:
-                part, state = _run_block(block)
-                entries += part
-                kills.merge(state)
-                progress.step(len(entries))
+        _run_blocks(blocks, jobs, take)
     finally:
         _UNITS.clear()
         _TARGET.clear()
@@ -157,7 +201,65 @@ def _tree(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
+def _newest_opset() -> int:
+    import onnx
+
+    return onnx.defs.onnx_opset_version()
+
+
+def _options(args) -> dict:
+    """The generation options of a write: those given, defaults for the others."""
+    return {"families": sorted(set(args.family or families.FAMILIES)),
+            "profile": args.profile or DEFAULTS["profile"],
+            "seed": DEFAULTS["seed"] if args.seed is None else args.seed,
+            "max_opset": args.max_opset or _newest_opset()}
+
+
+def _recorded_options(out: Path) -> dict:
+    """The options a suite's manifest.json says it was generated with, checked."""
+    from generator.serialize import CaseError, is_suite, read_manifest
+
+    if not is_suite(out):
+        raise UsageError(f"{out} is not an opconform suite (no valid manifest.json)")
+    try:
+        options = read_manifest(out).get("options")
+    except CaseError as exc:
+        raise UsageError(str(exc)) from None
+    where = out / "manifest.json"
+    if not isinstance(options, dict):
+        raise UsageError(f"{where} records no generation options; regenerate the suite with gen-cases")
+    fams, profile, seed, max_opset = (options.get(k) for k in ("families", "profile", "seed", "max_opset"))
+    if not (isinstance(fams, list) and fams and all(f in families.FAMILIES for f in fams)):
+        raise UsageError(f"{where}: options.families {fams!r} is not a list of families of this gen-cases "
+                         f"({', '.join(sorted(families.FAMILIES))})")
+    if profile not in families.PROFILES:
+        raise UsageError(f"{where}: options.profile {profile!r} is not one of {', '.join(families.PROFILES)}")
+    if type(seed) is not int:
+        raise UsageError(f"{where}: options.seed {seed!r} is not an integer")
+    if type(max_opset) is not int or max_opset < 1:
+        raise UsageError(f"{where}: options.max_opset {max_opset!r} is not a positive integer")
+    return {"families": sorted(set(fams)), "profile": profile, "seed": seed, "max_opset": max_opset}
+
+
+def _check_options(out: Path, args) -> dict:
+    """--check regenerates with the manifest's options. An option given on the command line that says
+    otherwise is an error naming both: the check could only fail (or pass for a suite it was not asked
+    about), and quietly preferring either one hides a mistake in a CI script."""
+    recorded = _recorded_options(out)
+    given = {"families": sorted(set(args.family)) if args.family else None, "profile": args.profile,
+             "seed": args.seed, "max_opset": args.max_opset}
+    for key, value in given.items():
+        if value is not None and value != recorded[key]:
+            flag = "--family" if key == "families" else f"--{key.replace('_', '-')}"
+            show = ",".join if key == "families" else str
+            raise UsageError(f"{flag} {show(value)} contradicts {out / 'manifest.json'}, which records "
+                             f"{key}={show(recorded[key])}; --check uses the recorded options: drop {flag}")
+    return recorded
+
+
 def check(out: Path, names, profile, seed, max_opset) -> int:
+    from generator.serialize import is_suite
+
     if not is_suite(out):
         raise UsageError(f"{out} is not an opconform suite (no valid manifest.json)")
     with tempfile.TemporaryDirectory(prefix="gen-cases-check-") as tmp:
@@ -180,33 +282,80 @@ def check(out: Path, names, profile, seed, max_opset) -> int:
     return 0
 
 
+def _min_opset(name: str) -> int | None:
+    """The lowest ai.onnx opset of any case of a family (MIN_OPSET, or OPSET for a one-opset family)."""
+    module = families.load(name)
+    return getattr(module, "MIN_OPSET", getattr(module, "OPSET", None))
+
+
+def _need(names: list[str]) -> str:
+    return ", ".join(f"{n} {_min_opset(n)}" for n in names if _min_opset(n) is not None)
+
+
+def _check_selection(names: list[str], max_opset: int) -> None:
+    """A selection that can yield no case is an error before any work."""
+    lowest = [_min_opset(n) for n in names]
+    if all(low is not None and low > max_opset for low in lowest):
+        raise UsageError(f"--max-opset {max_opset} leaves no case: the chosen families need ai.onnx opset "
+                         f"{min(lowest)} at least ({_need(names)})")
+
+
+def _note_empty_families(names: list[str], max_opset: int, entries_by_family: dict[str, int]) -> None:
+    for name in names:
+        if not entries_by_family.get(name):
+            low = _min_opset(name)
+            why = f" (it needs ai.onnx opset {low})" if low is not None and low > max_opset else ""
+            print(f"gen-cases: note: {name} has no case at --max-opset {max_opset}{why}", file=sys.stderr)
+
+
 def write(out: Path, names, profile, seed, max_opset) -> int:
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out} exists and is not a directory")
-    if out.exists() and any(out.iterdir()) and not is_suite(out):
-        raise UsageError(f"{out} is not empty and not an opconform suite; refusing to replace it")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    from generator.serialize import is_suite, read_manifest
+
+    _check_selection(names, max_opset)
+    per_family: dict[str, int] = {}
+
+    def build(target: Path) -> int:
+        n = generate_into(target, names, profile, seed, max_opset)
+        if n == 0:  # the old suite stays: an empty one replaces nothing
+            raise UsageError(f"no case to write with --max-opset {max_opset} and --profile {profile} "
+                             f"(the families need ai.onnx opset: {_need(names)})")
+        for case in read_manifest(target)["cases"]:
+            per_family[case["family"]] = per_family.get(case["family"], 0) + 1
+        return n
+
     try:
-        n = generate_into(tmp, names, profile, seed, max_opset)
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            out.rename(old)
-        tmp.rename(out)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        n = outdir.replace(out, build, is_suite)
+    except outdir.Refused as exc:
+        raise UsageError(str(exc)) from None
+    _note_empty_families(names, max_opset, per_family)
     print(f"gen-cases: wrote {n} cases to {out}")
     return 0
 
 
+@contextmanager
+def _hypothesis_home():
+    """hypothesis keeps caches (its unicode tables, even with database=None) under .hypothesis/ in the working
+    directory: a witness search puts them in a temporary directory instead."""
+    try:
+        from hypothesis import configuration
+    except ImportError:  # the searches say so themselves
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="gen-cases-hypothesis-") as tmp:
+        configuration.set_hypothesis_home_dir(tmp)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(None)
+
+
 def find_witnesses(names: list[str], max_opset: int, budget: float) -> int:
     """Run each family's witness search and write its catalogue (generator/witness/catalogue/)."""
+    from generator import witness
+
     for name in names:
-        catalogue = witness.find(name, max_opset, budget)
+        with _hypothesis_home():
+            catalogue = witness.find(name, max_opset, budget)
         if catalogue is None:
             print(f"gen-cases: {name}: no witness search", file=sys.stderr)
             continue
@@ -219,26 +368,35 @@ def find_witnesses(names: list[str], max_opset: int, budget: float) -> int:
     return 0
 
 
+def _main(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.max_opset is not None and args.max_opset < 1:
+        raise UsageError("--max-opset must be a positive opset number")
+    out = Path(args.out)
+    if args.find_witnesses:
+        o = _options(args)
+        return find_witnesses(o["families"], o["max_opset"], args.budget)
+    if args.check:
+        o = _check_options(out, args)
+        return check(out, o["families"], o["profile"], o["seed"], o["max_opset"])
+    o = _options(args)
+    return write(out, o["families"], o["profile"], o["seed"], o["max_opset"])
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = _parser().parse_args(argv)
-        if args.max_opset < 1:
-            raise UsageError("--max-opset must be a positive opset number")
-        names = sorted(set(args.family or families.FAMILIES))
-        if args.find_witnesses:
-            return find_witnesses(names, args.max_opset, args.budget)
-        out = Path(args.out)
-        if args.check:
-            return check(out, names, args.profile, args.seed, args.max_opset)
-        return write(out, names, args.profile, args.seed, args.max_opset)
+        return _main(argv)
     except UsageError as exc:
         print(f"gen-cases: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"gen-cases: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gen-cases: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("gen-cases: interrupted; the suite directory was left as it was", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        done = isinstance(exc, outdir.InterruptedAfterWrite)
+        print(f"gen-cases: interrupted; {exc if done else 'the suite directory was left as it was'}",
+              file=sys.stderr)
         return 130
 
 
