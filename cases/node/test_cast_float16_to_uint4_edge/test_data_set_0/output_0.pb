@@ -1,1 +1,1 @@
-	BoutputJ2ï	
+ABoutputJ!2 ðž®ŽDf¨Ìáž	âŸÚŽ)3DUfw¨»Ì

@@ -1,1 +1,1 @@
-BinputJ J\÷‘³m
+BinputJ J\÷9Ûæ

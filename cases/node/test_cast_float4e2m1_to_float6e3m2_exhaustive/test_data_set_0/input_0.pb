@@ -1,1 +1,1 @@
-BinputJ2Tv©Ëí
+BinputJ2Tv˜ºÜş

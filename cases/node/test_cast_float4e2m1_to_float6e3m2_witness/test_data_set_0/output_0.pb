@@ -1,1 +1,2 @@
-BoutputJ
+BoutputJ
+

@@ -1,1 +1,1 @@
-BinputJ Ê
+BinputJ Ê¹

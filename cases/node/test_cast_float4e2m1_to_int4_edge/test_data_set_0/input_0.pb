@@ -1,1 +1,1 @@
-BinputJ J\чи
+BinputJ J\ч9л÷

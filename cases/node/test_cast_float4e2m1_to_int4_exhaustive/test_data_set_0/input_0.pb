@@ -1,1 +1,1 @@
-BinputJ Tv¨Üþ
+BinputJ2Tv˜ºÜþ

@@ -1,1 +1,1 @@
-BinputJ T
+BinputJ2T

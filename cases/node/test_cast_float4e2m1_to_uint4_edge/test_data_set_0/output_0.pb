@@ -1,1 +1,1 @@
-BoutputJ2
+	BoutputJ2 

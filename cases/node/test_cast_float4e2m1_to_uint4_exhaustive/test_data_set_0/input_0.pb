@@ -1,1 +1,1 @@
-BinputJ Tv
+	BinputJ2Tv

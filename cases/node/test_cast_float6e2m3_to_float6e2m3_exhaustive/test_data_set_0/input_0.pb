@@ -1,1 +1,1 @@
-?BinputJ0@ DaH¢,Lã<P$MTe]X¦m\ç}¡8’¥y¢©º²­ûÂ±<Óµ}ã¹¾ó½ÿ
+@BinputJ0@ DaH¢,Lã<P$MTe]X¦m\ç}`(Ždižhª®lë¾p,Ïtmßx®ï|ïÿ

@@ -1,1 +1,1 @@
-BoutputJ‚H0Ž
+BoutputJ‚H€Œã@

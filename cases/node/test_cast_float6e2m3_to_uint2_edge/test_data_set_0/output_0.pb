@@ -1,1 +1,1 @@
-BoutputJä
+BoutputJä ÅJ	

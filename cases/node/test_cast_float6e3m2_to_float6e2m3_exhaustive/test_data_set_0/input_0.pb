@@ -1,1 +1,1 @@
->BinputJ/@ DaH¢,Lã<P$MTe]X¦m\ç}âH–æ‰¦êÊ¶îÇòL×öçúÎ÷þ
+@BinputJ0@ DaH¢,Lã<P$MTe]X¦m\ç}`(Ždižhª®lë¾p,Ïtmßx®ï|ïÿ

@@ -1,1 +1,1 @@
-BoutputJф
+BoutputJфаA

@@ -1,1 +1,1 @@
-BoutputJ2ï©Ø
+&BoutputJ2 ğŠDfÈÑ!+3De

@@ -1,1 +1,1 @@
-BinputJT÷‘³m
+BinputJT÷Óæ

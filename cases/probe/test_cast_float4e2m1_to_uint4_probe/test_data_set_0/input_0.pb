@@ -1,1 +1,1 @@
-	BinputJÊ9ë
+BinputJÊŸë

@@ -1,1 +1,1 @@
-;BinputJ-tİê¸Q¼¬ßOA(S=Ysm¿Mûœé‘Ca(X¦m\ç‰ciªx®ï|ï
+"BinputJtİN¿LUôdÍµİ<X¦m\çá¹¾ó½

@@ -1,1 +1,1 @@
-/BinputJ$ê¸Q¼¬ßOAˆq|–o{×kº0Æ‘(Í3yâXšgª¶ïì
+BinputJßq|–o{×kºç
