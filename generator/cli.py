@@ -16,6 +16,7 @@ ends like any other: one line, exit 130.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import filecmp
 import multiprocessing
 import os
@@ -30,6 +31,7 @@ from generator import families, outdir
 
 DEFAULT_OUT = "cases"
 DEFAULTS = {"profile": "default", "seed": 0}  # and max_opset: the newest of the installed onnx
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class UsageError(Exception):
@@ -110,12 +112,19 @@ def _blocks(n: int, jobs: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
     """Pool initializer. Ctrl-C reaches the whole process group: the parent alone handles it (a worker's
     KeyboardInterrupt would print its own traceback), so a worker ignores SIGINT, which its parent blocked
-    until this point."""
+    until this point. A worker dies with its parent: a killed gen-cases leaves no worker writing on into
+    its temporary directory (which keeps that directory locked, so never cleaned)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the worker ends when it finds its task queue closed
+        pass
+    if os.getppid() != parent:  # the parent died before prctl
+        os._exit(1)
 
 
 def _run_blocks(blocks: list[range], jobs: int, take) -> None:
@@ -125,7 +134,8 @@ def _run_blocks(blocks: list[range], jobs: int, take) -> None:
             take(*_run_block(block))
         return
     before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start,
+                               initargs=(os.getpid(),))
     try:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the workers are forked in map()
         try:

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -682,3 +683,38 @@ def test_a_concurrent_run_keeps_its_temporary_directory(tmp_path):
         _finish(p)
     assert p.returncode == 130
     assert read_manifest(out)["options"]["seed"] == 5 and _hidden(tmp_path) == []
+
+
+def _gone(pid: int) -> bool:
+    """Dead, or a zombie: its files, and so its locks, are closed."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_run_takes_its_workers_along_and_the_next_run_removes_its_leftover(tmp_path):
+    out = tmp_path / "suite"
+    _fake_suite(out)
+    p, marker = _start(tmp_path, "pool", out, *SMALL)
+    _wait_for(marker, p)
+    worker = int(marker.read_text())
+    leftover = _hidden(tmp_path)
+    assert len(leftover) == 1 and worker != p.pid
+    os.kill(p.pid, signal.SIGKILL)  # the parent only, as the OOM killer does
+    p.wait()  # not communicate(): a worker that outlived it would hold its pipes open
+    try:
+        for _ in range(600):  # the worker gets SIGKILL as its parent dies (without the fix it slept on, locked)
+            if _gone(worker):
+                break
+            time.sleep(0.1)
+        assert _gone(worker), "a worker outlived its killed parent"
+    finally:
+        if not _gone(worker):
+            os.kill(worker, signal.SIGKILL)
+        p.stdout.close()
+        p.stderr.close()
+    assert cli.main([str(out), *SMALL]) == 0
+    assert _hidden(tmp_path) == []
