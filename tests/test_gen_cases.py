@@ -718,3 +718,18 @@ def test_a_killed_run_takes_its_workers_along_and_the_next_run_removes_its_lefto
         p.stderr.close()
     assert cli.main([str(out), *SMALL]) == 0
     assert _hidden(tmp_path) == []
+
+
+def test_a_file_system_without_locks_is_written_and_its_leftovers_kept(tmp_path, monkeypatch):
+    out = tmp_path / "suite"
+    _fake_suite(out)
+    unknown = tmp_path / ".suite.new-1-abcd"  # dead or alive: without locks no one can tell
+    unknown.mkdir()
+
+    def flock(fd, op):
+        raise OSError(errno.EBADF, "NFS: no exclusive lock on a read-only descriptor")
+
+    monkeypatch.setattr(outdir.fcntl, "flock", flock)
+    assert _replace(out) == "built"
+    assert json.loads((out / "manifest.json").read_text())["new"]
+    assert _hidden(tmp_path) == [unknown.name]
