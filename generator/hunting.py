@@ -11,6 +11,14 @@ the expected outputs from the family's reference (generator/reference/), and cas
 undefined are never judged: the strategy moves them to the example's probe case (kind "probe"), or drops
 them. The case's name is the family's; the hunter renames what it keeps.
 
+Kept findings (`opconform hunt --keep`) are rebuilt by gen-cases from what was drawn, never from stored
+outputs: an Example carries `args`, plain JSON from which the family's
+
+    rebuild(args: dict) -> Example
+
+builds the same example again, expected outputs from the reference of the day (generator/witness/__init__.py,
+"hunted" entries of a catalogue). A family without `rebuild` can be hunted but not kept.
+
 Shrinking is hypothesis': a strategy should shrink toward small tensors and simple values (draw the element
 count from a small range, put the simplest choices first in a sampled_from, draw bit patterns as integers,
 which shrink toward 0).
@@ -36,6 +44,7 @@ from generator.dtypes import DType
 class Example:
     case: Case | None  # node / graph / negative: what the backend must do (None: every drawn input was undefined)
     probe: Case | None = None  # the drawn inputs whose result the spec leaves undefined (kind "probe")
+    args: dict | None = None  # plain JSON: the family's rebuild(args) gives this example again (None: cannot)
 
 
 def strategy_of(module: ModuleType, max_opset: int):
