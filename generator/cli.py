@@ -343,9 +343,9 @@ def write(out: Path, names, profile, seed, max_opset) -> int:
 
 
 @contextmanager
-def _hypothesis_home():
+def hypothesis_home():
     """hypothesis keeps caches (its unicode tables, even with database=None) under .hypothesis/ in the working
-    directory: a witness search puts them in a temporary directory instead."""
+    directory: a witness search (and opconform hunt) puts them in a temporary directory instead."""
     try:
         from hypothesis import configuration
     except ImportError:  # the searches say so themselves
@@ -364,7 +364,7 @@ def find_witnesses(names: list[str], max_opset: int, budget: float) -> int:
     from generator import witness
 
     for name in names:
-        with _hypothesis_home():
+        with hypothesis_home():
             catalogue = witness.find(name, max_opset, budget)
         if catalogue is None:
             print(f"gen-cases: {name}: no witness search", file=sys.stderr)

@@ -8,6 +8,12 @@
                                     the shards of a run merge into one column; without -o (or -o -) the
                                     report goes to stdout, as Markdown unless --format html
 
+    opconform hunt --backend B [--family F ...] [--max-examples N | --budget SECONDS] [--seed S]
+                   [--tier T] [--database DIR] [--keep] --out DIR
+                                    a live hypothesis search for the backend's discrepancies, each shrunk to a
+                                    reproducer case written to the suite DIR (runners/hunt.py, docs/hunting.md);
+                                    exit 0: no finding, 1: findings, 2: a bad command line
+
 Running a suite goes through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
 (2 for a bad command line), never a traceback.
@@ -72,7 +78,109 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the suite the results are of: its cases that no results file judged are named "
                         "(default: the suites the results files name, where found with the same manifest)")
     p.set_defaults(func=cmd_report)
+    from runners.hunt import DEFAULT_MAX_EXAMPLES
+
+    p = sub.add_parser("hunt", help="search a backend live for discrepancies; write each, shrunk, as a case",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Draw examples of each family with hypothesis (biased to where the fault "
+                                   "models part from the reference), run them on the backend in an isolated "
+                                   "worker, shrink each new failure to a minimal case, and write the findings "
+                                   "as a suite: pytest DIR --backend B reproduces them (docs/hunting.md).",
+                       epilog="exit status: 0 no finding, 1 findings (written to DIR), 2 a bad command line, "
+                              "130 interrupted (what was found is written)")
+    p.add_argument("--backend", required=True, metavar="NAME", help="the backend to hunt (opconform backends)")
+    p.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the backend, as pytest takes it (repeatable)")
+    p.add_argument("--family", action="append", default=None, metavar="F",
+                   help="a family to hunt (repeatable; default: every family that has a hunt strategy)")
+    p.add_argument("--max-examples", type=int, default=None, metavar="N",
+                   help=f"examples per family (default {DEFAULT_MAX_EXAMPLES} without --budget)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="seconds of search per family (shrinking a finding may run over it)")
+    p.add_argument("--seed", type=int, default=0, help="hypothesis' seed: the same run again, for a given "
+                                                       "hypothesis version and backend (default 0)")
+    p.add_argument("--tier", choices=("strict", "tolerant"), default="strict",
+                   help="the tier a finding fails in (default strict)")
+    p.add_argument("--max-opset", type=int, default=None, metavar="N",
+                   help="the newest ai.onnx opset drawn (default: the installed onnx's)")
+    p.add_argument("--database", default=None, metavar="DIR",
+                   help="keep hypothesis' examples in DIR, replayed first by the next run (default: none kept)")
+    p.add_argument("--keep", action="store_true",
+                   help="also add the findings to the witness catalogue of this source checkout "
+                        "(generator/witness/catalogue/), whence gen-cases makes them regression cases")
+    p.add_argument("--case-timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds one example may take on the backend (default 60)")
+    p.add_argument("--case-memory", default=None, metavar="SIZE",
+                   help="memory cap of the backend's worker, e.g. 4G (default), or none")
+    p.add_argument("--isolation", choices=("process", "none"), default="process",
+                   help="process (default): the backend runs in a worker process, so a crash or hang is a "
+                        "finding; none: in this process (for debugging a backend)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the suite to write: a new or empty directory, or an earlier hunt's (replaced)")
+    p.set_defaults(func=cmd_hunt)
     return parser
+
+
+
+def cmd_hunt(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from runners import hunt
+    from runners.backends.base import parse_options
+    from runners.worker import DEFAULT_MEMORY, DEFAULT_TIMEOUT, check_timeout, parse_size
+
+    def fail(text: str) -> int:
+        print(f"opconform hunt: error: {text}", file=sys.stderr)
+        return 2
+
+    try:
+        options = parse_options(args.backend_option)
+    except ValueError as exc:
+        return fail(str(exc))
+    known = hunt.huntable()
+    families = sorted(set(args.family)) if args.family else known
+    bad = [f for f in families if f not in known]
+    if bad:
+        return fail(f"--family {bad[0]}: not a family with a hunt strategy ({', '.join(known)})")
+    if args.max_examples is not None and args.max_examples < 1:
+        return fail("--max-examples must be at least 1")
+    if args.budget is not None and not 0 < args.budget < float("inf"):
+        return fail("--budget must be a positive number of seconds")
+    timeout = DEFAULT_TIMEOUT if args.case_timeout is None else args.case_timeout
+    try:
+        check_timeout(timeout)
+    except ValueError as exc:
+        return fail(f"--case-timeout {timeout:g}: {exc}")
+    try:
+        memory = DEFAULT_MEMORY if args.case_memory is None else parse_size(args.case_memory)
+    except ValueError as exc:
+        return fail(f"--case-memory {args.case_memory}: {exc}")
+    import onnx
+
+    newest = onnx.defs.onnx_opset_version()
+    max_opset = args.max_opset or newest
+    if not 1 <= max_opset <= newest:
+        return fail(f"--max-opset {args.max_opset}: give an opset from 1 to {newest} (the installed onnx's newest)")
+    database = Path(args.database) if args.database else None
+    if database is not None and database.exists() and not database.is_dir():
+        return fail(f"--database {database}: exists and is not a directory")
+    out = Path(args.out)
+    max_examples = args.max_examples
+    if max_examples is None and args.budget is None:
+        max_examples = hunt.DEFAULT_MAX_EXAMPLES
+    try:
+        hunt.check_out(out)
+        hunt.check_backend(args.backend, options)
+        plan = hunt.Plan(backend=args.backend, options=options, families=families, max_examples=max_examples,
+                         budget=args.budget, seed=args.seed, tier=args.tier, max_opset=max_opset,
+                         database=database)
+        return hunt.run(plan, out, args.keep, timeout, memory, isolation=args.isolation)
+    except hunt.HuntUsageError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"opconform hunt: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 def format_table(rows: list[list[str]], header: list[str]) -> str:
@@ -141,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: backends, report")
+        parser.error("a command is required: backends, report, hunt")
     try:
         return args.func(args)
     except KeyboardInterrupt:

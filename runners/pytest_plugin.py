@@ -114,17 +114,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def parse_backend_options(pairs: list[str]) -> dict[str, str]:
-    """--backend-option KEY=VALUE ... as a dict (the backend checks the keys and values)."""
-    options: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise pytest.UsageError(f"--backend-option {pair}: expected KEY=VALUE")
-        if key in options and options[key] != value:
-            raise pytest.UsageError(f"--backend-option {key}: given twice ({options[key]!r} and {value!r})")
-        options[key] = value
-    return options
+    """--backend-option KEY=VALUE ... as a dict (runners.backends.base.parse_options; the backend checks them)."""
+    from runners.backends.base import parse_options
+
+    try:
+        return parse_options(pairs)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _refuse_cases_without_backend(config: pytest.Config) -> None:

@@ -19,6 +19,7 @@ them (generator.reference.cast READING_*, docs/readings.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+import functools
 import math
 from typing import Callable, Iterator
 
@@ -569,3 +570,152 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) 
         yield from witness_cases(v, max_opset, seed, catalogue)
 
     return [lambda v=v: unit(v) for v in variants(max_opset)]
+
+
+# ---------------------------------------------------------------------------------------
+# hunting (opconform hunt; generator/hunting.py)
+# ---------------------------------------------------------------------------------------
+# Cast opsets whose semantics differ (saturate 19, int4 21, float4 23, round_mode / FNUZ Inf 24, int2 and
+# float6 25): a variant is hunted at its first opset and at each of these after it.
+HUNT_OPSETS = (19, 21, 23, 24, 25)
+HUNT_MAX_ELEMENTS = 8
+
+
+@functools.lru_cache(maxsize=None)
+def _hunt_opset(v: Variant, max_opset: int):
+    from hypothesis import strategies as st
+
+    return st.sampled_from(sorted({v.opset, *(o for o in HUNT_OPSETS if v.opset < o <= max_opset)}))
+
+
+_HUNT_POOLS: dict = {}
+
+
+def hunt_pool(src: DType, to: DType) -> np.ndarray:
+    """Inputs of src where a wrong Cast to `to` shows: the edge catalogue (extremes, signed zeros, NaN, Inf,
+    overflow ties, integer wrap points) and the witness search's constructions (every rounding midpoint of
+    the target, moved by a quarter ulp of each wider intermediate type, and its neighbours; integers
+    around 2**p where a float target starts rounding; the decimal texts of those for strings)."""
+    key = (src.name, to.name)
+    if key not in _HUNT_POOLS:
+        from generator.witness import cast as search
+
+        edge = edge_inputs(src, to)
+        if src.kind == "string":
+            texts = search._string_candidates() + [_decimal(v) for v in search._float_candidates(to)[:2000]
+                                                   if math.isfinite(v)]
+            extra = np.array(texts, dtype=object)
+        elif src.kind == "bool":
+            extra = edge[:0]
+        elif src.is_integer:
+            cands = [c for c in search._int_candidates(to) if src.int_min <= c <= src.int_max]
+            extra = _to_src(cands + [-c for c in cands if src.int_min <= -c], src)
+        else:
+            cands = [c for c in search._float_candidates(to) if math.isfinite(c)]
+            extra = _to_src(cands + [-c for c in cands], src)
+        _HUNT_POOLS[key] = _unique(np.concatenate([edge, extra]), src)
+    return _HUNT_POOLS[key]
+
+
+@functools.lru_cache(maxsize=None)
+def _hunt_tensor(v: Variant):
+    """1..HUNT_MAX_ELEMENTS elements of the variant's source (built once per variant: hypothesis validates a
+    strategy the first time it draws from it)."""
+    from hypothesis import strategies as st
+
+    return st.lists(_hunt_elements(v), min_size=1, max_size=HUNT_MAX_ELEMENTS)
+
+
+def _number_text():
+    """Decimal literals [+-]?d{1,20}(.d{0,20})?([eE][+-]?d{1,3})?, the repr of any double, short printable text."""
+    import string
+
+    from hypothesis import strategies as st
+
+    digits = st.text("0123456789", min_size=1, max_size=20)
+    literal = st.tuples(st.sampled_from(["", "-", "+"]), digits,
+                        st.one_of(st.just(""), st.text("0123456789", max_size=20).map(lambda d: "." + d)),
+                        st.one_of(st.just(""), st.tuples(st.sampled_from("eE"), st.sampled_from(["", "-", "+"]),
+                                                         st.text("0123456789", min_size=1, max_size=3)).map("".join)))
+    return st.one_of(literal.map("".join), st.floats().map(repr), st.text(string.printable, max_size=8))
+
+
+def _hunt_elements(v: Variant):
+    """One element of the variant's source: from hunt_pool (3 in 4 draws; edges first, where it shrinks to)
+    or any value of the source (any bit pattern: NaN payloads, subnormals, every exponent; any text)."""
+    from hypothesis import strategies as st
+
+    from generator import hunting
+
+    src = v.src
+    pool = hunt_pool(src, v.to)
+    if src.kind == "string":
+        anything = _number_text()
+        picked = st.sampled_from(list(pool))
+    else:
+        bits = [int(b) for b in src.to_bits(pool).tolist()] + hunting.nan_patterns(src)
+        picked = st.sampled_from(list(dict.fromkeys(bits)))
+        anything = st.integers(0, (1 << src.bits) - 1) if src.kind != "bool" else st.sampled_from([0, 1])
+    return st.one_of(picked, picked, picked, anything)
+
+
+def _hunt_x(v: Variant, items: list) -> np.ndarray:
+    if v.src.kind == "string":
+        return np.array(items, dtype=object)
+    if v.src.kind == "bool":
+        return np.array(items, dtype=np.uint8).astype(bool)
+    return v.src.from_bits(np.array(items, dtype=np.uint64))
+
+
+def _hunt_args(v: Variant, opset: int, x: np.ndarray) -> dict:
+    from generator.witness.cast import encode
+
+    items = [str(b) for b in x.tolist()] if v.src.kind == "bool" else encode(x, v.src)
+    return {"params": v.params, "opset": opset, "x": items}
+
+
+def rebuild(args: dict):
+    """The hunt example `args` describes (_hunt_args): the same input, expected outputs from the reference."""
+    from generator.witness.cast import decode
+
+    p = args["params"]
+    src, to = dtypes.get(p["from"]), dtypes.get(p["to"])
+    sat = None if "saturate" not in p else bool(p["saturate"])
+    v = Variant(src, to, sat, p.get("round_mode"), max(src.cast_since, to.cast_since, MIN_OPSET))
+    if src.kind == "bool":
+        x = np.array([s == "True" for s in args["x"]], dtype=bool)
+    else:
+        x = decode(list(args["x"]), src)
+    return hunt_example(v, int(args["opset"]), x)
+
+
+def hunt_example(v: Variant, opset: int, x: np.ndarray):
+    """A hunt Example: the defined elements of x as a node case, the others as a probe."""
+    from generator.hunting import Example
+
+    (xd, yd, reading), (xu, why) = _split(v, x, opset)
+    case = _node_case(v, "hunt", xd, yd, reading, 0, ["hunt"], opset=opset) if xd.size else None
+    probe = None
+    if xu.size:
+        probe = Case(name=f"{v.base_name}_hunt_probe", kind="probe", model=_model(v, xu.shape, opset),
+                     inputs=[[xu]], outputs=None,
+                     meta=_meta(v, 0, ["hunt", "probe"], {"mode": "none", "reason": "the spec defines no result"},
+                                opset, undefined=why))
+    return Example(case, probe, _hunt_args(v, opset, x))
+
+
+def hunt(max_opset: int = NEWEST_CAST):
+    """Cast examples: a variant (every pair, saturate, round_mode) at one of its opsets, and 1..8 source
+    elements biased to where the fault models part from the reference (hunt_pool)."""
+    from hypothesis import strategies as st
+
+    variant = st.sampled_from(list(variants(max_opset)))
+
+    @st.composite
+    def example(draw):
+        v = draw(variant)
+        opset = draw(_hunt_opset(v, max_opset))
+        items = draw(_hunt_tensor(v))
+        return hunt_example(v, opset, _hunt_x(v, items))
+
+    return example()

@@ -76,6 +76,21 @@ class Backend:
 
 
 # ---- --backend-option ---------------------------------------------------------------------------
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """--backend-option KEY=VALUE ... as a dict; ValueError (one line) for a pair without "=" or a key given
+    twice with different values. The backend checks the keys and values (configure)."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"--backend-option {pair}: expected KEY=VALUE")
+        if key in options and options[key] != value:
+            raise ValueError(f"--backend-option {key}: given twice ({options[key]!r} and {value!r})")
+        options[key] = value
+    return options
+
+
 def option_pattern(options: dict[str, str], key: str) -> str | None:
     """The entry of an OPTIONS table that `key` is: itself, or "prefix.<what>" for "prefix.anything"."""
     if key in options and "<" not in key:
