@@ -1,0 +1,103 @@
+"""The DynamicQuantizeLinear hunt strategy (generator/families/dynamic_quantize_linear.py, `hunt`; the interface is
+generator/hunting.py), over a fixed set of seeded draws:
+  1. every example is written and read back as a valid case; the node case holds only inputs the reference
+     defines, the probe only inputs it leaves undefined (every reason of the reference shows up);
+  2. our backend passes every drawn node case;
+  3. the draws kill every fault model of the family (generator/reference/dynamic_quantize_linear_faults.py):
+     the strategy is biased to where they part from the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, configuration, given, settings
+
+from generator.families import dynamic_quantize_linear as fam
+from generator.hunting import Example
+from generator.kill_matrix import KillMatrix
+from generator.reference import dynamic_quantize_linear as ref
+from generator.reference import dynamic_quantize_linear_faults as F
+from generator.serialize import read_case, write_case
+from runners.backends.opconform import OpconformBackend
+from runners.execute import run_case_dataset
+
+N_DRAWS = 300  # the kill test; the first N_WRITTEN are written and run
+N_WRITTEN = 40
+# Faults no draw of this strategy can kill, each with the reason (none: every one is reachable).
+UNREACHABLE: dict[str, str] = {}
+
+
+def draw_examples(strategy, n: int) -> list[Example]:
+    out: list[Example] = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(strategy)
+    def collect(example):
+        out.append(example)
+
+    collect()
+    return out
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory) -> list[Example]:
+    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
+    try:
+        return draw_examples(fam.hunt(fam.OPSET), N_DRAWS)
+    finally:
+        configuration.set_hypothesis_home_dir(None)
+
+
+def test_no_strategy_below_the_operators_opset():
+    assert fam.hunt(fam.OPSET - 1) is None
+
+
+def test_examples_are_valid_cases_and_probes_hold_only_undefined_inputs(examples, tmp_path):
+    reasons = set()
+    shapes = set()
+    for i, ex in enumerate(examples[:N_WRITTEN] + [e for e in examples if e.probe is not None][:N_WRITTEN]):
+        assert ex.case is not None or ex.probe is not None
+        for case, kind in ((ex.case, "node"), (ex.probe, "probe")):
+            if case is None:
+                continue
+            assert case.kind == kind and len(case.inputs) == 1
+            assert F.group_key(case.meta) == "opset=11" and case.meta["params"] == {"what": "hunt"}
+            write_case(case, tmp_path / str(i))
+            loaded = read_case(tmp_path / str(i) / kind / case.name)
+            (x,) = loaded.inputs[0]
+            assert x.dtype == np.float32 and x.tobytes() == case.inputs[0][0].tobytes()
+            y, scale, zp, why = ref.dynamic_quantize_linear(x)
+            if kind == "probe":
+                assert why and loaded.outputs is None
+                reasons.add(why)
+            else:
+                assert why == ""
+                shapes.add(x.ndim)
+                for got, want in zip(loaded.outputs[0], (y, scale, zp)):
+                    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert reasons == {ref.UNDEF_EMPTY, ref.UNDEF_X_NAN, ref.UNDEF_SCALE_ZERO, ref.UNDEF_ZP_NAN, ref.UNDEF_Y_NAN}
+    assert shapes == {0, 1, 2}
+
+
+def test_opconform_passes_every_drawn_case(examples, tmp_path):
+    backend = OpconformBackend()
+    for i, ex in enumerate(examples[:N_WRITTEN]):
+        if ex.case is None:
+            continue
+        write_case(ex.case, tmp_path / str(i))
+        loaded = read_case(tmp_path / str(i) / "node" / ex.case.name)
+        r = run_case_dataset(backend, loaded, 0, "strict", {})
+        assert r.verdict == "pass", r.message
+
+
+def test_draws_kill_every_fault(examples):
+    matrix = KillMatrix([fam.FAMILY])
+    killed: set[str] = set()
+    for ex in examples:
+        if ex.case is not None:
+            matrix.add(ex.case)
+            killed.update(name for per_set in ex.case.meta["kills"] for name in per_set)
+    want = {f.name for f in F.FAULTS} - set(UNREACHABLE)
+    assert want - killed == set()
