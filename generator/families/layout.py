@@ -9,12 +9,18 @@ generator.reference.layout_kernels; the ONNX inputs and expected outputs are the
 converter's layout map applied. Sizes are distinct primes (a wrong permutation changes the shape or the
 values), plus deliberately ambiguous shapes (C == H == W; [1, 256, 256]) where converters guess. Data:
 seeded uniform float32 in [-1, 2) (asymmetric, so that a sign or reversed order cannot pass).
+
+opconform hunt draws the same patterns with other sizes, windows and attribute values (`hunt`; each pattern
+asks a Dims for them, which gives the suite's values to gen-cases), one data set each; case.json params
+"pattern" / "sizes" rebuild such a case for the fault models.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import onnx
@@ -22,6 +28,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from generator import sampling
 from generator.case import Case, Twin, case_meta, finish_model
+from generator.hunting import Example
 from generator.reference import layout as L
 from generator.tflite_writer import write_tflite
 
@@ -147,16 +154,95 @@ def _uniform(rng: sampling.Stream, shape) -> np.ndarray:
     return rng.uniform(-1.0, 2.0, size=shape).astype(np.float32)
 
 
-def build_case(make: Callable[[sampling.Stream], Pattern], name: str, seed: int, datasets: int) -> Case:
+class Dims:
+    """The sizes and attribute values a pattern is built with, each asked for by name with the suite's value
+    and the range a hunt draws it from:
+
+      Dims()             the suite's values (what gen-cases writes; no range is consulted)
+      Dims(draw=draw)    a hunt: hypothesis draws every value (`draw` of a composite strategy); `values`
+                         records them, for case.json params["sizes"]
+      Dims(values)       a hunted case rebuilt from its params["sizes"] (the fault models convert it)
+
+    Ranges start at their simplest value (size 1, kernel 1, stride 1, no pad), where hypothesis shrinks. A size
+    is drawn from its range (one in four), from its range without 1 (half: a size-1 axis hides a wrong
+    permutation), or equal to an earlier size above 1 (one in four), so that C == H == W, where converters
+    that guess a layout from the shape go wrong, comes up often."""
+
+    def __init__(self, values: dict | None = None, draw: Callable | None = None):
+        self.values: dict = {} if values is None else dict(values)
+        self.replay = values is not None
+        self._draw = draw
+        self._sizes: list[int] = []
+
+    def _get(self, name: str, default, strategy: Callable):
+        if self.replay:
+            return self.values[name]
+        if self._draw is None:
+            return default
+        if name in self.values:
+            raise ValueError(f"{name!r} drawn twice")
+        self.values[name] = value = self._draw(strategy())
+        return value
+
+    def int(self, name: str, default: int, lo: int, hi: int) -> int:
+        return self._get(name, default, lambda: _hypothesis_strategies().integers(lo, hi))
+
+    def pick(self, name: str, default, choices: list):
+        """One of choices (JSON values: a hunted case's params hold it), the first the simplest."""
+        return self._get(name, default, lambda: _hypothesis_strategies().sampled_from(choices))
+
+    def size(self, name: str, default: int, lo: int, hi: int) -> int:
+        """A tensor size in [lo, hi] (see the class)."""
+        def strategy():
+            st = _hypothesis_strategies()
+            above = max(lo, 2)
+            ties = sorted({s for s in self._sizes if above <= s <= hi})
+            if above > hi:
+                return st.integers(lo, hi)
+            return st.integers(0, 3).flatmap(lambda k: st.integers(lo, hi) if k == 0 else
+                                             st.sampled_from(ties) if k == 3 and ties else st.integers(above, hi))
+
+        value = self._get(name, default, strategy)
+        self._sizes.append(value)
+        return value
+
+    def window(self, prefix: str, spatial, kernel, padding: str, strides, vary_padding: bool = True):
+        """A conv / pool window: padding (VALID first), kernel sizes 1 to 3 (under VALID, smaller than the input
+        unless it is 1: an axis the window collapses to 1 hides a wrong permutation), strides 1 or 2; with
+        vary_padding False, the pattern's padding and strides 1 (SAME keeps the shape)."""
+        if vary_padding:
+            padding = self.pick(f"{prefix}_padding", padding, ["VALID", "SAME"])
+        kernel = tuple(self.int(f"{prefix}_k{i}", k, 1, max(1, min(3, s - 1)) if padding == "VALID" else 3)
+                       for i, (k, s) in enumerate(zip(kernel, spatial)))
+        if vary_padding:
+            strides = tuple(self.int(f"{prefix}_s{i}", s, 1, 2) for i, s in enumerate(strides))
+        return kernel, padding, tuple(strides)
+
+
+def _hypothesis_strategies():
+    from hypothesis import strategies
+
+    return strategies
+
+
+def build_case(make: Callable[..., Pattern], name: str, seed: int, datasets: int) -> Case:
     """Both forms of a pattern, the data sets, and the expected outputs from the TFLite form."""
     cseed = sampling.case_seed(seed, name)
     rng = sampling.Stream(cseed)
     p = make(rng)  # draws the weights first
+    data = [[_uniform(rng, p.graph.tensors[n].shape) for n in p.graph.inputs] for _ in range(datasets)]
+    return assemble(p, name, cseed, data)
+
+
+def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]], params: dict | None = None) -> Case:
+    """The graph case of a pattern: data holds the TFLite-form inputs of each data set; the expected outputs
+    come from the TFLite form, the ONNX form's inputs and outputs are the same arrays with the converter's
+    layout map applied. seed: case.json "seed" (the pattern's weights were drawn from a Stream of it);
+    params: fields added to case.json "params"."""
     cv = L.convert(p.graph, p.explicit)
     tfl = p.graph
     t_inputs, t_outputs, o_inputs, o_outputs = [], [], [], []
-    for _ in range(datasets):
-        xs = [_uniform(rng, tfl.tensors[n].shape) for n in tfl.inputs]
+    for xs in data:
         ys = L.run(tfl, xs)
         t_inputs.append(xs)
         t_outputs.append(ys)
@@ -169,9 +255,9 @@ def build_case(make: Callable[[sampling.Stream], Pattern], name: str, seed: int,
         output_perms=[list(L.inverse(cv.perm(n))) for n in tfl.outputs],
         inputs=t_inputs, outputs=t_outputs)
     meta = case_meta(op=p.op, domain="", opset=OPSET, family=FAMILY, spec_file=SPEC_FILE, clause=p.clause,
-                     compare=compare_spec(list(tfl.outputs), t_outputs), flags=["random", "layout"], seed=cseed,
+                     compare=compare_spec(list(tfl.outputs), t_outputs), flags=["random", "layout"], seed=seed,
                      params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
-                             "ops": [op.type for op in tfl.ops]})
+                             "ops": [op.type for op in tfl.ops], **(params or {})})
     return Case(name, "graph", onnx_model(cv.graph, name), o_inputs, o_outputs, meta, twin)
 
 
@@ -179,15 +265,19 @@ _BY_WHAT: dict[str, str] = {}
 
 
 def source_pattern(meta: dict) -> Pattern:
-    """The pattern of a graph case (its TFLite-form source graph and explicit layouts) rebuilt as build_case
-    made it: PATTERNS[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's
-    "name", or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
+    """The pattern of a graph case (its TFLite-form source graph and explicit layouts) rebuilt as it was made:
+    a hunted case from its params "pattern" and "sizes" (hunted_case); a suite case as build_case made it,
+    PATTERNS[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's "name",
+    or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
     (generator/reference/layout_faults.py)."""
+    params = meta.get("params") or {}
+    if "pattern" in params:
+        return PATTERNS[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
     name = meta.get("name")
     if name is None:
         if not _BY_WHAT:
             _BY_WHAT.update((m(sampling.Stream(0)).what, n) for n, m in PATTERNS.items())
-        name = _BY_WHAT[meta["params"]["what"]]
+        name = _BY_WHAT[params["what"]]
     return PATTERNS[name](sampling.Stream(meta["seed"]))
 
 
@@ -202,10 +292,12 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
 # ---------------------------------------------------------------------------------------
 # the patterns (TFLite form: NHWC, OHWI weights)
 # ---------------------------------------------------------------------------------------
-PATTERNS: dict[str, Callable[[sampling.Stream], Pattern]] = {}
+PATTERNS: dict[str, Callable[..., Pattern]] = {}
 
 
-def _pattern(fn: Callable[[sampling.Stream], Pattern]):
+def _pattern(fn: Callable[..., Pattern]):
+    """A pattern: fn(rng, d=None) -> Pattern draws its weights from rng and takes its sizes and attribute values
+    from d (Dims; None: the suite's)."""
     PATTERNS[f"test_layout_{fn.__name__}"] = fn
     return fn
 
@@ -213,9 +305,10 @@ def _pattern(fn: Callable[[sampling.Stream], Pattern]):
 class _B:
     """A TFLite-form graph under construction; output shapes come from running the kernels on zeros."""
 
-    def __init__(self, rng: sampling.Stream):
+    def __init__(self, rng: sampling.Stream, d: Dims | None = None):
         self.g = L.new_graph("tflite")
         self.rng = rng
+        self.d = d if d is not None else Dims()
 
     def input(self, name: str, shape) -> str:
         self.g.add(name, shape)
@@ -224,6 +317,9 @@ class _B:
 
     def const(self, name: str, shape) -> str:
         return self.g.const(name, self.rng.uniform(-1.0, 1.5, size=shape).astype(np.float32))
+
+    def shape(self, name: str) -> tuple:
+        return tuple(self.g.tensors[name].shape)
 
     def op(self, type_: str, inputs: list[str], outputs, **attrs) -> str | list[str]:
         names = [outputs] if isinstance(outputs, str) else list(outputs)
@@ -234,25 +330,51 @@ class _B:
         self.g.op(type_, inputs, [(n, s) for n, s in zip(names, shapes)], **attrs)
         return outputs
 
-    def conv(self, x: str, cout: int, name: str, k=(3, 3), padding="SAME", strides=(1, 1)) -> str:
+    def image(self, n: int = 2, h: int = 5, w: int = 7, c: int = 3, name: str = "x") -> str:
+        """The NHWC graph input most patterns start from."""
+        d = self.d
+        return self.input(name, (d.size("N", n, 1, 3), d.size("H", h, 1, 9), d.size("W", w, 1, 9),
+                                 d.size("C", c, 1, 8)))
+
+    def conv(self, x: str, cout: int, name: str, k=(3, 3), padding="SAME", strides=(1, 1),
+             vary_padding: bool = True) -> str:
         cin = self.g.tensors[x].shape[-1]
+        k, padding, strides = self.d.window(name, self.shape(x)[1:-1], k, padding, strides, vary_padding)
         w = self.const(f"{name}_weights", (cout,) + tuple(k) + (cin,))
         b = self.const(f"{name}_bias", (cout,))
         return self.op("conv", [x, w, b], name, padding=padding, strides=list(strides), dilations=[1] * len(k))
+
+    def image_conv(self, n: int = 2, h: int = 5, w: int = 7, c: int = 3, cout: int = 11, cout_min: int = 1,
+                   padding: str = "SAME") -> str:
+        """image -> conv: the NCHW region most patterns work in."""
+        x = self.image(n, h, w, c)
+        return self.conv(x, self.d.size("CO", cout, cout_min, 13), "conv", padding=padding)
 
     def done(self, *outputs: str) -> L.Graph:
         self.g.outputs = list(outputs)
         return self.g
 
 
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _window_text(values) -> str:
+    return "x".join(str(v) for v in values)
+
+
+def _stride_text(strides) -> str:
+    return str(strides[0]) if len(set(strides)) == 1 else _window_text(strides)
+
+
 @_pattern
-def conv_elementwise_chain(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (2, 5, 7, 3))
-    c = b.conv(x, 11, "conv")
-    t = b.op("add", [c, b.const("bias_map", (1, 5, 7, 11))], "added")
+def conv_elementwise_chain(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    full = (1,) + b.shape(c)[1:]
+    t = b.op("add", [c, b.const("bias_map", full)], "added")
     t = b.op("relu", [t], "relu")
-    t = b.op("mul", [t, b.const("scale_map", (1, 5, 7, 11))], "scaled")
+    t = b.op("mul", [t, b.const("scale_map", full)], "scaled")
     t = b.op("sub", [t, c], "diff")
     t = b.op("abs", [t], "abs")
     t = b.op("logistic", [t], "sigmoid")
@@ -261,80 +383,95 @@ def conv_elementwise_chain(rng) -> Pattern:
                    "transparent ops carry NCHW on, full-rank weights are transposed")
 
 
-def _concat(rng, axis: int, shape=(1, 5, 7, 3), other_c=2, cout=11) -> L.Graph:
-    b = _B(rng)
-    x = b.input("x", shape)
-    c = b.conv(x, cout, "conv")
-    n, h, w, _ = shape
-    other = {3: (n, h, w, other_c), -1: (n, h, w, other_c), 1: (n, other_c, w, cout), -3: (n, other_c, w, cout)}[axis]
+def _concat(b: _B, axis: int, other_c: int = 2, ambiguous: bool = False) -> L.Graph:
+    d = b.d
+    if ambiguous:  # C == H == W: SAME, stride 1 keeps them equal on the conv's output
+        s = d.size("S", 4, 1, 6)
+        x = b.input("x", (d.size("N", 1, 1, 3), s, s, s))
+        c = b.conv(x, s, "conv", vary_padding=False)
+        other_c = s
+    else:
+        c = b.image_conv(n=1)
+        other_c = d.size("other", other_c, 1, 8)
+    n, h, w, cout = b.shape(c)
+    other = (n, h, w, other_c) if axis in (3, -1) else (n, other_c, w, cout)
     x2 = b.input("x2", other)
     return b.done(b.op("concat", [c, x2], "y", axis=axis))
 
 
 @_pattern
-def conv_concat_channel_axis(rng) -> Pattern:
-    return Pattern("Concat", PROPAGATION, _concat(rng, 3),
+def conv_concat_channel_axis(rng, d=None) -> Pattern:
+    return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), 3),
                    what="Concat axis 3 (C) of a Conv output and a graph input propagation reaches only through "
                         "the Concat: ONNX axis 1, the second input NCHW too")
 
 
 @_pattern
-def conv_concat_negative_axis(rng) -> Pattern:
-    return Pattern("Concat", PROPAGATION, _concat(rng, -1),
+def conv_concat_negative_axis(rng, d=None) -> Pattern:
+    return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), -1),
                    what="Concat axis -1 (C): ONNX axis -3")
 
 
 @_pattern
-def conv_concat_height_negative_axis(rng) -> Pattern:
-    return Pattern("Concat", PROPAGATION, _concat(rng, -3, other_c=8),
-                   what="Concat axis -3 (H, 5 + 8 = 13): ONNX axis -2")
+def conv_concat_height_negative_axis(rng, d=None) -> Pattern:
+    g = _concat(_B(rng, d), -3, other_c=8)
+    h, total = g.tensors["conv"].shape[1], g.tensors["y"].shape[1]
+    return Pattern("Concat", PROPAGATION, g,
+                   what=f"Concat axis -3 (H, {h} + {total - h} = {total}): ONNX axis -2")
 
 
 @_pattern
-def conv_concat_ambiguous_4x4x4(rng) -> Pattern:
-    return Pattern("Concat", PROPAGATION, _concat(rng, 3, shape=(1, 4, 4, 4), other_c=4, cout=4),
-                   what="C == H == W == 4: a converter that guesses the layout from the shape cannot tell")
+def conv_concat_ambiguous_4x4x4(rng, d=None) -> Pattern:
+    g = _concat(_B(rng, d), 3, ambiguous=True)
+    s = g.tensors["conv"].shape[1]
+    return Pattern("Concat", PROPAGATION, g,
+                   what=f"C == H == W == {s}: a converter that guesses the layout from the shape cannot tell")
 
 
-def _conv_to_fc(rng, terminate: str) -> L.Graph:
-    b = _B(rng)
-    x = b.input("x", (1, 5, 7, 3))
-    c = b.conv(x, 11, "conv", padding="VALID")  # (1, 3, 5, 11)
-    attrs = {"shape": [1, 165]} if terminate == "reshape" else {"shape": [1, 165], "axis": 1}
+def _conv_to_fc(b: _B, terminate: str) -> tuple[L.Graph, list[int]]:
+    c = b.image_conv(n=1, padding="VALID")  # the suite's: (1, 3, 5, 11)
+    n, h, w, cout = b.shape(c)
+    shape = [n, h * w * cout]
+    attrs = {"shape": shape} if terminate == "reshape" else {"shape": shape, "axis": 1}
     f = b.op(terminate, [c], "flat", **attrs)
-    w, bias = b.const("fc_weights", (13, 165)), b.const("fc_bias", (13,))
-    return b.done(b.op("fully_connected", [f, w, bias], "y"))
+    units = b.d.size("units", 13, 1, 16)
+    w, bias = b.const("fc_weights", (units, shape[1])), b.const("fc_bias", (units,))
+    return b.done(b.op("fully_connected", [f, w, bias], "y")), shape
 
 
 @_pattern
-def conv_reshape_fully_connected(rng) -> Pattern:
-    return Pattern("Reshape", PROPAGATION, _conv_to_fc(rng, "reshape"),
-                   what="Conv -> Reshape [1, 165] -> FullyConnected: Reshape terminates; the flattened order is "
+def conv_reshape_fully_connected(rng, d=None) -> Pattern:
+    g, shape = _conv_to_fc(_B(rng, d), "reshape")
+    return Pattern("Reshape", PROPAGATION, g,
+                   what=f"Conv -> Reshape {shape} -> FullyConnected: Reshape terminates; the flattened order is "
                         "NHWC's, so the ONNX graph must restore NHWC before it")
 
 
 @_pattern
-def conv_flatten_fully_connected(rng) -> Pattern:
-    return Pattern("Flatten", PROPAGATION, _conv_to_fc(rng, "flatten"),
+def conv_flatten_fully_connected(rng, d=None) -> Pattern:
+    g, _ = _conv_to_fc(_B(rng, d), "flatten")
+    return Pattern("Flatten", PROPAGATION, g,
                    what="Conv -> Flatten -> FullyConnected (Gemm): as with Reshape")
 
 
 @_pattern
-def reshape_conv(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 105))
-    r = b.op("reshape", [x], "image", shape=[1, 5, 7, 3])
-    return Pattern("Reshape", PROPAGATION, b.done(b.conv(r, 11, "y")),
-                   what="Reshape [1, 105] -> [1, 5, 7, 3] -> Conv: the Reshape output is NHWC data the Conv needs "
+def reshape_conv(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    image = [b.d.size("N", 1, 1, 3), b.d.size("H", 5, 1, 9), b.d.size("W", 7, 1, 9), b.d.size("C", 3, 1, 8)]
+    flat = [image[0], image[1] * image[2] * image[3]]
+    x = b.input("x", tuple(flat))
+    r = b.op("reshape", [x], "image", shape=image)
+    return Pattern("Reshape", PROPAGATION, b.done(b.conv(r, b.d.size("CO", 11, 1, 13), "y")),
+                   what=f"Reshape {flat} -> {image} -> Conv: the Reshape output is NHWC data the Conv needs "
                         "as NCHW; the graph input keeps its layout")
 
 
-def _reshape_concat(rng, explicit: bool) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 5, 7, 3))
-    a = b.conv(x, 11, "conv")
-    r = b.op("reshape", [a], "reshaped", shape=[1, 7, 5, 11])
-    c = b.input("c", (1, 7, 5, 2))
+def _reshape_concat(rng, d, explicit: bool) -> Pattern:
+    b = _B(rng, d)
+    a = b.image_conv(n=1)
+    n, h, w, cout = b.shape(a)
+    r = b.op("reshape", [a], "reshaped", shape=[n, w, h, cout])
+    c = b.input("c", (n, w, h, b.d.size("other", 2, 1, 8)))
     g = b.done(b.op("concat", [r, c], "y", axis=3))
     layouts = {"reshaped": L.last_to_first(4)} if explicit else {}
     return Pattern("Reshape", EXPLICIT, g, layouts,
@@ -344,84 +481,96 @@ def _reshape_concat(rng, explicit: bool) -> Pattern:
 
 
 @_pattern
-def reshape_concat_explicit_layout(rng) -> Pattern:
-    return _reshape_concat(rng, True)
+def reshape_concat_explicit_layout(rng, d=None) -> Pattern:
+    return _reshape_concat(rng, d, True)
 
 
 @_pattern
-def reshape_concat_no_explicit_layout(rng) -> Pattern:
-    return _reshape_concat(rng, False)
+def reshape_concat_no_explicit_layout(rng, d=None) -> Pattern:
+    return _reshape_concat(rng, d, False)
 
 
-def _broadcast(rng, op: str, shape, as_input: bool = False) -> L.Graph:
-    b = _B(rng)
-    x = b.input("x", (2, 5, 7, 3))
-    c = b.conv(x, 11, "conv")
-    operand = b.input("operand", shape) if as_input else b.const("operand", shape)
-    return b.done(b.op(op, [c, operand], "y"))
-
-
-@_pattern
-def add_broadcast_c(rng) -> Pattern:
-    return Pattern("Add", BROADCAST, _broadcast(rng, "add", (11,)),
-                   what="Conv (2, 5, 7, 11) + weight (11,): lifted to (1, 1, 1, 11), ONNX (1, 11, 1, 1)")
+def _broadcast(b: _B, op: str, operand: Callable[[tuple], tuple], as_input: bool = False) -> L.Graph:
+    c = b.image_conv()
+    shape = operand(b.shape(c))
+    x = b.input("operand", shape) if as_input else b.const("operand", shape)
+    return b.done(b.op(op, [c, x], "y"))
 
 
 @_pattern
-def mul_broadcast_wc(rng) -> Pattern:
-    return Pattern("Mul", BROADCAST, _broadcast(rng, "mul", (7, 11)),
-                   what="Conv * weight (W, C) = (7, 11): lifted to (1, 1, 7, 11), ONNX (1, 11, 1, 7) with the data "
-                        "transposed")
+def add_broadcast_c(rng, d=None) -> Pattern:
+    g = _broadcast(_B(rng, d), "add", lambda s: (s[3],))
+    y, c = g.tensors["y"].shape, g.tensors["y"].shape[3]
+    return Pattern("Add", BROADCAST, g,
+                   what=f"Conv {_shape_text(y)} + weight ({c},): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
 @_pattern
-def add_broadcast_11c(rng) -> Pattern:
-    return Pattern("Add", BROADCAST, _broadcast(rng, "add", (1, 1, 11)),
-                   what="Conv + weight (1, 1, C): lifted to (1, 1, 1, 11), ONNX (1, 11, 1, 1)")
+def mul_broadcast_wc(rng, d=None) -> Pattern:
+    g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]))
+    w, c = g.tensors["y"].shape[2:]
+    return Pattern("Mul", BROADCAST, g,
+                   what=f"Conv * weight (W, C) = ({w}, {c}): lifted to (1, 1, {w}, {c}), ONNX (1, {c}, 1, {w}) "
+                        "with the data transposed")
 
 
 @_pattern
-def mul_broadcast_wc_graph_input(rng) -> Pattern:
-    return Pattern("Mul", BROADCAST, _broadcast(rng, "mul", (7, 11), as_input=True),
-                   what="Conv * graph input (W, C): the ONNX graph keeps the input (7, 11), reshapes it to "
-                        "(1, 1, 7, 11) and transposes it to (1, 11, 1, 7)")
-
-
-def _reduce(rng, op: str, axes, keepdims: bool) -> L.Graph:
-    b = _B(rng)
-    x = b.input("x", (2, 5, 7, 3))
-    c = b.conv(x, 11, "conv")
-    return b.done(b.op(op, [c], "y", axes=list(axes), keepdims=keepdims))
+def add_broadcast_11c(rng, d=None) -> Pattern:
+    g = _broadcast(_B(rng, d), "add", lambda s: (1, 1, s[3]))
+    c = g.tensors["y"].shape[3]
+    return Pattern("Add", BROADCAST, g,
+                   what=f"Conv + weight (1, 1, C): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
 @_pattern
-def mean_hw_negative_axes_keepdims1(rng) -> Pattern:
-    return Pattern("ReduceMean", PROPAGATION, _reduce(rng, "mean", [-3, -2], True),
-                   what="Mean over H, W as axes [-3, -2], keepdims 1: ONNX axes [-2, -1], output (2, 11, 1, 1)")
+def mul_broadcast_wc_graph_input(rng, d=None) -> Pattern:
+    g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]), as_input=True)
+    w, c = g.tensors["y"].shape[2:]
+    return Pattern("Mul", BROADCAST, g,
+                   what=f"Conv * graph input (W, C): the ONNX graph keeps the input ({w}, {c}), reshapes it to "
+                        f"(1, 1, {w}, {c}) and transposes it to (1, {c}, 1, {w})")
+
+
+def _reduce(b: _B, op: str, axes, keepdims: bool) -> tuple[L.Graph, str]:
+    """The graph and its ONNX output shape (as text)."""
+    c = b.image_conv()
+    y = b.op(op, [c], "y", axes=list(axes), keepdims=keepdims)
+    s = b.shape(y)
+    return b.done(y), _shape_text((s[0], s[3], s[1], s[2]) if keepdims else s)
 
 
 @_pattern
-def mean_hw_keepdims0(rng) -> Pattern:
-    return Pattern("ReduceMean", PROPAGATION, _reduce(rng, "mean", [1, 2], False),
-                   what="Mean over H, W, keepdims 0: output (2, 11) in both layouts")
+def mean_hw_negative_axes_keepdims1(rng, d=None) -> Pattern:
+    g, out = _reduce(_B(rng, d), "mean", [-3, -2], True)
+    return Pattern("ReduceMean", PROPAGATION, g,
+                   what=f"Mean over H, W as axes [-3, -2], keepdims 1: ONNX axes [-2, -1], output {out}")
 
 
 @_pattern
-def reduce_max_c_negative_axis_keepdims0(rng) -> Pattern:
-    return Pattern("ReduceMax", PROPAGATION, _reduce(rng, "reduce_max", [-1], False),
-                   what="ReduceMax over C as axis -1, keepdims 0: ONNX axis -3, output (2, 5, 7)")
+def mean_hw_keepdims0(rng, d=None) -> Pattern:
+    g, out = _reduce(_B(rng, d), "mean", [1, 2], False)
+    return Pattern("ReduceMean", PROPAGATION, g,
+                   what=f"Mean over H, W, keepdims 0: output {out} in both layouts")
 
 
 @_pattern
-def reduce_max_hc_keepdims1(rng) -> Pattern:
-    return Pattern("ReduceMax", PROPAGATION, _reduce(rng, "reduce_max", [-1, 1], True),
-                   what="ReduceMax over C and H as axes [-1, 1], keepdims 1: ONNX axes [-3, 2], output (2, 1, 1, 7)")
+def reduce_max_c_negative_axis_keepdims0(rng, d=None) -> Pattern:
+    g, out = _reduce(_B(rng, d), "reduce_max", [-1], False)
+    return Pattern("ReduceMax", PROPAGATION, g,
+                   what=f"ReduceMax over C as axis -1, keepdims 0: ONNX axis -3, output {out}")
 
 
 @_pattern
-def mean_h_keepdims0_softmax(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
+def reduce_max_hc_keepdims1(rng, d=None) -> Pattern:
+    g, out = _reduce(_B(rng, d), "reduce_max", [-1, 1], True)
+    return Pattern("ReduceMax", PROPAGATION, g,
+                   what=f"ReduceMax over C and H as axes [-1, 1], keepdims 1: ONNX axes [-3, 2], output {out}")
+
+
+@_pattern
+def mean_h_keepdims0_softmax(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
     m = b.op("mean", [c], "reduced", axes=[1], keepdims=False)
     return Pattern("ReduceMean", PROPAGATION, b.done(b.op("softmax", [m], "y", axis=-1)),
                    what="Mean over H, keepdims 0 -> (N, W, C), ONNX (N, C, W): the layout stays on the reduced "
@@ -429,114 +578,230 @@ def mean_h_keepdims0_softmax(rng) -> Pattern:
 
 
 @_pattern
-def pad_asymmetric(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y = b.op("pad", [c], "y", pads=[[1, 0], [1, 2], [3, 0], [2, 1]])
+def pad_asymmetric(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    pads = [[b.d.int(f"pad{i}_begin", p, 0, 3), b.d.int(f"pad{i}_end", q, 0, 3)]
+            for i, (p, q) in enumerate([[1, 0], [1, 2], [3, 0], [2, 1]])]
+    y = b.op("pad", [c], "y", pads=pads)
+    nchw = [pads[i] for i in L.last_to_first(4)]
+    onnx_pads = ",".join(str(p) for p, _ in nchw) + ", " + ",".join(str(q) for _, q in nchw)
     return Pattern("Pad", PROPAGATION, b.done(y),
-                   what="Pad with different pads per axis and side, the channel axis too: NHWC [[1,0],[1,2],[3,0],"
-                        "[2,1]] -> ONNX pads [1,2,1,3, 0,1,2,0]")
+                   what="Pad with different pads per axis and side, the channel axis too: NHWC ["
+                        + ",".join(f"[{p},{q}]" for p, q in pads) + f"] -> ONNX pads [{onnx_pads}]")
 
 
 @_pattern
-def slice_asymmetric(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y = b.op("slice", [c], "y", begin=[1, 1, 2, 3], size=[1, 3, 4, 7])
+def slice_asymmetric(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    begin, size = [], []
+    for i, (dim, b0, s0) in enumerate(zip(b.shape(c), [1, 1, 2, 3], [1, 3, 4, 7])):
+        begin.append(b.d.int(f"begin{i}", b0, 0, dim - 1))
+        size.append(b.d.int(f"size{i}", s0, 1, dim - begin[-1]))
+    y = b.op("slice", [c], "y", begin=begin, size=size)
     return Pattern("Slice", PROPAGATION, b.done(y),
-                   what="Slice begin [1, 1, 2, 3] size [1, 3, 4, 7]: begin / size permuted with the layout")
+                   what=f"Slice begin {begin} size {size}: begin / size permuted with the layout")
 
 
 @_pattern
-def strided_slice_asymmetric(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y = b.op("strided_slice", [c], "y", begin=[1, 4, 1, 0], end=[2, 0, 7, 11], strides=[1, -1, 3, 2])
+def strided_slice_asymmetric(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    begin, end, strides = [], [], []
+    for i, (dim, s0, b0, e0) in enumerate(zip(b.shape(c), [1, -1, 3, 2], [1, 4, 1, 0], [2, 0, 7, 11])):
+        s = b.d.pick(f"stride{i}", s0, [1, 2, 3, -1, -2] if dim > 1 else [1, 2, 3])
+        if s > 0:
+            begin.append(b.d.int(f"begin{i}", b0, 0, dim - 1))
+            end.append(b.d.int(f"end{i}", e0, begin[-1] + 1, dim))
+        else:  # from begin down to end + 1 (end >= 0: ONNX reads -1 as the last element)
+            begin.append(b.d.int(f"begin{i}", b0, 1, dim - 1))
+            end.append(b.d.int(f"end{i}", e0, 0, begin[-1] - 1))
+        strides.append(s)
+    y = b.op("strided_slice", [c], "y", begin=begin, end=end, strides=strides)
+    back = ", ".join("NHWC"[i] for i, s in enumerate(strides) if s < 0)
     return Pattern("Slice", PROPAGATION, b.done(y),
-                   what="StridedSlice begin [1, 4, 1, 0] end [2, 0, 7, 11] strides [1, -1, 3, 2] (H backwards)")
+                   what=f"StridedSlice begin {begin} end {end} strides {strides}"
+                        + (f" ({back} backwards)" if back else ""))
 
 
 @_pattern
-def softmax_channel_axis(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
+def softmax_channel_axis(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
     return Pattern("Softmax", PROPAGATION, b.done(b.op("softmax", [c], "y", axis=-1)),
                    what="TFLite Softmax (last axis = C) after Conv: ONNX Softmax axis -3 (C of NCHW)")
 
 
 @_pattern
-def softmax_last_axis_1x256x256(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 256, 256))
-    m = b.op("mul", [x, b.const("scale", (256,))], "scaled")
+def softmax_last_axis_1x256x256(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    shape = (1, b.d.size("H", 256, 1, 16), b.d.size("W", 256, 1, 16))
+    x = b.input("x", shape)
+    m = b.op("mul", [x, b.const("scale", shape[2:])], "scaled")
     return Pattern("Softmax", PROPAGATION, b.done(b.op("softmax", [m], "y", axis=-1)),
-                   what="[1, 256, 256] with no implicit op: nothing to convert, ONNX Softmax axis -1 on the same "
+                   what=f"{list(shape)} with no implicit op: nothing to convert, ONNX Softmax axis -1 on the same "
                         "shape; a converter that guesses NCW / NWC from the shape transposes it")
 
 
 @_pattern
-def transpose_in_propagated_region(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    t = b.op("transpose", [c], "swapped", perm=[0, 2, 1, 3])
+def transpose_in_propagated_region(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    perm = b.d.pick("perm", [0, 2, 1, 3], [list(p) for p in itertools.permutations(range(4))])
+    t = b.op("transpose", [c], "swapped", perm=perm)
+    nchw = L.last_to_first(4)
+    onnx_perm = list(L.compose(L.inverse(nchw), L.compose(perm, nchw)))
     return Pattern("Transpose", PROPAGATION, b.done(b.op("relu", [t], "y")),
-                   what="Transpose [0, 2, 1, 3] (swap H, W) inside the NCHW region: ONNX perm [0, 1, 3, 2]")
+                   what=f"Transpose {perm}" + (" (swap H, W)" if perm == [0, 2, 1, 3] else "")
+                        + f" inside the NCHW region: ONNX perm {onnx_perm}")
 
 
 @_pattern
-def prelu_per_channel_slope(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    return Pattern("PRelu", BROADCAST, b.done(b.op("prelu", [c, b.const("slope", (1, 1, 11))], "y")),
-                   what="PRelu with slope (1, 1, C): ONNX slope (1, 11, 1, 1)")
+def prelu_per_channel_slope(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv()
+    _, h, w, cout = b.shape(c)
+    form = b.d.pick("slope", "(1, 1, C)", ["(C,)", "(1, 1, C)", "(W, C)", "(H, W, C)"])
+    shape = {"(C,)": (cout,), "(1, 1, C)": (1, 1, cout), "(W, C)": (w, cout), "(H, W, C)": (h, w, cout)}[form]
+    lifted = (1,) * (4 - len(shape)) + shape
+    onnx_shape = tuple(lifted[i] for i in L.last_to_first(4))
+    return Pattern("PRelu", BROADCAST, b.done(b.op("prelu", [c, b.const("slope", shape)], "y")),
+                   what=f"PRelu with slope {form}: ONNX slope {_shape_text(onnx_shape)}")
 
 
 @_pattern
-def split_channel_axis(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 5, 7, 3)), 11, "conv")
-    y1, y2 = b.op("split", [c], ["y1", "y2"], axis=3, sizes=[8, 3])
+def split_channel_axis(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv(cout_min=2)
+    cout = b.shape(c)[3]
+    first = b.d.int("split", 8, 1, cout - 1)
+    y1, y2 = b.op("split", [c], ["y1", "y2"], axis=3, sizes=[first, cout - first])
     return Pattern("Split", PROPAGATION, b.done(y1, y2),
-                   what="Split on C into [8, 3]: ONNX axis 1, both outputs NCHW")
+                   what=f"Split on C into [{first}, {cout - first}]: ONNX axis 1, both outputs NCHW")
 
 
 @_pattern
-def pool_max_then_average(rng) -> Pattern:
-    b = _B(rng)
-    c = b.conv(b.input("x", (2, 11, 13, 3)), 7, "conv")
-    p = b.op("max_pool", [c], "max_pooled", kernel=[2, 2], strides=[2, 2], padding="VALID")
-    y = b.op("avg_pool", [p], "y", kernel=[3, 3], strides=[1, 1], padding="SAME")
+def pool_max_then_average(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv(h=11, w=13, cout=7)
+    k1, pad1, s1 = b.d.window("max_pool", b.shape(c)[1:3], (2, 2), "VALID", (2, 2))
+    p = b.op("max_pool", [c], "max_pooled", kernel=list(k1), strides=list(s1), padding=pad1)
+    k2, _, s2 = b.d.window("avg_pool", b.shape(p)[1:3], (3, 3), "SAME", (1, 1), vary_padding=False)
+    s2 = tuple(b.d.int(f"avg_pool_s{i}", s, 1, 2) for i, s in enumerate(s2))  # SAME always: the pattern's point
+    y = b.op("avg_pool", [p], "y", kernel=list(k2), strides=list(s2), padding="SAME")
     return Pattern("AveragePool", PROPAGATION, b.done(y),
-                   what="MaxPool 2x2 / 2 VALID then AveragePool 3x3 SAME (padding not counted)")
+                   what=f"MaxPool {_window_text(k1)} / {_stride_text(s1)} {pad1} then AveragePool {_window_text(k2)} "
+                        + ("" if s2 == (1, 1) else f"/ {_stride_text(s2)} ") + "SAME (padding not counted)")
 
 
 @_pattern
-def depthwise_conv_multiplier2(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 9, 13, 3))
-    w, bias = b.const("dw_weights", (1, 3, 3, 6)), b.const("dw_bias", (6,))
-    y = b.op("depthwise_conv", [x, w, bias], "y", padding="SAME", strides=[2, 2], dilations=[1, 1])
+def depthwise_conv_multiplier2(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    x = b.image(n=1, h=9, w=13, c=3)
+    c, m = b.shape(x)[3], b.d.size("M", 2, 1, 3)
+    k, padding, strides = b.d.window("dw", b.shape(x)[1:3], (3, 3), "SAME", (2, 2))
+    w, bias = b.const("dw_weights", (1,) + k + (c * m,)), b.const("dw_bias", (c * m,))
+    y = b.op("depthwise_conv", [x, w, bias], "y", padding=padding, strides=list(strides), dilations=[1, 1])
     return Pattern("Conv", PROPAGATION, b.done(y),
-                   what="Depthwise conv, multiplier 2, stride 2: weights (1, 3, 3, 6) -> (6, 1, 3, 3), group 3")
+                   what=f"Depthwise conv, multiplier {m}, stride {_stride_text(strides)}: weights "
+                        f"{_shape_text((1,) + k + (c * m,))} -> {_shape_text((c * m, 1) + k)}, group {c}")
 
 
 @_pattern
-def rank3_explicit_nwc(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 11, 5))
-    m = b.op("mul", [x, b.const("scale", (5,))], "scaled")
-    y = b.op("mean", [m], "y", axes=[-2], keepdims=True)
-    return Pattern("ReduceMean", EXPLICIT, b.done(y), {"x": L.last_to_first(3)},
-                   what="3-D: explicit layout x NWC -> NCW; Mul by (C,) and Mean over W (axis -2 -> -1)")
+def rank3_explicit_nwc(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    x = b.input("x", (b.d.size("N", 1, 1, 3), b.d.size("W", 11, 1, 12), b.d.size("C", 5, 1, 8)))
+    m = b.op("mul", [x, b.const("scale", b.shape(x)[2:])], "scaled")
+    axis = b.d.pick("axis", -2, [1, 2, 0, -1, -2, -3])
+    y = b.op("mean", [m], "y", axes=[axis], keepdims=True)
+    ncw = L.last_to_first(3)
+    onnx_axis = L.inverse(ncw)[axis % 3] - (3 if axis < 0 else 0)
+    return Pattern("ReduceMean", EXPLICIT, b.done(y), {"x": ncw},
+                   what=f"3-D: explicit layout x NWC -> NCW; Mul by (C,) and Mean over {'NWC'[axis % 3]} "
+                        f"(axis {axis} -> {onnx_axis})")
 
 
 @_pattern
-def rank5_conv3d(rng) -> Pattern:
-    b = _B(rng)
-    x = b.input("x", (1, 3, 5, 7, 2))
-    w, bias = b.const("conv_weights", (2, 3, 3, 2, 11)), b.const("conv_bias", (11,))
-    c = b.op("conv", [x, w, bias], "conv", padding="SAME", strides=[1, 1, 1], dilations=[1, 1, 1])
-    t = b.op("add", [c, b.const("shift", (11,))], "shifted")
-    y = b.op("mean", [b.op("relu", [t], "relu")], "y", axes=[1], keepdims=True)
+def rank5_conv3d(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    sizes = [("N", 1, 3), ("D", 3, 6), ("H", 5, 6), ("W", 7, 6), ("C", 2, 4)]
+    x = b.input("x", tuple(b.d.size(name, s, 1, hi) for name, s, hi in sizes))
+    k, padding, strides = b.d.window("conv", b.shape(x)[1:4], (2, 3, 3), "SAME", (1, 1, 1))
+    cout = b.d.size("CO", 11, 1, 8)
+    w, bias = b.const("conv_weights", k + (b.shape(x)[4], cout)), b.const("conv_bias", (cout,))
+    c = b.op("conv", [x, w, bias], "conv", padding=padding, strides=list(strides), dilations=[1, 1, 1])
+    t = b.op("add", [c, b.const("shift", (cout,))], "shifted")
+    axis = b.d.pick("axis", 1, [1, 2, 3])
+    y = b.op("mean", [b.op("relu", [t], "relu")], "y", axes=[axis], keepdims=True)
     return Pattern("Conv", PROPAGATION, b.done(y),
-                   what="5-D: CONV_3D (NDHWC, weights DHWIO) -> Add (C,) -> Relu -> Mean over D: NCDHW, axis 2")
+                   what=f"5-D: CONV_3D (NDHWC, weights DHWIO) -> Add (C,) -> Relu -> Mean over {'NDHWC'[axis]}: "
+                        f"NCDHW, axis {axis + 1}")
+
+
+# ---------------------------------------------------------------------------------------
+# hunting (opconform hunt; generator/hunting.py)
+# ---------------------------------------------------------------------------------------
+HUNT_DATA: dict[str, Callable[[sampling.Stream, tuple], np.ndarray]] = {
+    # asymmetric ranges: a sign error or a reversed order cannot pass
+    "uniform [-1, 2)": _uniform,
+    "integers [-2, 3]": lambda rng, shape: rng.integers(-2, 3, size=shape).astype(np.float32),
+    "uniform [-24, 40)": lambda rng, shape: rng.uniform(-24.0, 40.0, size=shape).astype(np.float32),
+}
+
+
+def hunted_case(pattern: str, seed: int, d: Dims, data: str = "uniform [-1, 2)") -> Case:
+    """A graph case of PATTERNS[pattern] with the sizes d gives (drawn, or replayed from params "sizes"), its
+    weights and then one data set drawn from a Stream of `seed` (values: HUNT_DATA[data]). case.json params
+    carry "pattern", "sizes" and "data", from which source_pattern rebuilds it."""
+    rng = sampling.Stream(seed)
+    p = PATTERNS[pattern](rng, d)
+    xs = [HUNT_DATA[data](rng, p.graph.tensors[n].shape) for n in p.graph.inputs]
+    params = {"pattern": pattern, "sizes": dict(sorted(d.values.items())), "data": data}
+    return assemble(p, pattern, seed, [xs], params)
+
+
+def hunt_order() -> list[str]:
+    """The patterns, simplest first (fewest ops, then fewest input elements): where a hunt shrinks to."""
+    def weight(name: str):
+        g = PATTERNS[name](sampling.Stream(0)).graph
+        return len(g.ops), sum(int(np.prod(g.tensors[n].shape)) for n in g.inputs), name
+
+    return sorted(PATTERNS, key=weight)
+
+
+def hunt(max_opset: int, patterns: Sequence[str] | None = None):
+    """Graph cases for opconform hunt (generator/hunting.py), None below OPSET: a pattern of the catalogue
+    (simplest first; or of `patterns`, names of PATTERNS), its sizes and attribute values (Dims: sizes from 1
+    up, equal sizes often; conv / pool windows with either padding, kernels 1 to 3 and strides 1 or 2, so that
+    SAME's odd pixel moves; the pattern's pads, slices, split, perm, slope shape, reduced axis), its weights
+    and one data set from a drawn seed (shrinks toward 0), and the range of the data (HUNT_DATA). Every result
+    is defined (finite float32 data, no empty tensor), so no example has a probe. Example.args: pattern,
+    seed, sizes, data (rebuild)."""
+    from hypothesis import strategies as st
+
+    if max_opset < OPSET:
+        return None
+    order = [n for n in hunt_order() if patterns is None or n in patterns]
+    if patterns is not None and len(order) != len(set(patterns)):
+        raise ValueError(f"no layout pattern {sorted(set(patterns) - set(order))}")
+
+    @st.composite
+    def examples(draw):
+        pattern = draw(st.sampled_from(order))
+        seed = draw(st.integers(0, 2**32 - 1))
+        data = draw(st.sampled_from(list(HUNT_DATA)))
+        d = Dims(draw=draw)
+        case = hunted_case(pattern, seed, d, data)
+        return _example(case, {"pattern": pattern, "seed": seed, "sizes": d.values, "data": data})
+
+    return examples()
+
+
+def rebuild(args: dict) -> Example:
+    """The hunted example args describe (generator/hunting.py), built again: same sizes, weights and data."""
+    return _example(hunted_case(args["pattern"], args["seed"], Dims(args["sizes"]), args["data"]), args)
+
+
+def _example(case: Case, args: dict) -> Example:
+    return Example(case, None, json.loads(json.dumps(args, sort_keys=True)))
