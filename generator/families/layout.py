@@ -206,16 +206,25 @@ class Dims:
         self._sizes.append(value)
         return value
 
-    def window(self, prefix: str, spatial, kernel, padding: str, strides, vary_padding: bool = True):
-        """A conv / pool window: padding (VALID first), kernel sizes 1 to 3 (under VALID, smaller than the input
-        unless it is 1: an axis the window collapses to 1 hides a wrong permutation), strides 1 or 2; with
-        vary_padding False, the pattern's padding and strides 1 (SAME keeps the shape)."""
+    def window(self, prefix: str, spatial, kernel, padding: str, strides, vary_padding: bool = True,
+               vary_strides: bool = True, kernel_min: int = 1):
+        """A conv / pool window: padding (VALID first), kernel sizes kernel_min to 3 (under VALID, smaller than
+        the input unless it is 1: an axis the window collapses to 1 hides a wrong permutation), strides 1 or 2;
+        one in four the identity window (kernel 1, stride 1), a shortcut backends take. The pattern's padding
+        where vary_padding is False, its strides where vary_strides is False (SAME and stride 1 keep the
+        shape)."""
+        unit = self.int(f"{prefix}_unit", 0, 0, 3) == 3
         if vary_padding:
             padding = self.pick(f"{prefix}_padding", padding, ["VALID", "SAME"])
-        kernel = tuple(self.int(f"{prefix}_k{i}", k, 1, max(1, min(3, s - 1)) if padding == "VALID" else 3)
-                       for i, (k, s) in enumerate(zip(kernel, spatial)))
-        if vary_padding:
-            strides = tuple(self.int(f"{prefix}_s{i}", s, 1, 2) for i, s in enumerate(strides))
+        if unit:
+            kernel = (1,) * len(kernel)
+        else:
+            kernel = tuple(self.int(f"{prefix}_k{i}", k, kernel_min,
+                                    max(kernel_min, min(3, s - 1)) if padding == "VALID" else 3)
+                           for i, (k, s) in enumerate(zip(kernel, spatial)))
+        if vary_strides:
+            strides = (1,) * len(strides) if unit else tuple(self.int(f"{prefix}_s{i}", s, 1, 2)
+                                                              for i, s in enumerate(strides))
         return kernel, padding, tuple(strides)
 
 
@@ -339,7 +348,8 @@ class _B:
     def conv(self, x: str, cout: int, name: str, k=(3, 3), padding="SAME", strides=(1, 1),
              vary_padding: bool = True) -> str:
         cin = self.g.tensors[x].shape[-1]
-        k, padding, strides = self.d.window(name, self.shape(x)[1:-1], k, padding, strides, vary_padding)
+        k, padding, strides = self.d.window(name, self.shape(x)[1:-1], k, padding, strides, vary_padding,
+                                            vary_padding)
         w = self.const(f"{name}_weights", (cout,) + tuple(k) + (cin,))
         b = self.const(f"{name}_bias", (cout,))
         return self.op("conv", [x, w, b], name, padding=padding, strides=list(strides), dilations=[1] * len(k))
@@ -687,8 +697,8 @@ def pool_max_then_average(rng, d=None) -> Pattern:
     c = b.image_conv(h=11, w=13, cout=7)
     k1, pad1, s1 = b.d.window("max_pool", b.shape(c)[1:3], (2, 2), "VALID", (2, 2))
     p = b.op("max_pool", [c], "max_pooled", kernel=list(k1), strides=list(s1), padding=pad1)
-    k2, _, s2 = b.d.window("avg_pool", b.shape(p)[1:3], (3, 3), "SAME", (1, 1), vary_padding=False)
-    s2 = tuple(b.d.int(f"avg_pool_s{i}", s, 1, 2) for i, s in enumerate(s2))  # SAME always: the pattern's point
+    # SAME, and a kernel that pads unless it is the identity: the pattern's point
+    k2, _, s2 = b.d.window("avg_pool", b.shape(p)[1:3], (3, 3), "SAME", (1, 1), vary_padding=False, kernel_min=2)
     y = b.op("avg_pool", [p], "y", kernel=list(k2), strides=list(s2), padding="SAME")
     return Pattern("AveragePool", PROPAGATION, b.done(y),
                    what=f"MaxPool {_window_text(k1)} / {_stride_text(s1)} {pad1} then AveragePool {_window_text(k2)} "
