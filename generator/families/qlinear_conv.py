@@ -303,9 +303,14 @@ def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iter
     """The node case of the data sets the spec defines, and the probe case of those it does not."""
     s = sampling.case_seed(seed, conv.name)
     stream = sampling.Stream(s)
+    yield from dataset_cases(conv, [draw_dataset(conv, stream, i) for i in range(n_datasets)], s, flags)
+
+
+def dataset_cases(conv: Conv, datasets: list[list[np.ndarray]], s: int, flags: list[str]) -> Iterator[Case]:
+    """The node case of the given data sets the spec defines (expected outputs from the reference), and the
+    probe case of those it does not; s: the seed case.json records."""
     node_sets, probe_sets, reasons = [], [], set()
-    for i in range(n_datasets):
-        inputs = draw_dataset(conv, stream, i)
+    for inputs in datasets:
         y, undefined = expected(conv, inputs)
         if undefined:
             probe_sets.append(inputs)
@@ -327,30 +332,58 @@ def negative_cases(seed: int) -> Iterator[Case]:
     make them invalid before any data; the one data set has those shapes, for backends that only look
     at run time."""
     base = Conv("negative", m=4, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", bias="random")
-    bad = {
-        "negative_w_scale_length": (4, (3,), "w_scale has 3 elements: 1 or M = 4 [w_scale]"),
-        "negative_w_zero_point_length": (5, (2,), "w_zero_point has 2 elements: 1 or M = 4 [w_zero_point]"),
-        "negative_bias_length": (8, (5,), "B has 5 elements: it must have M = 4 [B]"),
-    }
-    for what, (j, shape, why) in bad.items():
+    for what in BAD_LENGTHS:
         conv = replace(base, what=what)
         inputs = draw_dataset(conv, sampling.Stream(sampling.case_seed(seed, conv.name)), 0)
-        inputs[j] = np.resize(inputs[j], shape)
-        shapes = [np.shape(v) for v in inputs]
-        yield _negative(conv, inputs, shapes, why, seed)
+        yield bad_length_case(conv, inputs, seed)
     # "pads cannot be used simultaneously with auto_pad" [auto_pad]
     conv = Conv("negative_pads_with_auto_pad", attrs={"auto_pad": "SAME_UPPER", "pads": [1, 1, 1, 1]})
     valid = replace(conv, attrs={"auto_pad": "SAME_UPPER"})
     inputs = draw_dataset(valid, sampling.Stream(sampling.case_seed(seed, conv.name)), 0)
-    yield _negative(conv, inputs, [np.shape(v) for v in inputs],
-                    "pads together with auto_pad SAME_UPPER: they cannot be used together [pads]", seed, valid)
+    yield pads_with_auto_pad_case(valid, inputs, seed, conv.what)
     # 3 input channels cannot be split into 2 groups: w has C / group = 1 channel, and 1 * 2 != 3
     conv = Conv("negative_group_channels", (1, 3, 7, 7), m=4, attrs={"group": 2, "pads": [1, 1, 1, 1]})
     s = sampling.Stream(sampling.case_seed(seed, conv.name))
     inputs = draw_dataset(replace(conv, x_shape=(1, 2, 7, 7)), s, 0)
     inputs[0] = s.integers(0, 255, conv.x_shape, dtype=np.uint8)
-    yield _negative(conv, inputs, [np.shape(v) for v in inputs],
-                    "x has 3 channels, w 1 per group with group 2: X.shape[1] == W.shape[1] * group [w, group]", seed)
+    yield group_channels_case(conv, inputs, seed)
+
+
+BAD_LENGTHS = ("negative_w_scale_length", "negative_w_zero_point_length", "negative_bias_length")
+
+
+def bad_length_case(conv: Conv, inputs: list[np.ndarray], seed: int) -> Case:
+    """conv.what one of BAD_LENGTHS; conv per channel with a bias, inputs a data set of it: the one input
+    given a length the spec rules out (w_scale / w_zero_point neither 1 nor M elements, B not M)."""
+    m = conv.m
+    n_ws, n_wz = (m - 1 if m > 2 else m + 1), (2 if m != 2 else 3)
+    j, n, why = {
+        "negative_w_scale_length": (4, n_ws, f"w_scale has {n_ws} elements: 1 or M = {m} [w_scale]"),
+        "negative_w_zero_point_length": (5, n_wz, f"w_zero_point has {n_wz} elements: 1 or M = {m} [w_zero_point]"),
+        "negative_bias_length": (8, m + 1, f"B has {m + 1} elements: it must have M = {m} [B]"),
+    }[conv.what]
+    inputs = list(inputs)
+    inputs[j] = np.resize(inputs[j], (n,))
+    return _negative(conv, inputs, [np.shape(v) for v in inputs], why, seed)
+
+
+def pads_with_auto_pad_case(valid: Conv, inputs: list[np.ndarray], seed: int,
+                            what: str = "negative_pads_with_auto_pad") -> Case:
+    """valid: a conv with auto_pad SAME_UPPER / SAME_LOWER and no pads, inputs a data set of it: the model
+    given pads too [auto_pad: "pads cannot be used simultaneously"]."""
+    mode, nd = valid.attrs["auto_pad"], len(valid.kernel)
+    conv = replace(valid, what=what, attrs=dict(valid.attrs, pads=[1] * (2 * nd)))
+    return _negative(conv, inputs, [np.shape(v) for v in inputs],
+                     f"pads together with auto_pad {mode}: they cannot be used together [pads]", seed, valid)
+
+
+def group_channels_case(conv: Conv, inputs: list[np.ndarray], seed: int) -> Case:
+    """conv: group > 1 and x channels no multiple of it (w has x channels // group per group), inputs a data
+    set of it (x with those channels)."""
+    c, g = conv.x_shape[1], conv.group
+    return _negative(conv, inputs, [np.shape(v) for v in inputs],
+                     f"x has {c} channels, w {c // g} per group with group {g}: X.shape[1] == W.shape[1] * group "
+                     "[w, group]", seed)
 
 
 def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int,
@@ -501,3 +534,4 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
             yield from conv_cases(conv, n, seed, ["random"])
 
     return [fixed, others, witness_cases] + ([randoms] if opts["random"] else [])
+
