@@ -18,11 +18,17 @@ outputs spread over the output range). Every listed attribute is its own case:
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
   *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
 
+hunt(max_opset) is the strategy of `opconform hunt` (generator/hunting.py): tiny configurations and one data
+set each, drawn by hypothesis toward the fault models' boundaries, built into cases by the same functions
+(dataset_cases, the negative builders); rebuild(args) builds a drawn example again.
+
 Expected values come from generator.reference.qlinear_conv only.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
@@ -535,3 +541,314 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
 
     return [fixed, others, witness_cases] + ([randoms] if opts["random"] else [])
 
+
+# ---------------------------------------------------------------------------------------------
+# live hunting (generator/hunting.py, `opconform hunt`): hypothesis draws, biased to the boundaries of the
+# fault models (generator/reference/qlinear_conv_faults.py)
+# ---------------------------------------------------------------------------------------------
+HUNT_WHAT = "hunt"
+# choices of hunt(), the simplest first (hypothesis shrinks a sampled_from toward its first element); a value
+# listed n times is n times as likely
+HUNT_SCALES = ("pow2",) * 4 + ("tie",) * 8 + ("random",) * 4 + ("saturate",) * 3 + ("bad",)
+HUNT_BIAS = (None,) * 7 + ("random",) * 6 + ("negative",) * 3 + ("saturate",) * 3 + ("int32_overflow",)
+_BAD_SCALES = (("y_scale", 0.0), ("y_scale", -1.0), ("x_scale", np.inf), ("w_scale", np.nan), ("x_scale", -0.0))
+_NEGATIVES = BAD_LENGTHS + ("negative_pads_with_auto_pad", "negative_group_channels")
+
+
+def hunt(max_opset: int):
+    """The hunt strategy (generator.hunting): hypothesis Examples of one data set each, on tiny
+    configurations (batch 1-2, channels 1-4, spatial 1-6 (3-D: 1-3)), biased toward where the fault models
+    (generator/reference/qlinear_conv_faults.py) part from the reference:
+      scales      powers of two (exact multipliers 2**-k: ties wherever acc = 2**(k-1) mod 2**k); an exact
+                  tie h + 1/2 built on one accumulator with a multiplier (2h + 1) / odd that is no float, h
+                  where float32 / float64 requantization rounds off the tie (_tie_targets); random float32;
+                  outputs saturating at both ends; a bad scale (undefined: the probe)
+      zero points 0 and both ends of their types first; x_zero_point != 0 with padding
+      values      each tensor over its whole type, within 3 of its zero point (small accumulators, many
+                  ties), or at the ends of its type (raw products whose pairs leave int16)
+      geometry    1-D, 2-D, some 3-D; pads absent / drawn, VALID, SAME_UPPER / SAME_LOWER (odd and even total
+                  padding), strides and dilations 1 and 2, kernels from 1 to the padded input, group 1 to 4
+                  (depthwise, with a channel multiplier), M == C / group half the time
+      w, B        w_scale / w_zero_point per tensor or per output channel; B absent, small, negative,
+                  saturating, or overflowing int32 (undefined: the probe)
+    One example in 20 is a negative case (a model the spec rules out, on a drawn configuration).
+    None below opset 10, where the operator does not exist."""
+    if max_opset < OPSET:
+        return None
+    from hypothesis import strategies as st
+
+    @st.composite
+    def example(draw):
+        if draw(_ints(0, 19)) == 19:
+            what = draw(_pick(_NEGATIVES))
+            valid, inputs = _hunt_inputs(draw, _negative_base(what, _hunt_conv(draw)))
+            return _negative_example(what, valid, inputs)
+        conv, inputs = _hunt_inputs(draw, _hunt_conv(draw))
+        return _node_example(conv, inputs)
+
+    return example()
+
+
+def rebuild(args: dict):
+    """The hunt example `args` describes (_hunt_args): the same configuration and inputs, expected outputs
+    from the reference."""
+    conv = witness_conv(HUNT_WHAT, args["params"])
+    inputs = witness_inputs(conv, args["inputs"])
+    if args.get("negative"):
+        return _negative_example(args["negative"], conv, inputs)
+    return _node_example(conv, inputs)
+
+
+def _hunt_args(conv: Conv, inputs: list[np.ndarray], negative: str | None = None) -> dict:
+    """Plain JSON for rebuild: the opset, the configuration's params, the inputs in the witness catalogue's
+    text format (witness_inputs reads it), and for a negative case its kind and the valid configuration
+    it breaks."""
+    from generator.witness.qlinear_conv import _floats, _ints
+
+    enc = {name: (_floats if name.endswith("_scale") else _ints)(np.asarray(v).reshape(-1))
+           for name, v in zip(NAMES, inputs)}
+    args = {"opset": OPSET, "params": conv.params(), "inputs": enc}
+    if negative:
+        args["negative"] = negative
+    return args
+
+
+def _node_example(conv: Conv, inputs: list[np.ndarray]):
+    """The Example of one data set: a node case if the spec defines every output, else a probe case."""
+    from generator.hunting import Example
+
+    cases = {c.kind: c for c in dataset_cases(conv, [inputs], 0, [HUNT_WHAT])}
+    return Example(cases.get("node"), cases.get("probe"), _hunt_args(conv, inputs))
+
+
+@functools.lru_cache(maxsize=None)
+def _pick(values: tuple):
+    from hypothesis import strategies as st
+
+    return st.sampled_from(values)
+
+
+@functools.lru_cache(maxsize=None)
+def _ints(lo: int, hi: int):
+    from hypothesis import strategies as st
+
+    return st.integers(lo, hi)
+
+
+@functools.lru_cache(maxsize=None)
+def _zero_point(t: dtypes.DType):
+    """0 and the ends of the type first, then any value."""
+    from hypothesis import strategies as st
+
+    return st.one_of(_pick(tuple(dict.fromkeys([0, t.int_min, t.int_max]))), _ints(t.int_min, t.int_max))
+
+
+@functools.lru_cache(maxsize=None)
+def _elements(t: dtypes.DType, zp: int, mode: str, n: int):
+    from hypothesis import strategies as st
+
+    if mode == "full":
+        elem = _ints(t.int_min, t.int_max)
+    elif mode == "near":
+        elem = _ints(max(t.int_min, zp - 3), min(t.int_max, zp + 3))
+    else:
+        elem = _pick(tuple(dict.fromkeys([zp, t.int_max, t.int_min])))
+    return st.lists(elem, min_size=n, max_size=n)
+
+
+def _hunt_conv(draw) -> Conv:
+    """A tiny valid configuration, the simplest choices first (1-D, group 1, size 1, kernel 1, stride and
+    dilation 1, pads absent, uint8, per tensor, no bias, power-of-two scales)."""
+    nd = draw(_pick((1, 2, 2, 3)))
+    g = draw(_pick((1, 1, 1, 2, 2, 3, 4)))
+    cg = draw(_ints(1, 4 // g))
+    # M == C / group half the time: where w_scale taken along w's input-channel axis has the right length
+    mg = cg if draw(_pick((False, True))) else draw(_ints(1, 4 // g))
+    batch = draw(_ints(1, 2))
+    top, kcap = {1: (6, 8), 2: (6, 4), 3: (3, 3)}[nd]
+    spatial = [draw(_ints(1, top)) for _ in range(nd)]
+    strides = [draw(_ints(1, 2)) for _ in range(nd)]
+    dilations = [draw(_ints(1, 2)) for _ in range(nd)]
+    auto_pad = draw(_pick(("NOTSET",) * 3 + ("SAME_UPPER",) * 2 + ("SAME_LOWER",) * 2 + ("VALID",)))
+    attrs: dict = {}
+    pads = [0] * (2 * nd)
+    if auto_pad == "NOTSET":
+        if draw(_pick((False, True))):
+            pads = [draw(_ints(0, 2)) for _ in range(2 * nd)]
+            attrs["pads"] = pads
+    else:
+        attrs["auto_pad"] = auto_pad
+    kernel = []
+    for a in range(nd):  # up to the padded input (SAME pads whatever the kernel needs: up to the input + 1)
+        room = spatial[a] + (1 if auto_pad.startswith("SAME") else pads[a] + pads[a + nd])
+        kernel.append(draw(_ints(1, max(1, min(kcap, (room - 1) // dilations[a] + 1)))))
+    if max(strides) > 1:
+        attrs["strides"] = strides
+    if max(dilations) > 1:
+        attrs["dilations"] = dilations
+    if g > 1:
+        attrs["group"] = g
+    if draw(_pick((False, True))):
+        attrs["kernel_shape"] = list(kernel)
+    types = tuple(draw(_pick(("uint8", "int8"))) for _ in range(3))
+    per_channel = draw(_pick((None, "scale", "zero_point")))
+    return Conv(HUNT_WHAT, (batch, cg * g) + tuple(spatial), tuple(kernel), mg * g, attrs, types,
+                per_channel=per_channel, bias=draw(_pick(HUNT_BIAS)), scales=draw(_pick(HUNT_SCALES)))
+
+
+def _hunt_tensor(draw, t: dtypes.DType, shape: tuple, zps: list[int]) -> np.ndarray:
+    """Elements (integers) over the whole type, within 3 of the zero point, or at the ends of the type and
+    the zero point; zps: the zero point of each slice along axis 0 (one for all)."""
+    mode = draw(_pick(("full", "near", "ends")))
+    n = int(np.prod(shape)) // len(zps)
+    values = [v for zp in zps for v in draw(_elements(t, zp, mode, n))]
+    return np.array(values, dtype=np.int64).reshape(shape).astype(t.np_dtype)
+
+
+def _float32(draw, lo: int, hi: int) -> float:
+    """A positive float32 2**e * (1 + k / 2**23), e in [lo, hi]: a power of two first."""
+    e, k = draw(_ints(lo, hi)), draw(_ints(0, 2**23 - 1)) if draw(_pick((False, True))) else 0
+    return float(np.ldexp(1.0 + k / 2.0**23, e))
+
+
+def _hunt_inputs(draw, conv: Conv) -> tuple[Conv, list[np.ndarray]]:
+    """The inputs (NAMES order) of one data set of conv, and conv with the scale mode actually used."""
+    xt, wt, yt = (_type(t) for t in conv.types)
+    m = conv.m
+    xz, yz = draw(_zero_point(xt)), draw(_zero_point(yt))
+    if conv.per_channel == "zero_point":
+        wzs = [draw(_zero_point(wt)) for _ in range(m)]
+    else:
+        wzs = [draw(_zero_point(wt))] * (m if conv.per_channel else 1)
+    x = _hunt_tensor(draw, xt, conv.x_shape, [xz])
+    w = _hunt_tensor(draw, wt, conv.w_shape, wzs if conv.per_channel else wzs[:1])
+    begin, end, out, strides, dilations = _geometry(conv)
+    acc, _ = ref.accumulate(x, xz, w, np.array(wzs), conv.group, begin, end, out, strides, dilations)
+    acc = acc.astype(np.int64)
+    spread = max(1.0, float(np.percentile(np.abs(acc), 95)))  # the accumulator's typical size
+    q = int(spread)
+    bias = None
+    if conv.bias == "random":
+        bias = [draw(_ints(-2 * q, 2 * q)) for _ in range(m)]
+    elif conv.bias == "negative":
+        bias = [-draw(_ints(1, 2 * q)) for _ in range(m)]
+    elif conv.bias == "saturate":  # far beyond the output range, both signs, acc + B within int32
+        bias = [draw(_ints(1 << 20, (1 << 28) - 1)) * (1 - 2 * (j % 2)) for j in range(m)]
+    elif conv.bias == "int32_overflow":  # acc + B beyond int32 wherever acc pushes on (undefined)
+        bias = [ref.INT32_MAX - draw(_ints(0, q // 4)) if j % 2 == 0 else ref.INT32_MIN + draw(_ints(0, q // 4))
+                for j in range(m)]
+    total = acc + (np.array(bias, dtype=np.int64).reshape((1, m) + (1,) * len(out)) if bias else 0)
+    n_ws = m if conv.per_channel else 1
+    scales = conv.scales
+    tie = _tie(draw, total, yt, yz) if scales == "tie" else None
+    if scales == "tie" and tie is None:
+        scales = "pow2"  # no accumulator to tie (all 0, or an odd part beyond float32)
+    if tie is not None:  # the other output channels' w_scale within a factor 4 of the tied one's
+        ch, xs, w_tie, ys = tie
+        ws = [w_tie * 2.0 ** draw(_ints(-2, 2)) if j != ch else w_tie for j in range(n_ws)] if n_ws > 1 else [w_tie]
+    elif scales == "pow2":  # c = 2**-k, k >= 1: ties at acc = 2**(k-1) mod 2**k
+        xs = 2.0 ** draw(_ints(-10, -2))
+        ws = [2.0 ** draw(_ints(-10, -3)) for _ in range(n_ws)]
+        k = max(1, int(np.ceil(np.log2(spread / 60)))) + draw(_ints(0, 2))
+        ys = xs * max(ws) * 2.0**k
+    else:  # random, saturate, bad: outputs spread over the range (saturate: far beyond it)
+        xs = _float32(draw, -10, -2)
+        ws = [_float32(draw, -10, -3) for _ in range(n_ws)]
+        target = draw(_ints(60, 250) if scales != "saturate" else _ints(2000, 20000))
+        ys = xs * max(ws) * spread / target
+    inputs = [x, _f32(xs).reshape(()), np.array(xz, xt.np_dtype), w,
+              _f32(ws).reshape((m,) if conv.per_channel else ()),
+              np.array(wzs if conv.per_channel else wzs[0], dtype=wt.np_dtype), _f32(ys).reshape(()),
+              np.array(yz, yt.np_dtype)]
+    if scales == "bad":  # one scale 0, negative, Inf, NaN or -0
+        name, v = draw(_pick(_BAD_SCALES))
+        j = NAMES.index(name)
+        inputs[j] = _f32(np.full(np.shape(inputs[j]), v if v != -1.0 else -float(ys)))
+    if bias is not None:
+        inputs.append(np.array(bias, dtype=np.int64).astype(np.int32))
+    return replace(conv, scales=scales), inputs
+
+
+def _tie(draw, total: np.ndarray, yt: dtypes.DType, yz: int):
+    """Scales that put one nonzero accumulator a = 2**t * o (o odd) exactly on the tie h + 1/2:
+    x_scale = (2h + 1) 2**px, w_scale = 2**pw, y_scale = o 2**(px + pw + t + 1), so that
+    a * x_scale * w_scale / y_scale = h + 1/2, a multiplier (2h + 1) / (2**(t+1) o) that is no float when
+    o > 1; both neighbours of the tie inside the output type where y_zero_point leaves room. Returns
+    (output channel, x_scale, w_scale, y_scale), or None if no accumulator can be tied."""
+    flat = total.reshape(-1)
+    up, down = yt.int_max - yz - 1, yz - yt.int_min - 1  # room for the tie of a positive / negative acc
+    # the accumulators of the sign whose ties y_zero_point leaves the most room for (the other sign if none)
+    nonzero = np.flatnonzero(flat > 0 if up >= down else flat < 0)
+    if not nonzero.size:
+        nonzero = np.flatnonzero(flat)
+    if not nonzero.size:
+        return None
+    i = int(nonzero[draw(_ints(0, nonzero.size - 1))])
+    a = int(flat[i])
+    t = (abs(a) & -abs(a)).bit_length() - 1
+    o = abs(a) >> t
+    if o >= 2**24:
+        return None
+    room = up if a > 0 else down
+    h = 0 if room < 0 else draw(_pick(_tie_targets(o, room)) if draw(_pick((True, False))) else _ints(0, room))
+    px, pw = draw(_ints(-14, -4)), draw(_ints(-10, -3))
+    ch = (i // int(np.prod(total.shape[2:]))) % total.shape[1]
+    return ch, (2 * h + 1) * 2.0**px, 2.0**pw, o * 2.0 ** (px + pw + t + 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tie_targets(o: int, room: int, n: int = 4) -> tuple[int, ...]:
+    """The n ties h + 1/2 (0 <= h <= room) of an accumulator of odd part o that a float requantization
+    is likeliest to get wrong: the multiplier (2h + 1) / o rounded to float32 (float64) is off by a relative
+    error d, and the float product leaves the tie toward h + 1 (d > 0) or h (d < 0) when |d| (h + 1/2)
+    exceeds half the float's spacing there; wrong when that neighbour is the odd one. Ranked by that
+    ratio, the larger of the two types' (the tie at the top of a binade, the multiplier far from a float)."""
+    if o == 1:
+        return (0,)
+
+    def miss(h: int) -> float:
+        odd = 2 * h + 1
+        position = (h + 0.5) / 2.0 ** (math.frexp(h + 0.5)[1] - 1)  # in [1, 2)
+        out = 0.0
+        for f, bits in ((np.float32, 24), (np.float64, 53)):
+            num, den = float(f(f(odd) / f(o))).as_integer_ratio()
+            err = num * o - odd * den  # d = err / (odd * den), exactly
+            if err and (err > 0) == (h % 2 == 0):  # toward the odd neighbour
+                out = max(out, abs(err) / (odd * den) * position * 2.0**bits)
+        return out
+
+    return tuple(sorted(range(room + 1), key=lambda h: (-miss(h), h))[:n])
+
+
+def _negative_base(what: str, conv: Conv) -> Conv:
+    """The valid configuration (near conv) that negative case `what` breaks: per channel with a bias (the
+    lengths), SAME padding (pads with auto_pad), group >= 2 (one x channel too many)."""
+    conv = replace(conv, what=what, scales="pow2")
+    if what in BAD_LENGTHS:
+        return replace(conv, per_channel=conv.per_channel or "scale", bias="random")
+    if what == "negative_pads_with_auto_pad":
+        mode = conv.attrs.get("auto_pad", "SAME_UPPER")
+        attrs = {k: v for k, v in conv.attrs.items() if k != "pads"}
+        return replace(conv, attrs=dict(attrs, auto_pad=mode if mode.startswith("SAME") else "SAME_UPPER"))
+    g = max(2, conv.group)
+    cg, mg = conv.x_shape[1] // conv.group, conv.m // conv.group
+    return replace(conv, x_shape=(conv.x_shape[0], cg * g) + conv.x_shape[2:], m=mg * g,
+                   attrs=dict(conv.attrs, group=g))
+
+
+def _negative_example(what: str, valid: Conv, inputs: list[np.ndarray]):
+    """The Example of negative case `what` (negative_cases' kinds) made from a valid configuration and
+    a data set of it."""
+    from generator.hunting import Example
+
+    args = _hunt_args(valid, inputs, what)
+    valid = replace(valid, what=what)
+    if what in BAD_LENGTHS:
+        return Example(bad_length_case(valid, inputs, 0), None, args)
+    if what == "negative_pads_with_auto_pad":
+        return Example(pads_with_auto_pad_case(valid, inputs, 0, what), None, args)
+    # one x channel more than group * (C / group): w keeps C / group channels per group
+    bad = replace(valid, x_shape=(valid.x_shape[0], valid.x_shape[1] + 1) + valid.x_shape[2:])
+    inputs = list(inputs)
+    inputs[0] = np.resize(inputs[0], bad.x_shape)
+    return Example(group_channels_case(bad, inputs, 0), None, args)
