@@ -531,23 +531,42 @@ def hunt_x(draw) -> tuple[np.ndarray, np.ndarray | None]:
     return x, (None if how is None else _hunt_spoil(draw, x, how))
 
 
+def _hunt_bits(x: np.ndarray) -> dict:
+    return {"shape": list(x.shape), "x": [f"0x{b:08x}" for b in x.reshape(-1).view(np.uint32).tolist()]}
+
+
+def _from_bits(d: dict) -> np.ndarray:
+    return np.array([int(b, 16) for b in d["x"]], dtype=np.uint32).view(F32).reshape(d["shape"])
+
+
+def hunt_example(x: np.ndarray, spoiled: np.ndarray | None = None):
+    """The hunt Example of x (and a spoiled copy of it): a defined x is the node case test_dynamicquantizelinear_hunt
+    (cases_of: the model, meta and compare of every case here); an undefined x, or else the spoiled copy, is the
+    probe test_dynamicquantizelinear_hunt_probe. args: x and the copy as float32 bit patterns (exact)."""
+    from generator.hunting import Example
+
+    made = {c.kind: c for c in cases_of("hunt", [x], ["hunt"], 0)}
+    if "probe" not in made and spoiled is not None:
+        made.update({c.kind: c for c in cases_of("hunt", [spoiled], ["hunt"], 0) if c.kind == "probe"})
+    args = {"opset": OPSET, **_hunt_bits(x), "spoiled": None if spoiled is None else _hunt_bits(spoiled)}
+    return Example(made.get("node"), made.get("probe"), args)
+
+
+def rebuild(args: dict):
+    """The hunt example `args` describes (hunt_example): the same x, expected outputs from the reference."""
+    spoiled = args.get("spoiled")
+    return hunt_example(_from_bits(args), None if spoiled is None else _from_bits(spoiled))
+
+
 def hunt(max_opset: int):
-    """The hunt strategy (generator/hunting.py): Examples of one x each. A defined x is the node case
-    test_dynamicquantizelinear_hunt (cases_of: the model, meta and compare of every case here); an undefined
-    x, or the spoiled copy of a defined one, is the probe test_dynamicquantizelinear_hunt_probe. None below
+    """The hunt strategy (generator/hunting.py): Examples of one x each (hunt_x, hunt_example). None below
     opset 11 (the operator does not exist there)."""
     if max_opset < OPSET:
         return None
     from hypothesis import strategies as st
 
-    from generator.hunting import Example
-
     @st.composite
-    def examples(draw) -> Example:
-        x, spoiled = hunt_x(draw)
-        made = {c.kind: c for c in cases_of("hunt", [x], ["hunt"], 0)}
-        if "probe" not in made and spoiled is not None:
-            made.update({c.kind: c for c in cases_of("hunt", [spoiled], ["hunt"], 0) if c.kind == "probe"})
-        return Example(made.get("node"), made.get("probe"))
+    def examples(draw):
+        return hunt_example(*hunt_x(draw))
 
     return examples()
