@@ -157,9 +157,14 @@ def _run_blocks(blocks: list[range], jobs: int, take) -> None:
 
 
 def _units(names: list[str], profile: str, seed: int, max_opset: int) -> list:
+    from generator import witness
+
     units = []
     for name in names:
-        units += families.load(name).work(profile, seed, max_opset)
+        module = families.load(name)
+        units += module.work(profile, seed, max_opset)
+        if profile != "quick":  # findings of opconform hunt --keep, as the witnesses
+            units.append(lambda name=name, module=module: witness.hunted_cases(name, module, max_opset))
     return units
 
 
@@ -236,6 +241,9 @@ def _recorded_options(out: Path) -> dict:
     except CaseError as exc:
         raise UsageError(str(exc)) from None
     where = out / "manifest.json"
+    if isinstance(options, dict) and "hunt" in options:
+        raise UsageError(f"{out} was written by opconform hunt: its cases are findings, not a generation "
+                         "(rerun the hunt; opconform hunt --keep makes them regression cases of gen-cases)")
     if not isinstance(options, dict):
         raise UsageError(f"{where} records no generation options; regenerate the suite with gen-cases")
     fams, profile, seed, max_opset = (options.get(k) for k in ("families", "profile", "seed", "max_opset"))

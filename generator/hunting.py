@@ -4,6 +4,12 @@ toward the boundaries the fault models name (DESIGN.md, "Runners": `opconform hu
 A family that can be hunted exposes in its module (generator/families/<family>.py)
 
     hunt(max_opset: int) -> hypothesis.strategies.SearchStrategy[Example]
+                             | dict[str, SearchStrategy[Example]]   (slices, by label)
+
+A family whose parameter space is wide returns slices (Cast: one per target type): the hunter gives each
+slice its turn, so that every part of the space is searched whatever the budget. (hypothesis, left to
+choose among hundreds of parameter groups in one strategy, mutates the examples it has and keeps to a
+few: 117 of Cast's 792 (from, to) variants in 600 examples.)
 
 Each drawn Example holds a case built the way the family builds its suite cases: the model, one data set,
 the expected outputs from the family's reference (generator/reference/), and case.json metadata with
@@ -47,10 +53,15 @@ class Example:
     args: dict | None = None  # plain JSON: the family's rebuild(args) gives this example again (None: cannot)
 
 
-def strategy_of(module: ModuleType, max_opset: int):
-    """The family module's hunt strategy, or None if it has none."""
+def slices_of(module: ModuleType, max_opset: int) -> dict:
+    """The family module's hunt strategy as slices: {label: strategy} ({} if it has none)."""
     hunt = getattr(module, "hunt", None)
-    return None if hunt is None else hunt(max_opset)
+    if hunt is None:
+        return {}
+    drawn = hunt(max_opset)
+    if drawn is None:  # nothing to hunt up to this opset
+        return {}
+    return dict(drawn) if isinstance(drawn, dict) else {"all": drawn}
 
 
 # ---------------------------------------------------------------------------------------
@@ -136,6 +147,29 @@ def as_elements(values: Sequence, src: DType) -> np.ndarray:
     return x
 
 
+def any_of(pool: Sequence):
+    """One element of a long pool, each about as likely as any other; shrinks toward the first.
+
+    (hypothesis' sampled_from draws its index as an integer biased toward small values: from a pool of
+    hundreds it keeps to the first few dozen.)"""
+    from hypothesis import strategies as st
+
+    items = list(pool)
+    if len(items) <= 16:
+        return st.sampled_from(items)
+    return uniform_bits(32).map(lambda i: items[i % len(items)])
+
+
+def uniform_bits(bits: int):
+    """An integer of `bits` random bits, each as likely 0 as 1; shrinks toward 0. (hypothesis' integers() favours
+    small values: raw float bit patterns drawn with it are mostly subnormals.)"""
+    from hypothesis import strategies as st
+
+    n = (bits + 7) // 8
+    mask = (1 << bits) - 1
+    return st.binary(min_size=n, max_size=n).map(lambda b: int.from_bytes(b, "little") & mask)
+
+
 def elements(src: DType, values: Sequence, *, extra_bits: Sequence[int] = (), any_bits: bool = True):
     """A strategy of one element of numeric type src, as its bit pattern (an int): one of `values` (each
     converted by as_elements; the simplest first: that is where it shrinks to), one of `extra_bits`, or
@@ -145,9 +179,9 @@ def elements(src: DType, values: Sequence, *, extra_bits: Sequence[int] = (), an
     picked = [int(b) for b in src.to_bits(as_elements(values, src)).tolist()] if len(values) else []
     picked += [int(b) for b in extra_bits]
     picked = list(dict.fromkeys(picked))
-    parts = [st.sampled_from(picked)] if picked else []
+    parts = [any_of(picked)] if picked else []
     if any_bits or not parts:
-        parts.append(st.integers(0, (1 << src.bits) - 1))
+        parts.append(uniform_bits(src.bits))
     return st.one_of(*parts)
 
 

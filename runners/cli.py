@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a setting of the backend, as pytest takes it (repeatable)")
     p.add_argument("--family", action="append", default=None, metavar="F",
                    help="a family to hunt (repeatable; default: every family that has a hunt strategy)")
+    p.add_argument("--only", action="append", default=[], metavar="GLOB",
+                   help="hunt only the slices whose label matches (repeatable), e.g. 'float*_to_float8*' for Cast; "
+                        "a family's slices are its parameter groups (docs/hunting.md)")
     p.add_argument("--max-examples", type=int, default=None, metavar="N",
                    help=f"examples per family (default {DEFAULT_MAX_EXAMPLES} without --budget)")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
@@ -170,10 +173,11 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         max_examples = hunt.DEFAULT_MAX_EXAMPLES
     try:
         hunt.check_out(out)
+        hunt.check_only(families, args.only, max_opset)
         hunt.check_backend(args.backend, options)
         plan = hunt.Plan(backend=args.backend, options=options, families=families, max_examples=max_examples,
                          budget=args.budget, seed=args.seed, tier=args.tier, max_opset=max_opset,
-                         database=database)
+                         database=database, only=args.only)
         return hunt.run(plan, out, args.keep, timeout, memory, isolation=args.isolation)
     except hunt.HuntUsageError as exc:
         return fail(str(exc))

@@ -28,7 +28,9 @@ was found, the verdict, the signature and the diagnosis). `pytest DIR --backend 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -48,7 +50,9 @@ from runners.results import CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEO
 
 HUNT_FORMAT = "opconform-hunt/1"
 DEFAULT_MAX_EXAMPLES = 1000  # per family, when neither --max-examples nor --budget is given
-SUPPORT_PROBE = 200  # a family none of whose first examples the backend supports is left (say so)
+SUPPORT_PROBE = 200  # a family none of whose examples the backend supports, out of at least this many: say so
+COSTLY = {CRASH: 8, TIMEOUT: 2}  # shrink steps that may end in a worker restart / a timeout, per finding
+FIRST_TURN = 4  # examples of one slice of a family in the first pass (doubled each pass; generator/hunting.py)
 MAX_PROBES_PER_FAMILY = 50
 
 
@@ -58,6 +62,10 @@ class HuntUsageError(Exception):
 
 class _Found(Exception):
     """Raised inside the hypothesis test for a new finding (hypothesis then shrinks it)."""
+
+
+class _ShrunkEnough(BaseException):
+    """Ends a shrink whose steps are costly (crashes, timeouts): the smallest failing example so far is kept."""
 
 
 class _OutOfBudget(BaseException):
@@ -72,9 +80,9 @@ def _blank(text: str, width: int = 120) -> str:
     """A message with what varies from input to input blanked: quoted names, hex, numbers."""
     text = " ".join(str(text).split())
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
-    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+    text = re.sub(r"0x[0-9a-fA-F]+", "\0", text)
     text = re.sub(r"\d+(\.\d+)?([eE][+-]?\d+)?", "N", text)
-    return text[:width]
+    return text.replace("\0", "0x…")[:width]
 
 
 def _number(v):
@@ -158,6 +166,7 @@ class Finding:
     args: dict | None
     example: int  # how many examples of its family had run when it was found
     hits: int = 1  # examples of the hunt it explains (after the first, while searching for others)
+    shrink_steps: int = 0  # runs hypothesis made to shrink it
     flaky: bool = False  # the backend did not fail the same way again when hypothesis replayed it
 
 
@@ -292,6 +301,27 @@ class Plan:
     tier: str
     max_opset: int
     database: Path | None
+    only: list[str] = field(default_factory=list)  # globs of slice labels (--only); [] = every slice
+
+
+def select(slices: dict, only: list[str]) -> dict:
+    """The slices whose label matches one of the globs (all of them without globs)."""
+    if not only:
+        return slices
+    return {label: s for label, s in slices.items() if any(fnmatch.fnmatchcase(label, g) for g in only)}
+
+
+def check_only(families: list[str], only: list[str], max_opset: int) -> None:
+    """Every family hunted must have a slice --only selects (else the hunt would search nothing there)."""
+    from generator.hunting import slices_of
+
+    if not only:
+        return
+    for name in families:
+        labels = list(slices_of(family_registry.load(name), max_opset))
+        if not select(dict.fromkeys(labels), only):
+            shown = ", ".join(labels[:6]) + (", ..." if len(labels) > 6 else "")
+            raise HuntUsageError(f"--only {' '.join(only)}: no slice of {name} matches (its slices: {shown})")
 
 
 class Hunt:
@@ -299,6 +329,7 @@ class Hunt:
         self.plan, self.bench, self.progress = plan, bench, progress
         self.findings: list[Finding] = []
         self.probes: dict[tuple, Probe] = {}
+        self.seen: set[bytes] = set()  # examples run that showed nothing new (by their args)
         self.stats: list[FamilyStats] = []
 
     def known(self, family: str, group: str, sig) -> Finding | None:
@@ -308,68 +339,114 @@ class Hunt:
         return None
 
     def family(self, name: str) -> FamilyStats:
-        from generator.hunting import strategy_of
+        """Hunt one family: its slices in turn, pass after pass, until the examples or the time run out or every
+        slice's space is exhausted."""
+        from generator.hunting import slices_of
 
-        strategy = strategy_of(family_registry.load(name), self.plan.max_opset)
+        slices = select(slices_of(family_registry.load(name), self.plan.max_opset), self.plan.only)
         stats = FamilyStats(name)
         self.stats.append(stats)
-        start = stats.t0
-        deadline = start + self.plan.budget if self.plan.budget is not None else math.inf
+        deadline = stats.t0 + self.plan.budget if self.plan.budget is not None else math.inf
         limit = self.plan.max_examples
+        exhausted: set[str] = set()
         supported = [0]
-        rounds = 0
+        # breadth first: every slice gets its turn before any gets more (in an order of the seed's, so that a
+        # run that stops half-way through a pass has searched all over the family); each pass doubles the turn
+        order = sorted(slices, key=lambda label: zlib.crc32(f"{self.plan.seed}/{label}".encode()))
+        first = FIRST_TURN if limit is None else max(1, min(FIRST_TURN, limit // len(slices)))
         try:
-            while (limit is None or stats.examples < limit) and time.monotonic() < deadline:
-                done = self._round(name, strategy, stats, deadline, limit, supported, rounds)
-                rounds += 1
-                if done:
+            for n in itertools.count():
+                live = [label for label in order if label not in exhausted]
+                if not live:
                     break
+                for label in live:
+                    left = math.inf if limit is None else limit - stats.examples
+                    if left <= 0 or time.monotonic() >= deadline:
+                        raise _OutOfBudget
+                    quota = int(min(left, first << min(n, 20)))
+                    if self._slice(name, label, slices[label], stats, deadline, quota, supported, n) < quota:
+                        exhausted.add(label)  # hypothesis has tried all there is to try
         except _OutOfBudget:
             pass
-        stats.seconds = time.monotonic() - start
+        stats.seconds = time.monotonic() - stats.t0
+        if stats.examples >= SUPPORT_PROBE and supported[0] == 0:
+            stats.note = f"the backend supports none of the {stats.examples} examples"
         return stats
 
-    def _round(self, name, strategy, stats: FamilyStats, deadline: float, limit: int | None, supported: list,
-               rounds: int) -> bool:
-        """One hypothesis run: True when it ended without a new finding (the family is done)."""
-        from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+    def _slice(self, name: str, label: str, strategy, stats: FamilyStats, deadline: float, quota: int,
+               supported: list, n: int) -> int:
+        """Up to `quota` examples of one slice, in hypothesis runs that each end with a new finding (shrunk
+        and recorded) or without one (then the slice is done for this pass); how many examples ran."""
+        ran = 0
+        for rounds in itertools.count():
+            before = stats.examples
+            found = self._round(name, label, strategy, stats, deadline, quota - ran, supported, n, rounds)
+            ran += stats.examples - before
+            if not found or ran >= quota:
+                return ran
+        return ran
+
+    def _round(self, name: str, label: str, strategy, stats: FamilyStats, deadline: float, quota: int,
+               supported: list, n: int, rounds: int) -> bool:
+        """One hypothesis run of at most `quota` examples: True when it ended with a new finding."""
+        from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
         from hypothesis.errors import Flaky
 
-        state = {"last": None, "shrinking": False}
-        left = (limit - stats.examples) if limit is not None else 10**9
+        state = {"last": None, "shrinking": False, "ran": 0, "calls": 0, "costly": 0, "steps": 0}
 
-        @seed(zlib.crc32(f"{self.plan.seed}/{name}/{rounds}".encode()))
-        @settings(max_examples=max(left, 1), deadline=None, database=self._database(),
+        @settings(max_examples=quota + 1, deadline=None, database=self._database(),  # + the simplest example
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
                   verbosity=Verbosity.quiet, print_blob=False,
                   phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink))
+        @seed(zlib.crc32(f"{self.plan.seed}/{name}/{label}/{n}/{rounds}".encode()))  # below settings: keeps the database
         @given(strategy)
         def run(example):
+            seen = self._seen_key(name, example)
             if not state["shrinking"]:
                 if time.monotonic() >= deadline:
                     raise _OutOfBudget
-                if limit is not None and stats.examples >= limit:
+                if state["ran"] >= quota:
                     return
+                if seen in self.seen:  # hypothesis draws the same again (its simplest example, first in every
+                    reject()          # run; copies of what it mutates): not run twice
+                if state["calls"] or n or rounds:  # a slice's very first example is hypothesis' simplest one: run
+                    state["ran"] += 1              # it, but outside the slice's turn (a turn of one would be spent
+                state["calls"] += 1                # on x = [0] in every slice)
                 stats.examples += 1
             else:
                 stats.shrink_steps += 1
+                state["steps"] += 1
             self._show(name, stats, deadline)
             hit = self._judge(name, example, stats, supported, state["shrinking"])
+            if hit is not None and state["shrinking"] and hit[1].verdict in COSTLY:
+                # each step that still crashes restarts the worker; one that still hangs waits --case-timeout:
+                # past a few, the shrink keeps what it has
+                state["costly"] += 1
+                if state["costly"] > COSTLY[hit[1].verdict]:
+                    raise _ShrunkEnough
             if hit is not None:
                 state["last"] = hit
                 state["shrinking"] = True
                 raise _Found()
+            if seen is not None:
+                self.seen.add(seen)  # passed, unsupported or a known finding: the same input says nothing new
 
+        # the examples a run saves are replayed by the run of the same slice and round of a later hunt
+        run._hypothesis_internal_database_key = f"opconform-hunt/{name}/{label}/{rounds}".encode()
         try:
             run()
-        except (_Found, Flaky) as exc:
+        except (_Found, Flaky, _ShrunkEnough) as exc:
             if state["last"] is None:
                 raise
-            self._record(name, state["last"], stats, flaky=isinstance(exc, Flaky))
-            return False
-        if stats.examples >= SUPPORT_PROBE and supported[0] == 0:
-            stats.note = f"the backend supports none of the first {stats.examples} examples"
-        return True
+            self._record(name, state["last"], stats, flaky=isinstance(exc, Flaky), steps=state["steps"])
+            return True
+        return False
+
+    @staticmethod
+    def _seen_key(name: str, example) -> bytes | None:
+        if example.args is None:
+            return None
+        return hashlib.sha1(f"{name}/{json.dumps(example.args, sort_keys=True)}".encode()).digest()
 
     def _database(self):
         if self.plan.database is None:
@@ -413,9 +490,10 @@ class Hunt:
             return None
         return case, r, group, sig, example.args
 
-    def _record(self, name: str, hit, stats: FamilyStats, flaky: bool) -> None:
+    def _record(self, name: str, hit, stats: FamilyStats, flaky: bool, steps: int) -> None:
         case, r, group, sig, args = hit
-        self.findings.append(Finding(name, group, sig, case, r, args, stats.examples, flaky=flaky))
+        self.findings.append(Finding(name, group, sig, case, r, args, stats.examples, flaky=flaky,
+                                     shrink_steps=steps))
         self.progress.show(f"hunt {name}: finding {len(self.findings)}: {group}: {describe_signature(sig)}",
                            force=True)
 
@@ -474,7 +552,8 @@ def suite_cases(hunt: Hunt) -> list[Case]:
         what = f.result.verdict if f.result.verdict != FAIL else "mismatch"
         name = _unique_name(f"{f.case.name.removesuffix('_hunt')}_{what}", taken)
         meta = provenance(plan, hunt.bench, f.example, f.result, finding=i, group=f.group,
-                          signature=describe_signature(f.signature), hits=f.hits, flaky=f.flaky)
+                          signature=describe_signature(f.signature), hits=f.hits, flaky=f.flaky,
+                          shrink_steps=f.shrink_steps)
         out.append(named(f.case, name, ["hunt"], meta))
     for p in hunt.probes.values():
         name = _unique_name(p.case.name.removesuffix("_hunt_probe") + "_probe", taken)
@@ -524,7 +603,8 @@ def write_suite(hunt: Hunt, out: Path) -> int:
     plan = hunt.plan
     name, version, settings = hunt.bench.identity or (plan.backend, "unknown", {})
     options = {"hunt": {"backend": name, "backend_version": version, "backend_settings": settings,
-                        "backend_options": plan.options, "families": plan.families, "seed": plan.seed,
+                        "backend_options": plan.options, "families": plan.families, "only": plan.only,
+                        "seed": plan.seed,
                         "tier": plan.tier, "max_examples": plan.max_examples, "budget": plan.budget,
                         "max_opset": plan.max_opset,
                         "examples": {s.family: s.examples for s in hunt.stats}}}

@@ -61,7 +61,7 @@ def hypothesis_home(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def examples(hypothesis_home) -> list[Example]:
-    whole = draw_examples(fam.hunt(fam.OPSET), N_WHOLE, "layout")
+    whole = draw_examples(fam.hunt(fam.OPSET, fam.hunt_order()), N_WHOLE, "layout")
     alone = [e for name in sorted(fam.PATTERNS)
              for e in draw_examples(fam.hunt(fam.OPSET, [name]), N_PER_PATTERN, name)]
     return whole + alone
@@ -146,7 +146,7 @@ def test_a_finding_shrinks_to_a_small_case(hypothesis_home):
         meta = dict(c.meta, name=c.name)
         return LF.killed(fault, meta, c.outputs[0], LF.run(fault, c.model, c.inputs[0], meta))
 
-    ex = find(fam.hunt(fam.OPSET), fails, random=random.Random(0),
+    ex = find(fam.hunt(fam.OPSET, fam.hunt_order()), fails, random=random.Random(0),
               settings=settings(max_examples=300, **dict(SETTINGS, phases=tuple(Phase))))
     assert fails(ex)
     assert sum(x.size for x in ex.case.inputs[0]) <= 8 and ex.args["seed"] == 0, ex.args

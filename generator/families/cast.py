@@ -578,7 +578,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) 
 # Cast opsets whose semantics differ (saturate 19, int4 21, float4 23, round_mode / FNUZ Inf 24, int2 and
 # float6 25): a variant is hunted at its first opset and at each of these after it.
 HUNT_OPSETS = (19, 21, 23, 24, 25)
-HUNT_MAX_ELEMENTS = 8
+HUNT_MAX_ELEMENTS = 16  # Cast is element-wise: more inputs per run, and a finding shrinks to one
 
 
 @functools.lru_cache(maxsize=None)
@@ -598,23 +598,29 @@ def hunt_pool(src: DType, to: DType) -> np.ndarray:
     around 2**p where a float target starts rounding; the decimal texts of those for strings)."""
     key = (src.name, to.name)
     if key not in _HUNT_POOLS:
-        from generator.witness import cast as search
-
+        floats, ints, texts = _target_candidates(to)
         edge = edge_inputs(src, to)
         if src.kind == "string":
-            texts = search._string_candidates() + [_decimal(v) for v in search._float_candidates(to)[:2000]
-                                                   if math.isfinite(v)]
             extra = np.array(texts, dtype=object)
         elif src.kind == "bool":
             extra = edge[:0]
         elif src.is_integer:
-            cands = [c for c in search._int_candidates(to) if src.int_min <= c <= src.int_max]
-            extra = _to_src(cands + [-c for c in cands if src.int_min <= -c], src)
+            extra = _to_src([c for c in ints if src.int_min <= c <= src.int_max], src)
         else:
-            cands = [c for c in search._float_candidates(to) if math.isfinite(c)]
-            extra = _to_src(cands + [-c for c in cands], src)
+            extra = _to_src(floats, src)
         _HUNT_POOLS[key] = _unique(np.concatenate([edge, extra]), src)
     return _HUNT_POOLS[key]
+
+
+@functools.lru_cache(maxsize=None)
+def _target_candidates(to: DType) -> tuple[list[float], list[int], list[str]]:
+    """The witness search's constructions for a target, both signs: floats, integers, decimal texts."""
+    from generator.witness import cast as search
+
+    floats = [c for c in search._float_candidates(to) if math.isfinite(c)]
+    ints = search._int_candidates(to)
+    texts = search._string_candidates() + [_decimal(v) for v in floats[:2000]]
+    return floats + [-c for c in floats], ints + [-c for c in ints], texts
 
 
 @functools.lru_cache(maxsize=None)
@@ -641,8 +647,8 @@ def _number_text():
 
 
 def _hunt_elements(v: Variant):
-    """One element of the variant's source: from hunt_pool (3 in 4 draws; edges first, where it shrinks to)
-    or any value of the source (any bit pattern: NaN payloads, subnormals, every exponent; any text)."""
+    """One element of the variant's source: from hunt_pool (edges first, where it shrinks to) or any value of
+    the source (any bit pattern, uniformly: NaN payloads, subnormals, every exponent; any text)."""
     from hypothesis import strategies as st
 
     from generator import hunting
@@ -651,12 +657,12 @@ def _hunt_elements(v: Variant):
     pool = hunt_pool(src, v.to)
     if src.kind == "string":
         anything = _number_text()
-        picked = st.sampled_from(list(pool))
+        picked = hunting.any_of(list(pool))
     else:
         bits = [int(b) for b in src.to_bits(pool).tolist()] + hunting.nan_patterns(src)
-        picked = st.sampled_from(list(dict.fromkeys(bits)))
-        anything = st.integers(0, (1 << src.bits) - 1) if src.kind != "bool" else st.sampled_from([0, 1])
-    return st.one_of(picked, picked, picked, anything)
+        picked = hunting.any_of(list(dict.fromkeys(bits)))
+        anything = hunting.uniform_bits(src.bits) if src.kind != "bool" else st.sampled_from([0, 1])
+    return st.one_of(picked, anything)
 
 
 def _hunt_x(v: Variant, items: list) -> np.ndarray:
@@ -705,17 +711,14 @@ def hunt_example(v: Variant, opset: int, x: np.ndarray):
 
 
 def hunt(max_opset: int = NEWEST_CAST):
-    """Cast examples: a variant (every pair, saturate, round_mode) at one of its opsets, and 1..8 source
-    elements biased to where the fault models part from the reference (hunt_pool)."""
+    """Cast examples, one slice per variant (from, to, saturate, round_mode): one of its opsets, and 1..16
+    source elements biased to where the fault models part from the reference (hunt_pool)."""
     from hypothesis import strategies as st
 
-    variant = st.sampled_from(list(variants(max_opset)))
-
     @st.composite
-    def example(draw):
-        v = draw(variant)
+    def example(draw, v: Variant):
         opset = draw(_hunt_opset(v, max_opset))
         items = draw(_hunt_tensor(v))
         return hunt_example(v, opset, _hunt_x(v, items))
 
-    return example()
+    return {v.base_name.removeprefix("test_cast_"): example(v) for v in variants(max_opset)}

@@ -781,8 +781,8 @@ def hunt_order() -> list[str]:
 
 
 def hunt(max_opset: int, patterns: Sequence[str] | None = None):
-    """Graph cases for opconform hunt (generator/hunting.py), None below OPSET: a pattern of the catalogue
-    (simplest first; or of `patterns`, names of PATTERNS), its sizes and attribute values (Dims: sizes from 1
+    """Graph cases for opconform hunt (generator/hunting.py), None below OPSET: one slice per pattern of the
+    catalogue (simplest first); with `patterns` (names of PATTERNS), one strategy over those, its sizes and attribute values (Dims: sizes from 1
     up, equal sizes often; conv / pool windows with either padding, kernels 1 to 3 and strides 1 or 2, so that
     SAME's odd pixel moves; the pattern's pads, slices, split, perm, slope shape, reduced axis), its weights
     and one data set from a drawn seed (shrinks toward 0), and the range of the data (HUNT_DATA). Every result
@@ -792,7 +792,9 @@ def hunt(max_opset: int, patterns: Sequence[str] | None = None):
 
     if max_opset < OPSET:
         return None
-    order = [n for n in hunt_order() if patterns is None or n in patterns]
+    if patterns is None:  # one slice per pattern: the hunter gives each its turn (generator/hunting.py)
+        return {name.removeprefix("test_layout_"): hunt(max_opset, [name]) for name in hunt_order()}
+    order = [n for n in hunt_order() if n in patterns]
     if patterns is not None and len(order) != len(set(patterns)):
         raise ValueError(f"no layout pattern {sorted(set(patterns) - set(order))}")
 

@@ -17,6 +17,12 @@ Catalogue format:
                                                       | {"equivalent": "<how that was shown>"}}}}}
 A group key is what generator/reference/<family>_faults.py's group_key(meta) gives for the cases of
 that group. Faults absent from a group have no witness there (see the kill matrix for why).
+
+Findings of `opconform hunt --keep` (runners/hunt.py) are added to the catalogue as
+     "hunted": [{"name": "hunted_<digest>", "group": <group key>, "args": <what was drawn>,
+                 "found": {"backend", "backend_version", "verdict", "signature"}}...]
+and gen-cases rebuilds each with the family's rebuild(args) (generator/hunting.py): the inputs drawn, the
+expected outputs from the reference of the day (inputs the spec now leaves undefined go to a probe).
 """
 
 from __future__ import annotations
@@ -71,3 +77,26 @@ def save(catalogue: dict) -> Path:
     tmp.write_text(dumps(catalogue), encoding="utf-8")
     tmp.replace(p)
     return p
+
+
+def hunted_cases(family: str, module, max_opset: int):
+    """The cases of the catalogue's "hunted" findings, rebuilt by the family module (its rebuild(args)):
+    named <the family's name for it>_<entry name>, flagged "hunted", with "hunted" (who found it) in case.json."""
+    import dataclasses
+
+    entries = load(family).get("hunted") or []
+    if entries and getattr(module, "rebuild", None) is None:
+        raise ValueError(f"generator/witness/catalogue/{family}.json holds hunted findings, but the {family} "
+                         "family has no rebuild(args)")
+    for entry in entries:
+        if int(entry["args"].get("opset", 0)) > max_opset:
+            continue
+        example = module.rebuild(entry["args"])
+        for case in (example.case, example.probe):
+            if case is None:
+                continue
+            base = case.name.removesuffix("_hunt").removesuffix("_hunt_probe")
+            suffix = "_probe" if case.kind == "probe" else ""
+            flags = sorted(set(case.meta.get("flags", [])) - {"hunt"} | {"hunted"})
+            yield dataclasses.replace(case, name=f"{base}_{entry['name']}{suffix}",
+                                      meta=dict(case.meta, flags=flags, hunted=entry["found"]))
