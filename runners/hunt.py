@@ -457,14 +457,13 @@ class Hunt:
 
     def _show(self, name: str, stats: FamilyStats, deadline: float) -> None:
         rate = stats.examples / max(time.monotonic() - stats.t0, 1e-9)
-        left = ""
+        count = f"{stats.examples} examples"
+        if self.plan.max_examples:
+            count = f"{stats.examples} of {self.plan.max_examples} examples"
         if deadline != math.inf:
-            left = f", {_clock(deadline - time.monotonic())} left"
-        elif self.plan.max_examples:
-            left = f" of {self.plan.max_examples}"
+            count += f", {_clock(deadline - time.monotonic())} left"
         mine = sum(1 for f in self.findings if f.family == name)
-        self.progress.show(f"hunt {name}: {stats.examples}{left} examples, {rate:.0f}/s, {mine} finding(s) "
-                           f"({len(self.findings)} in all)")
+        self.progress.show(f"hunt {name}: {count}, {rate:.0f}/s, {mine} finding(s) ({len(self.findings)} in all)")
 
     def _judge(self, name: str, example, stats: FamilyStats, supported: list, shrinking: bool):
         """Run one example; a new finding as (case, result, group, signature, args), else None."""
@@ -689,7 +688,25 @@ def summary(hunt: Hunt) -> list[str]:
     for i, f in enumerate(hunt.findings, 1):
         lines.append(f"  finding {i}: {f.family} {f.group}: {describe_signature(f.signature)} "
                      f"({f.result.verdict}; {f.hits} example(s)){' (flaky)' if f.flaky else ''}")
+    causes = causes_of(hunt.findings)
+    if len(causes) < len(hunt.findings):
+        lines.append(f"hunt: {len(hunt.findings)} findings, {len(causes)} distinct signatures:")
+        lines += [f"  {describe_signature(sig)}: {n} group(s)" for sig, n in causes]
     return lines
+
+
+def causes_of(findings: list[Finding]) -> list[tuple]:
+    """(signature, how many findings share it) across groups, most first: one cause a backend shows in many
+    parameter groups reads as one line (diagnoses sharing a fault model count as one)."""
+    causes: list[list] = []
+    for f in findings:
+        for c in causes:
+            if c[0] == f.family and same_finding(c[1], f.signature):
+                c[2] += 1
+                break
+        else:
+            causes.append([f.family, f.signature, 1])
+    return sorted(((sig, n) for _, sig, n in causes), key=lambda c: -c[1])
 
 
 def run(plan: Plan, out: Path, keep_findings: bool, timeout: float, memory, stream=None,

@@ -151,6 +151,11 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None) -> None:
     from runners.backends.registry import get_backend
     from runners.execute import PreparedCache, run_case_dataset
 
+    import warnings
+
+    # a backend's Python warnings (numpy's "overflow encountered in cast" on the inputs a suite is made of)
+    # would go to the terminal of whoever runs the worker, between the runner's lines: the verdicts say it all
+    warnings.simplefilter("ignore")
     try:
         backend = get_backend(backend_spec, options)
     except Exception as exc:  # noqa: BLE001 - reported once by the runner (WorkerDied), not as a traceback

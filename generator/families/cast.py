@@ -581,21 +581,28 @@ HUNT_OPSETS = (19, 21, 23, 24, 25)
 HUNT_MAX_ELEMENTS = 16  # Cast is element-wise: more inputs per run, and a finding shrinks to one
 
 
+def _hunt_opsets_of(v: Variant, max_opset: int) -> list[int]:
+    return sorted({v.opset, *(o for o in HUNT_OPSETS if v.opset < o <= max_opset)})
+
+
 @functools.lru_cache(maxsize=None)
 def _hunt_opset(v: Variant, max_opset: int):
     from hypothesis import strategies as st
 
-    return st.sampled_from(sorted({v.opset, *(o for o in HUNT_OPSETS if v.opset < o <= max_opset)}))
+    return st.sampled_from(_hunt_opsets_of(v, max_opset))
 
 
 _HUNT_POOLS: dict = {}
 
 
-def hunt_pool(src: DType, to: DType) -> np.ndarray:
-    """Inputs of src where a wrong Cast to `to` shows: the edge catalogue (extremes, signed zeros, NaN, Inf,
-    overflow ties, integer wrap points) and the witness search's constructions (every rounding midpoint of
-    the target, moved by a quarter ulp of each wider intermediate type, and its neighbours; integers
-    around 2**p where a float target starts rounding; the decimal texts of those for strings)."""
+def hunt_pool(src: DType, to: DType) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs of src where a wrong Cast to `to` shows, in two pools drawn from as often:
+    edges        the edge catalogue (extremes, signed zeros, NaN, Inf, the overflow boundary and its ties,
+                 integer wrap points, every tie of an int4 / int2 target)
+    constructed  the witness search's constructions: every rounding midpoint of the target, moved by a quarter
+                 ulp of each wider intermediate type, and its neighbours; for integer sources every integer
+                 midpoint of a float target and the integers next to it (where rounding through an
+                 intermediate lands on the tie), and integers around 2**p; the decimal texts for strings."""
     key = (src.name, to.name)
     if key not in _HUNT_POOLS:
         floats, ints, texts = _target_candidates(to)
@@ -608,7 +615,7 @@ def hunt_pool(src: DType, to: DType) -> np.ndarray:
             extra = _to_src([c for c in ints if src.int_min <= c <= src.int_max], src)
         else:
             extra = _to_src(floats, src)
-        _HUNT_POOLS[key] = _unique(np.concatenate([edge, extra]), src)
+        _HUNT_POOLS[key] = edge, _unique(extra, src) if extra.size else extra
     return _HUNT_POOLS[key]
 
 
@@ -619,6 +626,9 @@ def _target_candidates(to: DType) -> tuple[list[float], list[int], list[str]]:
 
     floats = [c for c in search._float_candidates(to) if math.isfinite(c)]
     ints = search._int_candidates(to)
+    if to.is_float and to.nan_style != dtypes.E8M0 and to.bits <= 16:  # every integer midpoint, +-1 around it
+        mids = [m for m in search._midpoints(to) if m >= 1 and m == int(m) and m < 2.0**63]
+        ints = ints + [int(m) + d for m in mids for d in (-1, 0, 1)]
     texts = search._string_candidates() + [_decimal(v) for v in floats[:2000]]
     return floats + [-c for c in floats], ints + [-c for c in ints], texts
 
@@ -647,22 +657,50 @@ def _number_text():
 
 
 def _hunt_elements(v: Variant):
-    """One element of the variant's source: from hunt_pool (edges first, where it shrinks to) or any value of
-    the source (any bit pattern, uniformly: NaN payloads, subnormals, every exponent; any text)."""
+    """One element of the variant's source: from the edges or the constructed pool of hunt_pool (simplest
+    first, where it shrinks to), or any value of the source (any bit pattern, uniformly: NaN payloads,
+    subnormals, every exponent; any text), or (numeric sources) one of its specials or of the target's
+    boundaries, in equal shares."""
     from hypothesis import strategies as st
 
     from generator import hunting
 
     src = v.src
-    pool = hunt_pool(src, v.to)
+    edge, constructed = hunt_pool(src, v.to)
     if src.kind == "string":
-        anything = _number_text()
-        picked = hunting.any_of(list(pool))
+        parts = [hunting.any_of(list(edge)), hunting.any_of(list(constructed)), _number_text()]
     else:
-        bits = [int(b) for b in src.to_bits(pool).tolist()] + hunting.nan_patterns(src)
-        picked = hunting.any_of(list(dict.fromkeys(bits)))
-        anything = hunting.uniform_bits(src.bits) if src.kind != "bool" else st.sampled_from([0, 1])
-    return st.one_of(picked, anything)
+        bits = [int(b) for b in src.to_bits(edge).tolist()] + hunting.nan_patterns(src)
+        parts = [st.sampled_from(_specials(src)), hunting.any_of(list(dict.fromkeys(bits))),
+                 hunting.any_of(_target_bounds(src, v.to))]
+        if constructed.size:
+            parts.append(hunting.any_of([int(b) for b in src.to_bits(constructed).tolist()]))
+        parts.append(hunting.uniform_bits(src.bits) if src.kind != "bool" else st.sampled_from([0, 1]))
+    return st.one_of(*parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _target_bounds(src: DType, to: DType) -> list[int]:
+    """Bit patterns (in src) of the target's own boundaries (generator.hunting.pool: its ends and one beyond,
+    its ties at 0, at 1 and at the top, the overflow tie, the tie to 0 below its smallest subnormal)."""
+    from generator import hunting
+
+    x = _to_src([v for v in hunting.pool(to) if isinstance(v, int) or math.isfinite(v)], src)
+    return list(dict.fromkeys(int(b) for b in src.to_bits(x).tolist())) or [0]
+
+
+@functools.lru_cache(maxsize=None)
+def _specials(src: DType) -> list[int]:
+    """Bit patterns of the values every conversion must get right: +-0, +-1, +-Inf, NaN, the extremes, the
+    smallest normal and subnormal (both signs where the type has them)."""
+    if not src.is_float:
+        vals = [0, 1, src.int_max, src.int_min] + ([-1] if src.int_min < 0 else []) if src.is_integer else [0, 1]
+        return [int(b) for b in src.to_bits(np.array(vals, dtype=object).astype(src.np_dtype)).tolist()]
+    mags = [0.0, 1.0, src.finite_max, src.smallest_normal, src.smallest_subnormal]
+    vals = mags + ([-m for m in mags] if src.signed_float else [])
+    x = _to_src(vals, src)
+    bits = [int(b) for b in src.to_bits(np.concatenate([x, _special_values(src, [])])).tolist()]
+    return list(dict.fromkeys(bits))
 
 
 def _hunt_x(v: Variant, items: list) -> np.ndarray:

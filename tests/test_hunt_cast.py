@@ -1,0 +1,96 @@
+"""The Cast hunt strategy (generator/families/cast.py, hunt): one slice per variant; its examples are valid
+suite cases that the reference passes; rebuild(args) gives them back; and it is biased where the fault
+models are: for every fault model, in a group where the committed witness catalogue shows it can differ, a
+few dozen draws of that group's slice hold an input that tells it from the reference."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from generator import dtypes, witness
+from generator.families import cast
+from generator.reference import cast_faults
+from generator.serialize import read_case, write_case
+from generator.witness.cast import _differs
+from runners.backends.opconform import OpconformBackend
+from runners.execute import run_case_dataset
+
+NEWEST = onnx.defs.get_schema("Cast").since_version
+SLICES = cast.hunt(NEWEST)
+DRAWS = 100  # per fault, from one slice where it can differ (a 10-minute hunt gives each slice about 40)
+
+
+def draw(strategy, n: int, at: int = 0) -> list:
+    out = []
+
+    @seed(at)
+    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(example):
+        out.append(example)
+
+    collect()
+    return out
+
+
+def test_one_slice_per_variant():
+    assert len(SLICES) == len(list(cast.variants(NEWEST)))
+    assert "float32_to_float8e4m3fn_nosat" in SLICES and "string_to_float8e8m0_nearest" in SLICES
+
+
+@pytest.mark.parametrize("label", ["float32_to_float8e4m3fn_nosat", "string_to_int4", "float64_to_uint2",
+                                   "int64_to_float8e8m0_down", "bool_to_float4e2m1"])
+def test_examples_are_valid_cases_the_reference_passes_and_rebuild(tmp_path, label):
+    for i, example in enumerate(draw(SLICES[label], 15)):
+        for case in (example.case, example.probe):
+            if case is None:
+                continue
+            write_case(case, tmp_path / str(i))
+            loaded = read_case(tmp_path / str(i) / case.kind / case.name)
+            verdict = run_case_dataset(OpconformBackend(), loaded, 0, "strict", {}).verdict
+            assert verdict == ("pass" if case.kind == "node" else "probe")
+        again = cast.rebuild(json.loads(json.dumps(example.args)))
+        for a, b in ((example.case, again.case), (example.probe, again.probe)):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.name == b.name and a.meta == b.meta
+                assert a.inputs[0][0].tobytes() == b.inputs[0][0].tobytes() or \
+                    list(a.inputs[0][0]) == list(b.inputs[0][0])
+
+
+def groups_where_it_differs(fault, k: int = 3) -> list[cast.Variant]:
+    """The variants of the first k groups of the committed catalogue with a witness of the fault."""
+    groups, out = witness.load("cast")["groups"], []
+    for v in cast.variants(NEWEST):
+        for opset in cast._hunt_opsets_of(v, NEWEST):
+            entry = groups.get(cast_faults.group_key({"params": v.params, "opset": opset}))
+            if entry and entry["faults"].get(fault.name, {}).get("witnesses") and v not in out:
+                out.append(v)
+    return out[:k]
+
+
+def met(fault, v: cast.Variant, at: int = 0) -> bool:
+    for example in draw(SLICES[v.base_name.removeprefix("test_cast_")], DRAWS, at):
+        case = example.case
+        if case is not None and _differs(fault, case.inputs[0][0], v, case.meta["opset"]).any():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("fault", [f for f in cast_faults.FAULTS if f.name != "cast.nan_sign_lost"],
+                         ids=lambda f: f.name)
+def test_every_fault_model_is_met_where_it_can_differ(fault):
+    """In one of the first three groups where the catalogue shows it can differ, DRAWS draws of the group's
+    slice hold an input that tells the fault from the reference (a hunt meets a fault in every group where it
+    can differ; a 10-minute one gives each slice about 40 examples). cast.nan_sign_lost needs the sign of NaN
+    compared, which only the suite's negative_nan cases do."""
+    variants = groups_where_it_differs(fault)
+    assert variants, f"the catalogue has no witness of {fault.name}"
+    assert any(met(fault, v) for v in variants), \
+        f"{DRAWS} draws of each of {[v.base_name for v in variants]} never tell {fault.name} from the reference"
