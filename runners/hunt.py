@@ -51,6 +51,7 @@ from runners.results import CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEO
 HUNT_FORMAT = "opconform-hunt/1"
 DEFAULT_MAX_EXAMPLES = 1000  # per family, when neither --max-examples nor --budget is given
 SUPPORT_PROBE = 200  # a family none of whose examples the backend supports, out of at least this many: say so
+SHRINK_GRACE = 30.0  # seconds a shrink may run past --budget
 COSTLY = {CRASH: 8, TIMEOUT: 2}  # shrink steps that may end in a worker restart / a timeout, per finding
 FIRST_TURN = 4  # examples of one slice of a family in the first pass (doubled each pass; generator/hunting.py)
 MAX_PROBES_PER_FAMILY = 50
@@ -76,7 +77,7 @@ class _OutOfBudget(BaseException):
 # ---------------------------------------------------------------------------------------
 # what a failure looks like
 # ---------------------------------------------------------------------------------------
-def _blank(text: str, width: int = 120) -> str:
+def _blank(text: str, width: int = 300) -> str:
     """A message with what varies from input to input blanked: quoted names, hex, numbers."""
     text = " ".join(str(text).split())
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
@@ -414,6 +415,8 @@ class Hunt:
                 state["calls"] += 1                # on x = [0] in every slice)
                 stats.examples += 1
             else:
+                if time.monotonic() >= deadline + SHRINK_GRACE:
+                    raise _ShrunkEnough  # the budget is spent: keep the smallest failing example so far
                 stats.shrink_steps += 1
                 state["steps"] += 1
             self._show(name, stats, deadline)

@@ -7,7 +7,9 @@ HUNT_DIR: what `opconform hunt --backend B --out HUNT_DIR` wrote. RESULTS.json: 
 --report RESULTS.json` on the same backend. A finding is "known" when an item of the suite in the same
 parameter group fails with the same signature (runners/hunt.py: diagnoses sharing a fault model, else the same
 mismatch shape / error / crash), "group fails otherwise" when items of its group fail with other signatures,
-else "new". Prints one line per finding, then the counts.
+"new group, cause known" when no item of its group fails but items of other groups fail the same way (the
+hunt draws opsets and shapes the suite does not hold), else "new". Prints one line per finding, then the
+counts.
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ def main(argv: list[str]) -> int:
             meta = json.loads((case / "case.json").read_text())
             group, sig = meta["hunt"]["group"], finding_signature(meta)
             same = [c for c, s in failing.get(group, []) if hunt.same_finding(s, sig)]
-            status = "known" if same else ("group fails otherwise" if group in failing else "new")
+            elsewhere = [c for g, items in failing.items() for c, s in items if hunt.same_finding(s, sig)]
+            status = ("known" if same else "group fails otherwise" if group in failing
+                      else "new group, cause known" if elsewhere else "new")
             tally[status] += 1
             where = f" (e.g. {same[0]})" if same else ""
             print(f"{status:22} {meta['family']:24} {group}: {hunt.describe_signature(sig)}{where}")
