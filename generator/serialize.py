@@ -418,6 +418,7 @@ CASE_FIELDS = {
     "opset": _opset,
     "params": _object,
     "flags": _strings,
+    "undefined": _strings,  # a probe's reasons (opconform hunt keys its probes by them)
     "sha256": _sha256s,
     "phase": _phase,
     "negative": _negative,
