@@ -378,14 +378,14 @@ class Hunt:
                supported: list, n: int) -> int:
         """Up to `quota` examples of one slice, in hypothesis runs that each end with a new finding (shrunk
         and recorded) or without one (then the slice is done for this pass); how many examples ran."""
-        ran = 0
-        for rounds in itertools.count():
+        ran = rounds = 0
+        while True:
             before = stats.examples
             found = self._round(name, label, strategy, stats, deadline, quota - ran, supported, n, rounds)
             ran += stats.examples - before
             if not found or ran >= quota:
                 return ran
-        return ran
+            rounds += 1
 
     def _round(self, name: str, label: str, strategy, stats: FamilyStats, deadline: float, quota: int,
                supported: list, n: int, rounds: int) -> bool:

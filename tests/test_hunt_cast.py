@@ -10,7 +10,6 @@ import json
 import numpy as np
 import onnx
 import pytest
-from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from generator import dtypes, witness
 from generator.families import cast
@@ -20,23 +19,12 @@ from generator.witness.cast import _differs
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
+from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
+
 NEWEST = onnx.defs.get_schema("Cast").since_version
 SLICES = cast.hunt(NEWEST)
+pytestmark = pytest.mark.usefixtures("hypothesis_home")
 DRAWS = 100  # per fault, from one slice where it can differ (a 10-minute hunt gives each slice about 40)
-
-
-def draw(strategy, n: int, at: int = 0) -> list:
-    out = []
-
-    @seed(at)
-    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(example):
-        out.append(example)
-
-    collect()
-    return out
 
 
 def test_one_slice_per_variant():
@@ -47,7 +35,7 @@ def test_one_slice_per_variant():
 @pytest.mark.parametrize("label", ["float32_to_float8e4m3fn_nosat", "string_to_int4", "float64_to_uint2",
                                    "int64_to_float8e8m0_down", "bool_to_float4e2m1"])
 def test_examples_are_valid_cases_the_reference_passes_and_rebuild(tmp_path, label):
-    for i, example in enumerate(draw(SLICES[label], 15)):
+    for i, example in enumerate(draw_examples(SLICES[label], 15)):
         for case in (example.case, example.probe):
             if case is None:
                 continue
@@ -76,7 +64,7 @@ def groups_where_it_differs(fault, k: int = 3) -> list[cast.Variant]:
 
 
 def met(fault, v: cast.Variant, at: int = 0) -> bool:
-    for example in draw(SLICES[v.base_name.removeprefix("test_cast_")], DRAWS, at):
+    for example in draw_examples(SLICES[v.base_name.removeprefix("test_cast_")], DRAWS, at):
         case = example.case
         if case is not None and _differs(fault, case.inputs[0][0], v, case.meta["opset"]).any():
             return True

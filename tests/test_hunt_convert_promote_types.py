@@ -16,7 +16,7 @@ import json
 import numpy as np
 import onnx
 import pytest
-from hypothesis import HealthCheck, Phase, configuration, given, seed, settings
+from hypothesis import configuration
 
 from generator.families import convert_promote_types as fam
 from generator.hunting import Example
@@ -26,6 +26,8 @@ from generator.reference import convert_promote_types_faults as F
 from generator.serialize import case_files, graph_io_types, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
+
+from hunt_draws import draw_runs, hypothesis_home  # noqa: F401 - a fixture
 
 # Twenty seeded runs of 20 draws (400 in all): hypothesis' generation clusters its later examples around
 # earlier ones, so several short runs spread the draws over more groups than one long run. Measured over ten
@@ -37,27 +39,9 @@ N_WRITTEN = 60  # written, read back and run
 UNREACHABLE: dict[str, str] = {}
 
 
-def draw_examples(strategy, runs: int, per_run: int) -> list[Example]:
-    out: list[Example] = []
-    for k in range(runs):
-        @seed(k)
-        @settings(max_examples=per_run, database=None, deadline=None, phases=(Phase.generate,),
-                  suppress_health_check=[HealthCheck.too_slow])
-        @given(strategy)
-        def collect(example):
-            out.append(example)
-
-        collect()
-    return out
-
-
 @pytest.fixture(scope="module")
-def examples(tmp_path_factory) -> list[Example]:
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
-    try:
-        return draw_examples(fam.hunt(onnx.defs.onnx_opset_version()), RUNS, PER_RUN)
-    finally:
-        configuration.set_hypothesis_home_dir(None)
+def examples(hypothesis_home) -> list[Example]:
+    return draw_runs(fam.hunt(onnx.defs.onnx_opset_version()), RUNS, PER_RUN)
 
 
 def test_no_strategy_below_the_function_bodys_opset():
@@ -156,7 +140,7 @@ def test_draws_kill_every_fault(examples):
 def test_max_opset_keeps_newer_types_out(tmp_path):
     configuration.set_hypothesis_home_dir(tmp_path)
     try:
-        drawn = draw_examples(fam.hunt(18), 2, 15)  # float8 Casts: opset 19; int4 / uint4: 21
+        drawn = draw_runs(fam.hunt(18), 2, 15)  # float8 Casts: opset 19; int4 / uint4: 21
     finally:
         configuration.set_hypothesis_home_dir(None)
     opsets = {c.meta["opset"] for ex in drawn for c in (ex.case, ex.probe) if c is not None}

@@ -14,7 +14,6 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, configuration, given, seed, settings
 
 from generator.families import dynamic_quantize_linear as fam
 from generator.hunting import Example
@@ -25,6 +24,8 @@ from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
+from hunt_draws import draw_runs, hypothesis_home  # noqa: F401 - a fixture
+
 # Ten seeded runs of 30 draws (300 in all): hypothesis' generation clusters its later examples around earlier
 # ones, so several short runs spread the draws wider than one long run.
 RUNS, PER_RUN = 10, 30
@@ -33,27 +34,9 @@ N_WRITTEN = 40  # written, read back and run (the probes: as many again)
 UNREACHABLE: dict[str, str] = {}
 
 
-def draw_examples(strategy, runs: int, per_run: int) -> list[Example]:
-    out: list[Example] = []
-    for k in range(runs):
-        @seed(k)
-        @settings(max_examples=per_run, database=None, deadline=None, phases=(Phase.generate,),
-                  suppress_health_check=[HealthCheck.too_slow])
-        @given(strategy)
-        def collect(example):
-            out.append(example)
-
-        collect()
-    return out
-
-
 @pytest.fixture(scope="module")
-def examples(tmp_path_factory) -> list[Example]:
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
-    try:
-        return draw_examples(fam.hunt(fam.OPSET), RUNS, PER_RUN)
-    finally:
-        configuration.set_hypothesis_home_dir(None)
+def examples(hypothesis_home) -> list[Example]:
+    return draw_runs(fam.hunt(fam.OPSET), RUNS, PER_RUN)
 
 
 def test_no_strategy_below_the_operators_opset():

@@ -19,7 +19,7 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, configuration, find, given, seed, settings
+from hypothesis import HealthCheck, find, settings
 
 from generator.families import layout as fam
 from generator.hunting import Example
@@ -30,40 +30,20 @@ from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend, OpconformTfliteBackend
 from runners.execute import run_case_dataset
 
+from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
+
 N_WHOLE = 12  # draws of the whole catalogue
 N_PER_PATTERN = 3  # draws of each pattern alone (the first is the simplest: every size 1)
 # Faults no draw of this strategy can kill, each with the reason (none: every one is reachable).
 UNREACHABLE: dict[str, str] = {}
 
-SETTINGS = dict(database=None, deadline=None, phases=(Phase.generate,), suppress_health_check=[HealthCheck.too_slow])
-
-
-def draw_examples(strategy, n: int, name: str) -> list[Example]:
-    """n examples, the same on every run (for one hypothesis version): seeded by name."""
-    out: list[Example] = []
-
-    @seed(zlib.crc32(name.encode()))
-    @settings(max_examples=n, **SETTINGS)
-    @given(strategy)
-    def collect(example):
-        out.append(example)
-
-    collect()
-    return out
-
-
-@pytest.fixture(scope="module")
-def hypothesis_home(tmp_path_factory):
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
-    yield
-    configuration.set_hypothesis_home_dir(None)
 
 
 @pytest.fixture(scope="module")
 def examples(hypothesis_home) -> list[Example]:
-    whole = draw_examples(fam.hunt(fam.OPSET, fam.hunt_order()), N_WHOLE, "layout")
+    whole = draw_examples(fam.hunt(fam.OPSET, fam.hunt_order()), N_WHOLE, zlib.crc32(b"layout"))
     alone = [e for name in sorted(fam.PATTERNS)
-             for e in draw_examples(fam.hunt(fam.OPSET, [name]), N_PER_PATTERN, name)]
+             for e in draw_examples(fam.hunt(fam.OPSET, [name]), N_PER_PATTERN, zlib.crc32(name.encode()))]
     return whole + alone
 
 
@@ -147,6 +127,7 @@ def test_a_finding_shrinks_to_a_small_case(hypothesis_home):
         return LF.killed(fault, meta, c.outputs[0], LF.run(fault, c.model, c.inputs[0], meta))
 
     ex = find(fam.hunt(fam.OPSET, fam.hunt_order()), fails, random=random.Random(0),
-              settings=settings(max_examples=300, **dict(SETTINGS, phases=tuple(Phase))))
+              settings=settings(max_examples=300, database=None, deadline=None,
+                                       suppress_health_check=[HealthCheck.too_slow]))
     assert fails(ex)
     assert sum(x.size for x in ex.case.inputs[0]) <= 8 and ex.args["seed"] == 0, ex.args

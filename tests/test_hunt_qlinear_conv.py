@@ -18,7 +18,6 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, configuration, given, seed, settings
 
 from generator.families import qlinear_conv as fam
 from generator.hunting import Example
@@ -28,6 +27,8 @@ from generator.reference import qlinear_conv_faults as F
 from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
+
+from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
 
 N = 300  # draws for the kill matrix and the boundaries; every STRIDE-th one is written, read and run
 STRIDE = 7
@@ -40,25 +41,8 @@ UNREACHABLE = {
 
 
 @pytest.fixture(scope="module")
-def hypothesis_home(tmp_path_factory):
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
-    yield
-    configuration.set_hypothesis_home_dir(None)
-
-
-@pytest.fixture(scope="module")
 def examples(hypothesis_home) -> list[Example]:
-    out: list[Example] = []
-
-    @seed(zlib.crc32(b"qlinear_conv"))
-    @settings(max_examples=N, database=None, deadline=None, phases=(Phase.generate,),
-              suppress_health_check=[HealthCheck.too_slow])
-    @given(fam.hunt(fam.OPSET))
-    def collect(example):
-        out.append(example)
-
-    collect()
-    return out
+    return draw_examples(fam.hunt(fam.OPSET), N, zlib.crc32(b"qlinear_conv"))
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ import numpy as np
 from generator import dtypes
 from generator.dtypes import DType
 from generator.faults import group_params, same_elements
+from generator.hunting import ulp
 from generator.families import cast as family
 from generator.reference import cast as ref
 from generator.reference import cast_faults
@@ -61,11 +62,6 @@ def decode(items: list[str], src: DType) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # candidate pools
 # ---------------------------------------------------------------------------------------
-def _ulp(m: float, t: DType) -> float:
-    e = max(math.frexp(abs(m))[1] - 1, t.min_exponent) if m else t.min_exponent
-    return math.ldexp(1.0, e - t.mantissa_bits)
-
-
 def _midpoints(to: DType) -> list[float]:
     """Positive midpoints between consecutive values of a rounding target, and the overflow midpoint; for a
     wide target, the midpoints of sampled binades."""
@@ -85,7 +81,7 @@ def _midpoints(to: DType) -> list[float]:
             base = math.ldexp(1.0, e)
             for k in (0, 1, 2, 3, 5, (1 << to.mantissa_bits) - 1, (1 << to.mantissa_bits) - 2):
                 mids.append(base + k * q + q / 2)
-    ulp_top = _ulp(to.finite_max, to)
+    ulp_top = ulp(to.finite_max, to)
     mids.append(to.finite_max + ulp_top / 2)
     return [m for m in mids if math.isfinite(m)]
 
@@ -104,7 +100,7 @@ def _float_candidates(to: DType) -> list[float]:
     for m in _midpoints(to):
         out.append(m)
         for t in ("float16", "bfloat16", "float", "double"):
-            u = _ulp(m, dtypes.get(t))
+            u = ulp(m, dtypes.get(t))
             out += [m + u / 4, m - u / 4, m + u / 2, m - u / 2]
         out += [math.nextafter(m, math.inf), math.nextafter(m, -math.inf)]
     return out
