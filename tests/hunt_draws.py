@@ -1,10 +1,10 @@
 """Seeded draws of a hunt strategy for the strategy tests (tests/test_hunt_<family>.py): the same examples on
-every run for one hypothesis version, no database, hypothesis' caches in a temporary directory."""
+every run for one hypothesis version, no database (tests/conftest.py's hypothesis_home keeps hypothesis' caches
+in a temporary directory)."""
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import HealthCheck, Phase, configuration, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
 
 def draw_examples(strategy, n: int, at: int = 0) -> list:
@@ -26,11 +26,3 @@ def draw_runs(strategy, runs: int, per_run: int) -> list:
     """`runs` seeded runs (seeds 0..runs-1) of `per_run` draws: hypothesis' generation clusters a run's later
     examples around its earlier ones, so several short runs spread the draws wider than one long run."""
     return [e for k in range(runs) for e in draw_examples(strategy, per_run, k)]
-
-
-@pytest.fixture(scope="module")
-def hypothesis_home(tmp_path_factory):
-    """hypothesis keeps its caches in a temporary directory, not .hypothesis/ in the working directory."""
-    configuration.set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
-    yield
-    configuration.set_hypothesis_home_dir(None)

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import onnx
 import pytest
 
-from generator import dtypes, witness
+from generator import witness
 from generator.families import cast
 from generator.reference import cast_faults
 from generator.serialize import read_case, write_case
@@ -19,7 +18,7 @@ from generator.witness.cast import _differs
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
+from hunt_draws import draw_examples
 
 NEWEST = onnx.defs.get_schema("Cast").since_version
 SLICES = cast.hunt(NEWEST)

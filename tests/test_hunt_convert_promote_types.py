@@ -27,7 +27,7 @@ from generator.serialize import case_files, graph_io_types, read_case, write_cas
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_runs, hypothesis_home  # noqa: F401 - a fixture
+from hunt_draws import draw_runs
 
 # Twenty seeded runs of 20 draws (400 in all): hypothesis' generation clusters its later examples around
 # earlier ones, so several short runs spread the draws over more groups than one long run. Measured over ten

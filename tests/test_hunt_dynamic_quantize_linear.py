@@ -24,7 +24,7 @@ from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_runs, hypothesis_home  # noqa: F401 - a fixture
+from hunt_draws import draw_runs
 
 # Ten seeded runs of 30 draws (300 in all): hypothesis' generation clusters its later examples around earlier
 # ones, so several short runs spread the draws wider than one long run.

@@ -30,7 +30,7 @@ from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend, OpconformTfliteBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
+from hunt_draws import draw_examples
 
 N_WHOLE = 12  # draws of the whole catalogue
 N_PER_PATTERN = 3  # draws of each pattern alone (the first is the simplest: every size 1)

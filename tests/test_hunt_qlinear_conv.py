@@ -28,7 +28,7 @@ from generator.serialize import case_files, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_examples, hypothesis_home  # noqa: F401 - a fixture
+from hunt_draws import draw_examples
 
 N = 300  # draws for the kill matrix and the boundaries; every STRIDE-th one is written, read and run
 STRIDE = 7
