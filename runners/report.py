@@ -36,11 +36,6 @@ TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 # verdicts from best to worst: the color of a grid cell is its worst item's
 ORDER = ("pass", "probe", "xfailed", "unsupported", "skipped", "fail", "error", "invalid-case", "timeout", "crash")
 TIERS = ("strict", "tolerant")
-# families drawn as a grid: family -> (row parameter, column parameter, parameters naming one table)
-GRIDS = {
-    "cast": ("from", "to", ()),
-    "convert_promote_types": ("input_0", "input_1", ("promote_unsafe", "pytorch_scalar_promotion")),
-}
 MAX_FAILURES = 400  # failing items listed in full per backend (the rest are counted)
 MAX_PROBE_ROWS = 300
 NAMES_SHOWN = 5  # case names quoted in a note
@@ -290,10 +285,19 @@ def _type_order(names) -> list[str]:
     return sorted(names, key=lambda n: (known.index(n) if n in known else len(known), n))
 
 
+def grid_families() -> dict[str, tuple]:
+    """Families drawn as a grid: family -> its GRID (row parameter, column parameter, parameters naming one
+    table), as the family module declares it."""
+    from generator import families
+
+    return {name: families.load(name).GRID for name in families.FAMILIES
+            if getattr(families.load(name), "GRID", None)}
+
+
 def grids(run: Run) -> list[dict]:
     """For each grid family (and each table of it): rows x cols of worst verdict and a tooltip."""
     out = []
-    for family, (rk, ck, table_keys) in GRIDS.items():
+    for family, (rk, ck, table_keys) in grid_families().items():
         cells: dict[tuple, dict[tuple, list[str]]] = defaultdict(lambda: defaultdict(list))
         for r in run.records:
             p = r.get("params") or {}

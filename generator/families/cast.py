@@ -32,6 +32,7 @@ from generator.dtypes import DType
 from generator.reference import cast as ref
 
 FAMILY = "cast"
+GRID = ("from", "to", ())  # the report draws this family as a grid: rows, columns, tables
 SPEC_FILE = "Cast.txt"
 CAST_SCHEMA = f"onnx.defs Cast-24..{onnx.defs.get_schema('Cast').since_version} (onnx {onnx.__version__})"
 # ONNX's technical notes (docs/docsgen/source/technical/ in onnx/onnx), at the revision read; the onnx wheel

@@ -40,6 +40,7 @@ from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
 
 FAMILY = "convert_promote_types"
+GRID = ("input_0", "input_1", ("promote_unsafe", "pytorch_scalar_promotion"))  # the report's grid
 OP = ref.OP_TYPE
 PREFIX = "test_convert_promote_types"
 MIN_OPSET = 13  # ai.onnx opset of the function body: Cast-13 has bfloat16; newer types need newer Casts

@@ -542,3 +542,7 @@ def cast_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: li
         round_mode = round_mode.decode()
     y, _ = cast(inputs[0], input_types[0], to, saturate=saturate, round_mode=round_mode, opset=opset)
     return [y]
+
+
+# (domain, op) -> node function: generator.reference.lookup finds it here
+NODES = {("", "Cast"): cast_node}

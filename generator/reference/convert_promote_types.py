@@ -289,3 +289,7 @@ def convert_promote_types_node(inputs: list[np.ndarray], attrs: dict, opset: int
 
 
 convert_promote_types_node.validate = validate_node  # the opconform backend refuses at prepare with it
+
+
+# (domain, op) -> node function: generator.reference.lookup finds it here
+NODES = {(DOMAIN, OP_TYPE): convert_promote_types_node}

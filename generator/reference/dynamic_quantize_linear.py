@@ -91,3 +91,7 @@ def dynamic_quantize_linear_node(inputs: list[np.ndarray], attrs: dict, opset: i
     An undefined input gives the placeholders (the suite has no expectation for it)."""
     y, scale, zero_point, _ = dynamic_quantize_linear(inputs[0])
     return [y, scale, zero_point]
+
+
+# (domain, op) -> node function: generator.reference.lookup finds it here
+NODES = {("", "DynamicQuantizeLinear"): dynamic_quantize_linear_node}

@@ -3,7 +3,7 @@
 kernels with its data transposed in and out (generator.reference.layout.run), so both layouts get their
 expected outputs from one computation.
 
-The second half holds the ONNX node entries (REFERENCES, generator/reference/__init__.py) of the operators
+The second half holds the ONNX node entries (NODES, found by generator/reference/__init__.py) of the operators
 the layout family's ONNX graphs use, each mapping the ONNX inputs / attributes onto a kernel.
 
 Arithmetic: every kernel computes in float64 from float32 inputs and rounds its result to float32 once.
@@ -397,7 +397,7 @@ def gemm_node(inputs, attrs, opset, types):
     return [_out(acc)]
 
 
-ONNX_NODES = {
+_BY_OP = {
     "Conv": conv_node, "MaxPool": max_pool_node, "AveragePool": average_pool_node,
     "Add": _elementwise_node(add), "Sub": _elementwise_node(sub), "Mul": _elementwise_node(mul),
     "Abs": _elementwise_node(abs_), "Relu": _elementwise_node(relu), "Sigmoid": _elementwise_node(sigmoid),
@@ -406,3 +406,5 @@ ONNX_NODES = {
     "ReduceMean": _reduce_node("mean"), "ReduceMax": _reduce_node("max"), "Softmax": softmax_node,
     "Transpose": transpose_node, "Reshape": reshape_node, "Flatten": flatten_node, "Gemm": gemm_node,
 }
+# (domain, op) -> node function: generator.reference.lookup finds them here
+NODES = {("", op): fn for op, fn in _BY_OP.items()}

@@ -320,3 +320,7 @@ def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> N
 
 # the opconform backend calls this at prepare with the static shapes it knows (graph inputs, initializers)
 qlinear_conv_node.validate_shapes = qlinear_conv_check
+
+
+# (domain, op) -> node function: generator.reference.lookup finds it here
+NODES = {("", "QLinearConv"): qlinear_conv_node}

@@ -1,6 +1,6 @@
 """The project's own references as a backend: a tiny interpreter over model.graph.node in order.
 
-Each node is looked up in generator.reference.REFERENCES by (domain, op_type) and called with the
+Each node is looked up in generator.reference (lookup) by (domain, op_type) and called with the
 model's opset import of its domain. It is the yardstick for the suites (it must pass 100% of them) and
 runs where no other backend is installed.
 """
@@ -12,7 +12,7 @@ import onnx
 
 from generator.case import GENERATOR_VERSION
 from generator.interpret import NoFunction, Program, compile_model, run_program
-from generator.reference import REFERENCES
+from generator.reference import references
 from runners.backends.base import Backend, Unsupported, as_declared, io_types
 
 
@@ -25,7 +25,7 @@ class OpconformBackend(Backend):
     @property
     def native_ops(self) -> frozenset[str]:
         """Every node runs its own reference, never a model-local function body (case.json "native")."""
-        return frozenset(f"{d or 'ai.onnx'}::{op}" for d, op in REFERENCES)
+        return frozenset(f"{d or 'ai.onnx'}::{op}" for d, op in references())
 
     def prepare(self, model: onnx.ModelProto, case) -> Program:
         io_types(model)  # Unsupported for an element type the project does not know

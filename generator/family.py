@@ -1,0 +1,101 @@
+"""The family contract: what a family module declares, and the helpers that make its cases.
+
+A family is one module, generator/families/<name>.py, found by its file name (no central table). It has
+
+    FAMILY = Family(name, op, spec_file, ...)   what it tests; stamps every case's metadata (Family.meta)
+    PROFILES                                    the profile names it knows (quick, default, exhaustive)
+    work(profile, seed, max_opset) -> [unit]    units of generation, each a callable yielding Cases
+    CATALOGUE (optional)                        its named case functions (Catalogue), one per thing checked
+    hunt(max_opset), rebuild(args) (optional)   live hunting (generator/hunting.py)
+    extra_files(profile, seed, max_opset)       (optional) files written beside the cases
+
+and its reference, generator/reference/<name>.py, returns an Outcome (generator/outcome.py) per data set.
+`split` turns data sets and their outcomes into the node case of the defined ones and the probe case of the
+others, so no family sorts data sets itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from generator.case import Case, case_meta
+from generator.outcome import Outcome
+
+# what a probe case's compare says: it is never judged
+PROBE_COMPARE = {"mode": "none", "reason": "the spec defines no result"}
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str  # the module's name: "dynamic_quantize_linear"
+    op: str  # the operator: "DynamicQuantizeLinear"
+    spec_file: str  # the default spec text under ../spec (a case may name another)
+    domain: str = ""  # "" is ai.onnx
+
+    @property
+    def prefix(self) -> str:
+        """Case names start with it: test_<op in lower case>."""
+        return f"test_{self.op.lower()}"
+
+    def meta(self, *, opset: int, clause: str, compare: dict, flags: list[str], seed: int, params: dict,
+             spec_file: str | None = None, reading: str | None = None, **extra) -> dict:
+        """The case.json metadata of one case of this family (generator.case.case_meta)."""
+        return case_meta(op=self.op, domain=self.domain, opset=opset, family=self.name,
+                         spec_file=spec_file or self.spec_file, clause=clause, compare=compare, flags=flags,
+                         seed=seed, params=params, reading=reading, **extra)
+
+
+def probe_name(name: str) -> str:
+    return name if name.endswith("_probe") else f"{name}_probe"
+
+
+def split(name: str, datasets: Iterable[list[np.ndarray]], outcomes: Iterable[Outcome],
+          model_of: Callable[[list[np.ndarray]], object], meta_of: Callable[..., dict],
+          kind: str = "node") -> Iterator[Case]:
+    """The `kind` case (name) of the data sets whose outcome is defined, and the probe case (<name>_probe) of the
+    others, with the reasons in case.json "undefined".
+
+    model_of(inputs of the first data set) builds a case's model; meta_of(flags=None, compare=None, **extra)
+    its metadata: called with no arguments for the defined case, and with flags ["probe"], PROBE_COMPARE and
+    undefined=[reasons] for the probe."""
+    defined, outputs, undefined, reasons = [], [], [], set()
+    for inputs, outcome in zip(datasets, outcomes, strict=True):
+        if outcome.defined:
+            defined.append(inputs)
+            outputs.append(list(outcome.outputs))
+        else:
+            undefined.append(inputs)
+            reasons.update(outcome.reasons)
+    if defined:
+        yield Case(name, kind, model_of(defined[0]), defined, outputs, meta_of())
+    if undefined:
+        yield Case(probe_name(name), "probe", model_of(undefined[0]), undefined, None,
+                   meta_of(flags=["probe"], compare=dict(PROBE_COMPARE), undefined=sorted(reasons)))
+
+
+def split_elements(x: np.ndarray, outcome: Outcome) -> tuple[np.ndarray, Outcome, np.ndarray, list[str]]:
+    """An element-wise operator's one input split by its outcome: (defined x, their outcome, undefined x,
+    their reasons). Both parts are flat."""
+    bad = outcome.mask()
+    ok = ~bad
+    kept = Outcome(tuple(np.asarray(y)[ok] for y in outcome.outputs))
+    return x[ok], kept, x[bad], outcome.reasons
+
+
+class Catalogue(dict):
+    """A family's named case functions, in the order they are defined: `@CATALOGUE` registers a function under
+    prefix + its name, so each case is a short function named for what it checks."""
+
+    def __init__(self, prefix: str = ""):
+        super().__init__()
+        self.prefix = prefix
+
+    def __call__(self, fn: Callable) -> Callable:
+        key = self.prefix + fn.__name__
+        if key in self:
+            raise ValueError(f"two catalogue entries named {key}")
+        self[key] = fn
+        return fn

@@ -1,0 +1,75 @@
+"""The family contract (generator/family.py, generator/outcome.py) and discovery by module name."""
+
+import numpy as np
+import pytest
+
+from generator import families, reference
+from generator.case import node_model
+from generator.dtypes import get
+from generator.family import PROBE_COMPARE, Catalogue, Family, split, split_elements
+from generator.outcome import Outcome
+
+FAM = Family("demo", "Demo", "Demo.txt")
+
+
+def _model(inputs):
+    f = get("float")
+    return node_model("Relu", [("x", f, inputs[0].shape)], [("y", f, inputs[0].shape)], {}, 13)
+
+
+def _meta(flags=None, compare=None, **extra):
+    return FAM.meta(opset=13, clause="c", compare=compare or {"mode": "exact"}, flags=flags or ["edge"], seed=0,
+                    params={"what": "w"}, **extra)
+
+
+def test_an_outcome_names_its_undefined_reasons_and_where():
+    y = np.zeros(4, np.float32)
+    assert Outcome.of([y]).defined and Outcome.of([y]).reasons == []
+    whole = Outcome.of([y], "zero range")
+    assert not whole.defined and whole.reasons == ["zero range"] and whole.mask().all()
+    each = Outcome.by_element([y], np.array(["", "nan", "", "big"]))
+    assert each.reasons == ["big", "nan"]
+    assert each.mask().tolist() == [False, True, False, True]
+    # a reason whose mask is empty leaves nothing undefined
+    assert Outcome((y,), {"never": np.zeros(4, bool)}).defined
+
+
+def test_split_puts_defined_sets_in_the_node_case_and_the_rest_in_the_probe():
+    sets = [[np.full(2, v, np.float32)] for v in (1.0, 2.0, 3.0)]
+    outs = [Outcome.of(s) for s in sets[:1]] + [Outcome.of(sets[1], "b"), Outcome.of(sets[2], "a")]
+    node, probe = split("test_demo_w", sets, outs, _model, _meta)
+    assert node.kind == "node" and node.name == "test_demo_w" and len(node.inputs) == 1
+    assert node.meta["family"] == "demo" and node.meta["op"] == "Demo" and node.meta["flags"] == ["edge"]
+    assert probe.kind == "probe" and probe.name == "test_demo_w_probe" and len(probe.inputs) == 2
+    assert probe.outputs is None and probe.meta["undefined"] == ["a", "b"]
+    assert probe.meta["compare"] == PROBE_COMPARE and probe.meta["flags"] == ["probe"]
+    # a name that already says probe is not doubled; nothing defined gives no node case
+    (only,) = split("test_demo_x_probe", sets[1:], outs[1:], _model, _meta)
+    assert only.name == "test_demo_x_probe"
+
+
+def test_split_elements_keeps_defined_elements_with_their_outputs():
+    x = np.arange(4, dtype=np.float32)
+    ok_x, ok, bad_x, reasons = split_elements(x, Outcome.by_element([x * 2], np.array(["", "r", "", ""])))
+    assert ok_x.tolist() == [0, 2, 3] and ok.outputs[0].tolist() == [0, 4, 6]
+    assert bad_x.tolist() == [1] and reasons == ["r"]
+
+
+def test_a_catalogue_registers_named_functions_once():
+    cat = Catalogue("test_demo_")
+
+    @cat
+    def ties():
+        return 1
+
+    assert list(cat) == ["test_demo_ties"] and cat["test_demo_ties"]() == 1
+    with pytest.raises(ValueError, match="two catalogue entries"):
+        cat(ties)
+
+
+def test_families_and_references_are_found_by_module_name():
+    assert set(families.FAMILIES) >= {"cast", "convert_promote_types", "dynamic_quantize_linear", "layout",
+                                      "qlinear_conv"}
+    ops = {op for _, op in reference.references()}
+    assert {"Cast", "DynamicQuantizeLinear", "QLinearConv", "ConvertPromoteTypes", "Conv", "MaxPool"} <= ops
+    assert reference.lookup("ai.onnx", "Cast") is reference.lookup("", "Cast")
