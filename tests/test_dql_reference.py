@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from generator.outcome import Outcome
 from generator.reference import dynamic_quantize_linear as ref
 from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear
 
@@ -54,14 +55,15 @@ def slow_dql(values):
 
 def _check(x):
     x = np.asarray(x, dtype=F32)
-    y, scale, zp, why = dynamic_quantize_linear(x)
+    outcome = dynamic_quantize_linear(x)
+    y, scale, zp = outcome.outputs
     want = slow_dql(x)
     assert y.shape == x.shape and y.dtype == np.uint8 and scale.dtype == F32 and zp.dtype == np.uint8
     assert scale.shape == () and zp.shape == ()
     if want is None:
-        assert why, x
+        assert len(outcome.reasons) == 1 and outcome.mask().all(), x
         return
-    assert why == "", (x, why)
+    assert outcome.defined and not outcome.mask().any(), (x, outcome.reasons)
     wy, ws, wz = want
     assert y.ravel().tolist() == wy, x
     assert scale.view(np.uint32) == np.asarray(ws, F32).view(np.uint32), (x, scale, ws)
@@ -90,8 +92,9 @@ def _check(x):
     ([255 * TINY, TINY, 2.5 * TINY, 0.0], [255, 1, 2, 0], TINY, 0),
 ])
 def test_hand_computed_examples(x, y, scale, zp):
-    out_y, out_scale, out_zp, why = dynamic_quantize_linear(np.array(x, dtype=F32))
-    assert why == ""
+    outcome = dynamic_quantize_linear(np.array(x, dtype=F32))
+    out_y, out_scale, out_zp = outcome.outputs
+    assert outcome.defined
     assert out_y.tolist() == y
     assert float(out_scale) == scale and int(out_zp) == zp
     _check(x)
@@ -99,8 +102,9 @@ def test_hand_computed_examples(x, y, scale, zp):
 
 def test_onnx_example_from_its_summary():
     # DynamicQuantizeLinear's own example: scale 0.0196078438, zero point 153
-    y, scale, zp, why = dynamic_quantize_linear(np.array([0, 2, -3, -2.5, 1.34, 0.5], dtype=F32))
-    assert why == "" and int(zp) == 153 and scale == F32(5.0) / F32(255.0)
+    outcome = dynamic_quantize_linear(np.array([0, 2, -3, -2.5, 1.34, 0.5], dtype=F32))
+    y, scale, zp = outcome.outputs
+    assert outcome.defined and int(zp) == 153 and scale == F32(5.0) / F32(255.0)
     assert y.tolist() == [153, 255, 0, 26, 221, 179]
 
 
@@ -108,7 +112,7 @@ def test_scale_is_one_float32_division_not_float64():
     # a range whose float64 quotient rounds to a different float32 than the float32 division does not exist
     # for / 255 (correct rounding of one division); what must hold is Scale == fl32(fl32(max - min) / 255)
     x = np.array([3.0000002, -1.0000001, 0.3], dtype=F32)
-    _, scale, _, _ = dynamic_quantize_linear(x)
+    _, scale, _ = dynamic_quantize_linear(x).outputs
     assert scale == F32(F32(x.max() - x.min()) / F32(255))
 
 
@@ -126,8 +130,9 @@ def test_scale_is_one_float32_division_not_float64():
     ([np.inf, -np.inf], ref.UNDEF_ZP_NAN),  # -inf / inf
 ])
 def test_undefined_inputs_say_why(x, reason):
-    y, scale, zp, why = dynamic_quantize_linear(np.array(x, dtype=F32))
-    assert why == reason
+    outcome = dynamic_quantize_linear(np.array(x, dtype=F32))
+    y, scale, zp = outcome.outputs
+    assert isinstance(outcome, Outcome) and outcome.reasons == [reason] and outcome.mask().shape == y.shape
     assert y.shape == (len(x),) and y.dtype == np.uint8 and zp.dtype == np.uint8 and scale.dtype == F32
     assert slow_dql(x) is None
 
@@ -135,8 +140,9 @@ def test_undefined_inputs_say_why(x, reason):
 def test_smallest_range_that_does_not_underflow_is_defined():
     # 128 * 2**-149 / 255 rounds to 2**-149 (> half of it): defined, y saturates where x / scale > 255
     x = np.array([128 * DENORM, DENORM, 0.0], dtype=F32)
-    y, scale, zp, why = dynamic_quantize_linear(x)
-    assert why == "" and scale == F32(DENORM)
+    outcome = dynamic_quantize_linear(x)
+    y, scale, zp = outcome.outputs
+    assert outcome.defined and scale == F32(DENORM)
     assert y.tolist() == [128, 1, 0]
     _check(x)
 
@@ -147,7 +153,7 @@ def test_smallest_range_that_does_not_underflow_is_defined():
 def test_zero_point_and_y_ties_round_to_even():
     for k in range(0, 255, 17):
         x = np.array([-(k + 0.5), 254.5 - k], dtype=F32)  # range 255: scale 1, zero point tie k + 0.5
-        y, scale, zp, why = dynamic_quantize_linear(x)
+        _, scale, zp = dynamic_quantize_linear(x).outputs
         assert scale == 1.0 and int(zp) == (k if k % 2 == 0 else k + 1), k
         _check(x)
         near = np.nextafter(x[0], F32(0))  # -min / scale one ulp below the tie

@@ -68,8 +68,9 @@ def test_witness_case_kills_through_the_interpreter():
     assert case.name == "test_dynamicquantizelinear_witness_opset11" and F.group_key(case.meta) == "opset=11"
     assert sorted({n for names in case.meta["witnesses"] for n in names}) == sorted(FAULTS)
     for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
-        y, scale, zp, why = ref.dynamic_quantize_linear(inputs[0])
-        assert not why and np.array_equal(outputs[0], y) and np.array_equal(outputs[2], zp)
+        outcome = ref.dynamic_quantize_linear(inputs[0])
+        y, scale, zp = outcome.outputs
+        assert outcome.defined and np.array_equal(outputs[0], y) and np.array_equal(outputs[2], zp)
         for name in names:
             got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
             assert faults.differs(outputs, got, [dtypes.from_numpy(o.dtype) for o in outputs]), name
@@ -140,8 +141,9 @@ def test_half_away_matters_only_at_ties():
 def test_undefined_inputs_give_the_reference_placeholders():
     for x in (np.zeros(3, F32), np.array([np.nan, 1.0], F32), np.array([np.inf, 1.0], F32), np.zeros(0, F32),
               np.array([DENORM, 0.0], F32)):
-        y, scale, zp, why = ref.dynamic_quantize_linear(x)
-        assert why
+        outcome = ref.dynamic_quantize_linear(x)
+        y, scale, zp = outcome.outputs
+        assert not outcome.defined
         for fault in F.FAULTS:
             fy, fscale, fzp = fault.fn([x], {}, 11, [])
             assert np.array_equal(y, fy) and np.array_equal(zp, fzp) and scale.tobytes() == fscale.tobytes()

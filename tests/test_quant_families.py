@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from generator.families import dynamic_quantize_linear as dql
+from generator.family import PROBE_COMPARE, Catalogue, Family, probe_name
+from generator.outcome import Outcome
 from generator.families import qlinear_conv as qlc
 from generator.reference import dynamic_quantize_linear as dql_ref
 from generator.reference import qlinear_conv as qlc_ref
@@ -52,14 +54,31 @@ def test_dql_catalogue_is_complete(dql_cases):
     assert dql_cases["test_dynamicquantizelinear_single_element"].inputs[0][0].shape == (1,)
 
 
+def test_dql_follows_the_family_contract(dql_cases):
+    """FAMILY is a Family named for its module; the reference returns an Outcome; every catalogue function is a
+    case of that name with the family's metadata, its undefined data sets in the probe named after it."""
+    assert isinstance(dql.FAMILY, Family) and dql.FAMILY.name == dql.__name__.rsplit(".", 1)[1]
+    assert isinstance(dql.CATALOGUE, Catalogue) and "4d" in dql.CATALOGUE
+    assert isinstance(dql_ref.dynamic_quantize_linear(np.zeros(2, F32)), Outcome)
+    for name in dql.CATALOGUE:
+        case = f"{dql.FAMILY.prefix}_{name}"
+        assert case in dql_cases or probe_name(case) in dql_cases, name
+    for case in dql_cases.values():
+        assert (case.meta["family"], case.meta["op"]) == (dql.FAMILY.name, dql.FAMILY.op), case.name
+        assert case.meta["spec"]["file"] == dql.FAMILY.spec_file
+        if case.kind == "probe":
+            assert case.meta["compare"] == PROBE_COMPARE and case.meta["undefined"], case.name
+
+
 def test_dql_node_cases_match_the_reference_and_probes_are_undefined(dql_cases):
     for case in dql_cases.values():
         for i, [x] in enumerate(case.inputs):
-            y, scale, zp, why = dql_ref.dynamic_quantize_linear(x)
+            outcome = dql_ref.dynamic_quantize_linear(x)
             if case.kind == "probe":
-                assert why and why in case.meta["undefined"], case.name
+                assert outcome.reasons and set(outcome.reasons) <= set(case.meta["undefined"]), case.name
                 continue
-            assert why == "", case.name
+            assert outcome.defined, case.name
+            y, scale, zp = outcome.outputs
             ey, escale, ezp = case.outputs[i]
             assert np.array_equal(ey, y) and escale.tobytes() == scale.tobytes() and ezp == zp, case.name
 

@@ -55,8 +55,8 @@ BACKEND = textwrap.dedent('''
 
 def _suite(root: Path) -> Path:
     """Two DynamicQuantizeLinear cases and one QLinearConv case, written as a suite."""
-    dql_cases = {c.name: c for c in dql.cases_of("mixed", dql.edge_catalogue()["mixed"][0], ["edge"], 0)}
-    dql_cases.update({c.name: c for c in dql.cases_of("4d", dql.edge_catalogue()["4d"][0], ["edge"], 0)})
+    dql_cases = {c.name: c for what in ("mixed", "4d")
+                 for c in dql.cases_of(what, dql.CATALOGUE[what]()[1], ["edge"], 0)}
     conv = next(c for c in qlc.catalogue() if c.what == "pads_symmetric")
     cases = list(dql_cases.values()) + list(qlc.conv_cases(conv, 2, 0, ["edge"]))
     root.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """The DynamicQuantizeLinear family (ONNX DynamicQuantizeLinear-11): float32 x -> (y, y_scale, y_zero_point).
 
 Cases (test_dynamicquantizelinear_<what>), each one model with several data sets of one shape; every
-data set checks all three outputs:
+data set checks all three outputs. The edge cases and probes are CATALOGUE's functions, one per case:
   mixed / all_positive / all_negative        signs of x: zero point inside, at 0, at 255
   single_element / scalar / 4d               shapes (1,), 0-d, (2, 3, 4, 5)
   zero_point_ties / zero_point_near_ties     min chosen so that -min / y_scale is exactly k + 0.5 in
@@ -30,11 +30,11 @@ from typing import Callable, Iterator
 import numpy as np
 
 from generator import dtypes, sampling, witness
-from generator.case import Case, case_meta, node_model
+from generator.case import Case, node_model
+from generator.family import Catalogue, Family, split
 from generator.reference import dynamic_quantize_linear as ref
 
-FAMILY = "dynamic_quantize_linear"
-OP = "DynamicQuantizeLinear"
+FAMILY = Family("dynamic_quantize_linear", "DynamicQuantizeLinear", ref.SPEC_FILE)
 OPSET = 11
 F32 = np.float32
 FLT_MAX = float(np.finfo(F32).max)
@@ -138,81 +138,152 @@ def _pad(sets: list[np.ndarray]) -> list[np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------
-# the catalogue: what -> (data sets, flags)
+# the catalogue: one function per case, returning (flags, data sets: one x each)
 # ---------------------------------------------------------------------------------------------
-def edge_catalogue() -> dict[str, tuple[list[np.ndarray], list[str]]]:
-    cat: dict[str, tuple[list[np.ndarray], list[str]]] = {}
-    cat["mixed"] = ([_f32(v) for v in (
+CATALOGUE = Catalogue()
+EDGE, SHAPE, PROBE = ["edge"], ["edge", "shape"], ["probe"]
+_SINGLES = [1.0, -1.0, 3.5, -1e-3, 255.0, -255.0, FLT_MAX, -FLT_MAX, TINY, -TINY, 1e-40]
+_TIE_KS = [0, 1, 2, 3, 64, 127, 128, 200, 253, 254]  # zero point ties k + 0.5: even and odd k, both ends
+_TIE_RANGES = [(-1.0, 1.0), (0.0, 3.0), (-2.0, 0.0), (-0.3, 7.9), (-100.0, 27.0), (-1e-3, 5e-3)]
+
+
+def _named(name: str):
+    """Register a catalogue function under `name`, which no Python function can have (it starts with a digit)."""
+    def register(fn):
+        fn.__name__ = name
+        return CATALOGUE(fn)
+    return register
+
+
+@CATALOGUE
+def mixed():
+    """min < 0 < max: the zero point inside (0, 255)."""
+    return EDGE, [_f32(v) for v in (
         [0, 2, -3, -2.5, 1.34, 0.5],  # ONNX's own example: zero point 153
         [-1, 1, 0.1, -0.1, 0.5, -0.5],
         [-0.0, 1e-3, -7.25, 100.0, 3.0, -3.0],
         [1e-30, -1e-30, 1.0, -0.001, 0.0, 255.0],
         [-1e20, 1e20, 1.0, -1.0, 0.0, 3e19],
         [-128.0, 127.0, -64.5, 0.25, 63.75, 1.5],
-    )], ["edge"])
-    cat["all_positive"] = ([_f32(v) for v in (
+    )]
+
+
+@CATALOGUE
+def all_positive():
+    """min widened to 0: the zero point 0."""
+    return EDGE, [_f32(v) for v in (
         [1, 2.1, 1.3, 2.5, 3.34, 4.0], [0.0, 0.5, 1.0, 1.5, 2.0, 255.0], [3e-5, 1e-5, 2e-5, 7e-6, 9e-6, 1e-6],
         [7.0, 7.0, 7.0, 7.0, 7.0, 7.0], [1e30, 2e30, 5e29, 3e30, 1.5e30, 1e29],
-    )], ["edge"])
-    cat["all_negative"] = ([_f32(v) for v in (
+    )]
+
+
+@CATALOGUE
+def all_negative():
+    """max widened to 0: the zero point 255."""
+    return EDGE, [_f32(v) for v in (
         [-1.0, -2.1, -1.3, -2.5, -3.34, -4.0], [-0.0, -0.5, -1.0, -1.5, -2.0, -255.0],
         [-7.0, -7.0, -7.0, -7.0, -7.0, -7.0], [-1e30, -2e30, -5e29, -3e30, -1.5e30, -1e29],
-    )], ["edge"])
-    singles = [1.0, -1.0, 3.5, -1e-3, 255.0, -255.0, FLT_MAX, -FLT_MAX, TINY, -TINY, 1e-40]
-    cat["single_element"] = ([_f32([v]) for v in singles], ["edge", "shape"])
-    cat["scalar"] = ([_f32(v).reshape(()) for v in singles], ["edge", "shape"])
+    )]
+
+
+@CATALOGUE
+def single_element():
+    return SHAPE, [_f32([v]) for v in _SINGLES]
+
+
+@CATALOGUE
+def scalar():
+    return SHAPE, [_f32(v).reshape(()) for v in _SINGLES]
+
+
+@_named("4d")
+def four_d():
     grid = np.linspace(-3.0, 5.0, 120).reshape(2, 3, 4, 5)
-    cat["4d"] = ([_f32(grid), _f32(-grid[::-1] * 7.5), _f32(np.abs(grid))], ["edge", "shape"])
-    # zero point ties k + 0.5 (even and odd k, both ends) and their float32 neighbours
-    ks = [0, 1, 2, 3, 64, 127, 128, 200, 253, 254]
-    cat["zero_point_ties"] = (_pad([zero_point_input(k + 0.5, mx) for k, mx in zip(ks, [1.0, 3.0, 0.75, 10.0] * 3)]),
-                              ["edge"])
-    near = [(t, mx) for k, mx in zip(ks, [1.0, 5.0, 0.3] * 4) for t in _near(k + 0.5)]
-    cat["zero_point_near_ties"] = (_pad([zero_point_input(t, mx) for t, mx in near]), ["edge"])
-    ranges = [(-1.0, 1.0), (0.0, 3.0), (-2.0, 0.0), (-0.3, 7.9), (-100.0, 27.0), (-1e-3, 5e-3)]
-    cat["y_ties"] = (_pad([_tie_dataset(lo, hi, 48, False) for lo, hi in ranges]), ["edge"])
-    cat["y_near_ties"] = (_pad([_tie_dataset(lo, hi, 24, True) for lo, hi in ranges]), ["edge"])
-    cat["range_near_flt_max"] = ([_f32(v) for v in (
+    return SHAPE, [_f32(grid), _f32(-grid[::-1] * 7.5), _f32(np.abs(grid))]
+
+
+@CATALOGUE
+def zero_point_ties():
+    """-min / y_scale exactly k + 0.5 in float32: Round ties to even."""
+    return EDGE, _pad([zero_point_input(k + 0.5, mx) for k, mx in zip(_TIE_KS, [1.0, 3.0, 0.75, 10.0] * 3)])
+
+
+@CATALOGUE
+def zero_point_near_ties():
+    """-min / y_scale one float32 ulp to either side of k + 0.5."""
+    near = [(t, mx) for k, mx in zip(_TIE_KS, [1.0, 5.0, 0.3] * 4) for t in _near(k + 0.5)]
+    return EDGE, _pad([zero_point_input(t, mx) for t, mx in near])
+
+
+@CATALOGUE
+def y_ties():
+    """Elements with x / y_scale exactly j + 0.5: QuantizeLinear's ties to even."""
+    return EDGE, _pad([_tie_dataset(lo, hi, 48, False) for lo, hi in _TIE_RANGES])
+
+
+@CATALOGUE
+def y_near_ties():
+    """Elements with x / y_scale one float32 ulp off j + 0.5."""
+    return EDGE, _pad([_tie_dataset(lo, hi, 24, True) for lo, hi in _TIE_RANGES])
+
+
+@CATALOGUE
+def range_near_flt_max():
+    return EDGE, [_f32(v) for v in (
         [FLT_MAX, -(2.0**102), 0.5, 1e38, -1e30, 3e38],  # FLT_MAX + 2**102 rounds back to FLT_MAX
         [FLT_MAX / 2, -FLT_MAX / 2, 0.0, 1e38, -1e38, 1.0],
         [-FLT_MAX, 1.0, -1e38, -3e38, 0.0, -1.0],
         [FLT_MAX, FLT_MAX, 0.9 * FLT_MAX, 0.5 * FLT_MAX, 1.0, 0.0],
         [-FLT_MAX, -FLT_MAX, -0.9 * FLT_MAX, -0.5 * FLT_MAX, -1.0, -0.0],
-    )], ["edge"])
-    # X_Range overflows to +inf: y_scale = inf, zero point 0 - (min / inf) = 0, y = x / inf = 0
-    cat["range_overflow"] = ([_f32(v) for v in (
+    )]
+
+
+@CATALOGUE
+def range_overflow():
+    """X_Range overflows to +inf: y_scale = inf, zero point 0 - (min / inf) = 0, y = x / inf = 0."""
+    return EDGE, [_f32(v) for v in (
         [FLT_MAX, -FLT_MAX, 0.0, 1.0, -1.0, 1e38],
         [FLT_MAX, -FLT_MAX / 1024, 3e38, -1e35, 2.0, -2.0],
         [2e38, -2e38, 1e38, -1e38, 0.5, -0.5],
         [FLT_MAX, -(2.0**103), 1.0, -1.0, 0.0, 2.0],  # FLT_MAX + 2**103: the halfway point, to even: inf
-    )], ["edge"])
-    cat["range_smallest_normal"] = ([_f32(v) for v in (
+    )]
+
+
+@CATALOGUE
+def range_smallest_normal():
+    return EDGE, [_f32(v) for v in (
         [255 * TINY, 0.0, TINY, 100 * TINY, 254.5 * TINY, 0.5 * TINY],  # y_scale = the smallest normal
         [-255 * TINY, -TINY, -0.5 * TINY, -128 * TINY, -127.5 * TINY, 0.0],
         [256 * TINY, -TINY, TINY, 2 * TINY, -3 * TINY, 17 * TINY],
         [510 * TINY, -255 * TINY, 3 * TINY, -2.5 * TINY, 0.0, 1.5 * TINY],
-    )], ["edge"])
-    cat["scale_subnormal"] = ([_f32(v) for v in (
+    )]
+
+
+@CATALOGUE
+def scale_subnormal():
+    return EDGE, [_f32(v) for v in (
         [TINY, 0.0, 0.5 * TINY, 0.25 * TINY, 0.75 * TINY, DENORM],  # y_scale = TINY / 255 (subnormal)
         [-TINY, TINY, 0.0, -0.5 * TINY, DENORM, -DENORM],
         [255 * DENORM, DENORM, 2 * DENORM, 127 * DENORM, 128 * DENORM, 0.0],  # y_scale = 2**-149
         [300 * DENORM, -DENORM, 0.0, 5 * DENORM, 150 * DENORM, 299 * DENORM],  # y_scale rounds a lot
-    )], ["edge"])
-    return cat
+    )]
 
 
-def probe_catalogue() -> dict[str, list[np.ndarray]]:
-    """Inputs the spec leaves undefined (the reference says why), by case."""
-    return {
-        "probe": [_f32(v) for v in (
-            [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [-0.0, 0.0, -0.0, 0.0, -0.0, 0.0],
-            [DENORM, 0.0, DENORM, DENORM, 0.0, 0.0], [-DENORM, 0.0, -DENORM, 0.0, 0.0, 0.0],  # y_scale 0
-            [np.nan, 1.0, -1.0, 0.0, 2.0, 3.0], [1.0, 2.0, 3.0, -np.nan, 0.0, 0.5],
-            [np.inf, 1.0, -1.0, 0.0, 2.0, 3.0], [-np.inf, 1.0, -1.0, 0.0, 2.0, 3.0],
-            [np.inf, -np.inf, 0.0, 1.0, -1.0, 0.5],
-        )],
-        "empty_probe": [np.zeros((0,), dtype=F32)],
-    }
+@CATALOGUE
+def probe():
+    """Inputs the spec leaves undefined (the reference says why): y_scale 0, NaN, infinities."""
+    return PROBE, [_f32(v) for v in (
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [-0.0, 0.0, -0.0, 0.0, -0.0, 0.0],
+        [DENORM, 0.0, DENORM, DENORM, 0.0, 0.0], [-DENORM, 0.0, -DENORM, 0.0, 0.0, 0.0],  # y_scale 0
+        [np.nan, 1.0, -1.0, 0.0, 2.0, 3.0], [1.0, 2.0, 3.0, -np.nan, 0.0, 0.5],
+        [np.inf, 1.0, -1.0, 0.0, 2.0, 3.0], [-np.inf, 1.0, -1.0, 0.0, 2.0, 3.0],
+        [np.inf, -np.inf, 0.0, 1.0, -1.0, 0.5],
+    )]
+
+
+@CATALOGUE
+def empty_probe():
+    return PROBE, [np.zeros((0,), dtype=F32)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,37 +342,22 @@ def large_input(n: int, seed: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # cases
 # ---------------------------------------------------------------------------------------------
-def _model(shape: tuple):
+def _model(inputs: list[np.ndarray]):
+    shape = inputs[0].shape
     f32, u8 = dtypes.get("float"), dtypes.get("uint8")
-    return node_model(OP, [("x", f32, shape)], [("y", u8, shape), ("y_scale", f32, ()), ("y_zero_point", u8, ())],
-                      {}, OPSET)
+    return node_model(FAMILY.op, [("x", f32, shape)],
+                      [("y", u8, shape), ("y_scale", f32, ()), ("y_zero_point", u8, ())], {}, OPSET)
 
 
-def _meta(what: str, seed: int, flags: list[str], compare: dict, **extra) -> dict:
-    return case_meta(op=OP, domain="", opset=OPSET, family=FAMILY, spec_file=ref.SPEC_FILE, clause=CLAUSE,
-                     compare=compare, flags=flags, seed=seed, params={"what": what}, **extra)
+def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int, **extra) -> Iterator[Case]:
+    """The node case test_dynamicquantizelinear_<what> of the defined data sets (one x each) and the probe case
+    of the others (generator.family.split); `extra` goes into case.json."""
+    def meta_of(flags: list[str] = flags, compare: dict = COMPARE, **more) -> dict:
+        return FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=compare, flags=flags, seed=seed,
+                           params={"what": what}, **extra, **more)
 
-
-def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int) -> Iterator[Case]:
-    """The node case of the defined data sets and the probe case (<what>_probe) of the undefined ones."""
-    defined, undefined, reasons = [], [], set()
-    for x in datasets:
-        y, scale, zp, why = ref.dynamic_quantize_linear(x)
-        if why:
-            undefined.append(x)
-            reasons.add(why)
-        else:
-            defined.append((x, [y, scale, zp]))
-    if defined:
-        shape = defined[0][0].shape
-        yield Case(f"test_dynamicquantizelinear_{what}", "node", _model(shape), [[x] for x, _ in defined],
-                   [outs for _, outs in defined], _meta(what, seed, flags, COMPARE))
-    if undefined:
-        name = what if what.endswith("probe") else f"{what}_probe"
-        yield Case(f"test_dynamicquantizelinear_{name}", "probe", _model(undefined[0].shape),
-                   [[x] for x in undefined], None,
-                   _meta(what, seed, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
-                         undefined=sorted(reasons)))
+    yield from split(f"{FAMILY.prefix}_{what}", [[x] for x in datasets],
+                     [ref.dynamic_quantize_linear(x) for x in datasets], _model, meta_of)
 
 
 def witness_cases() -> Iterator[Case]:
@@ -309,8 +365,7 @@ def witness_cases() -> Iterator[Case]:
     dynamic_quantize_linear.json): test_dynamicquantizelinear_witness_<group>, one data set per distinct
     witness x (float32 values as decimals that read back exactly), expected outputs from the reference;
     case.json "witnesses" names the faults each data set was built for."""
-    for key, group in sorted(witness.load(FAMILY)["groups"].items()):
-        what = "witness_" + key.replace("=", "").replace(" ", "_")
+    for key, group in sorted(witness.load(FAMILY.name)["groups"].items()):
         sets, made_for, seen = [], [], {}
         for name, entry in sorted(group["faults"].items()):
             for wit in entry.get("witnesses", []):
@@ -318,42 +373,39 @@ def witness_cases() -> Iterator[Case]:
                 if x.tobytes() in seen:
                     made_for[seen[x.tobytes()]].append(name)
                     continue
-                y, scale, zp, why = ref.dynamic_quantize_linear(x)
-                if why:
-                    raise ValueError(f"witness catalogue: a {name} witness of {key!r} is undefined: {why}")
+                reasons = ref.dynamic_quantize_linear(x).reasons
+                if reasons:
+                    raise ValueError(f"witness catalogue: a {name} witness of {key!r} is undefined: {reasons[0]}")
                 seen[x.tobytes()] = len(sets)
-                sets.append((x, [y, scale, zp]))
+                sets.append(x)
                 made_for.append([name])
         if sets:
-            yield Case(f"test_dynamicquantizelinear_{what}", "node", _model(sets[0][0].shape), [[x] for x, _ in sets],
-                       [outs for _, outs in sets], _meta(what, 0, ["witness"], COMPARE, witnesses=made_for))
+            what = "witness_" + key.replace("=", "").replace(" ", "_")
+            yield from cases_of(what, sets, ["witness"], 0, witnesses=made_for)
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
-    """Units of generation: the edge catalogue, the probes, the large case, each random case."""
+    """Units of generation: the catalogue, the large case, each random case."""
     if max_opset < OPSET:
         return []
     opts = PROFILES[profile]
 
-    def edges() -> Iterator[Case]:
-        for what, (sets, flags) in edge_catalogue().items():
-            yield from cases_of(what, sets, flags, 0)
-
-    def probes() -> Iterator[Case]:
-        for what, sets in probe_catalogue().items():
-            yield from cases_of(what, sets, ["probe"], 0)
+    def catalogue() -> Iterator[Case]:
+        for name, build in CATALOGUE.items():
+            flags, sets = build()
+            yield from cases_of(name, sets, flags, 0)
 
     def large() -> Iterator[Case]:
-        s = sampling.case_seed(seed, "test_dynamicquantizelinear_large_random")
+        s = sampling.case_seed(seed, f"{FAMILY.prefix}_large_random")
         yield from cases_of("large_random", [large_input(opts["large"], s), -large_input(opts["large"], s + 1)],
                             ["large", "random"], s)
 
     def random(n: int) -> Iterator[Case]:
         what = f"length{n}_random"
-        s = sampling.case_seed(seed, f"test_dynamicquantizelinear_{what}")
+        s = sampling.case_seed(seed, f"{FAMILY.prefix}_{what}")
         yield from cases_of(what, random_inputs(n, opts["random"], s), ["random"], s)
 
-    units = [edges, probes, witness_cases]
+    units = [catalogue, witness_cases]
     if opts["large"]:
         units.append(large)
     if opts["random"]:

@@ -15,12 +15,15 @@ is IEEE 754 binary32 with round-to-nearest-even and gradual underflow, so each s
 The spec leaves a result undefined where a step has no value: ReduceMin / ReduceMax of no element, a
 NaN reaching the Cast of the zero point or the rounding of y (0 / 0, inf / inf, NaN in x), and a
 Scale of 0 (all-zero x, or a range that underflows), which QuantizeLinear would divide by. The
-reference reports each such input (`why`), and the family sends it to a probe case.
+reference's Outcome (generator/outcome.py) names the reason such an input is undefined as a whole, and the
+family sends it to a probe case.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from generator.outcome import Outcome
 
 F32 = np.float32
 Q_MIN, Q_MAX = F32(0), F32(255)
@@ -54,34 +57,35 @@ def quantization_parameters(x: np.ndarray) -> tuple[np.float32, np.float32]:
     return scale, initial_zero_point
 
 
-def dynamic_quantize_linear(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+def dynamic_quantize_linear(x: np.ndarray) -> Outcome:
     """DynamicQuantizeLinear of a float32 tensor [DynamicQuantizeLinear-11: summary and function body].
 
-    Returns (y, y_scale, y_zero_point, why): y uint8 of x's shape, y_scale a 0-d float32, y_zero_point
-    a 0-d uint8, and why "" where every step of the function body is defined, else the reason it is not
-    (the three outputs are then placeholders of the right type and shape)."""
+    The Outcome's outputs are (y, y_scale, y_zero_point): y uint8 of x's shape, y_scale a 0-d float32,
+    y_zero_point a 0-d uint8. Where a step of the function body has no value, the input is undefined as a
+    whole for that reason (UNDEF_*) and the outputs are placeholders of the right type and shape."""
     x = np.asarray(x, dtype=F32)
     y = np.zeros(x.shape, dtype=np.uint8)
+    no_zero_point = np.array(0, dtype=np.uint8)
     if x.size == 0:
-        return y, np.array(0, dtype=F32), np.array(0, dtype=np.uint8), UNDEF_EMPTY
+        return Outcome.of((y, np.array(0, dtype=F32), no_zero_point), UNDEF_EMPTY)
     if np.isnan(x).any():
-        return y, np.array(0, dtype=F32), np.array(0, dtype=np.uint8), UNDEF_X_NAN
+        return Outcome.of((y, np.array(0, dtype=F32), no_zero_point), UNDEF_X_NAN)
     scale, initial_zero_point = quantization_parameters(x)
     if scale == 0:
-        return y, np.array(scale), np.array(0, dtype=np.uint8), UNDEF_SCALE_ZERO
+        return Outcome.of((y, np.array(scale), no_zero_point), UNDEF_SCALE_ZERO)
     # Clip then Round (ties to even); Clip keeps NaN, which only -inf / inf produces here
     rounded = np.rint(np.clip(initial_zero_point, Q_MIN, Q_MAX))
     if np.isnan(rounded):
-        return y, np.array(scale), np.array(0, dtype=np.uint8), UNDEF_ZP_NAN
+        return Outcome.of((y, np.array(scale), no_zero_point), UNDEF_ZP_NAN)
     zero_point = np.array(rounded, dtype=np.uint8)
     with np.errstate(all="ignore"):
         q = np.rint(x / scale)  # float32 division, then ties-to-even
     if np.isnan(q).any():
-        return y, np.array(scale), zero_point, UNDEF_Y_NAN
+        return Outcome.of((y, np.array(scale), zero_point), UNDEF_Y_NAN)
     # saturate(q + zero point): in float64, where q + zero point is exact for every |q| < 2**52
     # and larger |q| saturates the same whatever the rounding
     y = np.clip(q.astype(np.float64) + float(zero_point), 0.0, 255.0).astype(np.uint8)
-    return y, np.array(scale), zero_point, ""
+    return Outcome.of((y, np.array(scale), zero_point))
 
 
 def dynamic_quantize_linear_node(inputs: list[np.ndarray], attrs: dict, opset: int,
@@ -89,8 +93,7 @@ def dynamic_quantize_linear_node(inputs: list[np.ndarray], attrs: dict, opset: i
     """DynamicQuantizeLinear as a graph node, for the opconform backend [DynamicQuantizeLinear-11].
 
     An undefined input gives the placeholders (the suite has no expectation for it)."""
-    y, scale, zero_point, _ = dynamic_quantize_linear(inputs[0])
-    return [y, scale, zero_point]
+    return list(dynamic_quantize_linear(inputs[0]).outputs)
 
 
 # (domain, op) -> node function: generator.reference.lookup finds it here
