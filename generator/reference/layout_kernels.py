@@ -198,13 +198,33 @@ def slice_(x, starts, ends, steps) -> np.ndarray:
     return x[tuple(idx)].copy()
 
 
+EMPTY_MEAN = "ReduceMean over an empty set (onnx.defs ReduceMean-18: undefined)"
+
+
 def reduce(x, kind: str, axes, keepdims: bool) -> np.ndarray:
     """Mean or max over `axes` (negative axes count from the end), ONNX ReduceMean-18 / ReduceMax-18,
-    TFLite MEAN / REDUCE_MAX."""
+    TFLite MEAN / REDUCE_MAX. The max of an empty set is minus infinity (ReduceMax-18); the mean of one is
+    undefined (reduce_undefined), NaN here."""
     xf = _f64(x)
     ax = tuple(sorted({norm_axis(a, xf.ndim) for a in axes}))
-    fn = {"mean": np.mean, "max": np.max}[kind]
-    return _out(fn(xf, axis=ax, keepdims=bool(keepdims)))
+    if kind == "max":
+        return _out(np.max(xf, axis=ax, keepdims=bool(keepdims), initial=-np.inf))
+    if kind != "mean":
+        raise ValueError(f"reduce kind {kind!r}")
+    if xf.size == 0:  # numpy warns of an empty mean: NaN, without the warning
+        return np.full(np.sum(xf, axis=ax, keepdims=bool(keepdims)).shape, np.nan, F32)
+    return _out(np.mean(xf, axis=ax, keepdims=bool(keepdims)))
+
+
+def reduce_undefined(x, kind: str, axes) -> str | None:
+    """Why the spec leaves a reduction's result undefined (None: it is defined): a mean whose reduced axes
+    hold no element while its output holds some (onnx.defs ReduceMean-18: "Reduction over an empty set of
+    values yields undefined")."""
+    shape = np.shape(x)
+    ax = {norm_axis(a, len(shape)) for a in axes}
+    reduced = int(np.prod([shape[a] for a in ax]))
+    kept = int(np.prod([s for i, s in enumerate(shape) if i not in ax]))
+    return EMPTY_MEAN if kind == "mean" and reduced == 0 and kept > 0 else None
 
 
 def softmax(x, axis: int) -> np.ndarray:
