@@ -11,7 +11,7 @@ from generator.families import layout as fam
 from generator.reference import layout as L
 from generator.reference import layout_faults as LF
 
-CATALOGUE = witness.load(LF.FAMILY)
+CATALOGUE = witness.load(fam.FAMILY.name)
 
 
 @pytest.fixture(scope="module")

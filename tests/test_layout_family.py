@@ -11,7 +11,10 @@ import onnx
 import pytest
 
 from generator.families import layout as family
+from generator.family import PROBE_COMPARE, Catalogue, Family
+from generator.outcome import Outcome
 from generator.reference import layout as L
+from generator.reference import layout_kernels as K
 from generator.serialize import CaseError, case_files, read_case, write_case
 from generator.tflite_writer import TfliteError, read_tflite, write_tflite
 from runners.backends import registry
@@ -181,7 +184,7 @@ def test_tflite_writer_round_trip(name):
     back = read_tflite(write_tflite(g))
     assert back.inputs == g.inputs and back.outputs == g.outputs
     xs = [np.random.default_rng(1).uniform(-1, 2, g.tensors[n].shape).astype(np.float32) for n in g.inputs]
-    for a, b in zip(L.run(g, xs), L.run(back, xs)):
+    for a, b in zip(L.run(g, xs).outputs, L.run(back, xs).outputs, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -198,3 +201,52 @@ def test_tflite_reader_refuses_what_is_not_tflite():
         write_tflite(bad)
     with pytest.raises(ValueError, match="form 'tflite'"):
         write_tflite(L.convert(g).graph)
+
+
+def test_the_family_follows_the_contract(suite):
+    """FAMILY is a Family named for its module; PATTERNS a Catalogue of test_layout_<function>; the graph
+    runner returns an Outcome; every case's metadata is FAMILY's, with its pattern's operator as "op"."""
+    assert isinstance(family.FAMILY, Family) and family.FAMILY.name == family.__name__.rsplit(".", 1)[1]
+    assert isinstance(family.PATTERNS, Catalogue) and family.PATTERNS.prefix == "test_layout_"
+    assert all(name == f"test_layout_{fn.__name__}" for name, fn in family.PATTERNS.items())
+    p = family.PATTERNS["test_layout_split_channel_axis"](np.random.default_rng(0))
+    xs = [np.zeros(p.graph.tensors[n].shape, np.float32) for n in p.graph.inputs]
+    out = L.run(p.graph, xs)
+    assert isinstance(out, Outcome) and out.defined and len(out.outputs) == 2
+    for name in NAMES:
+        meta = _load(suite, name).meta
+        assert meta["family"] == "layout" and meta["spec"]["file"] == family.FAMILY.spec_file
+        assert meta["op"] == family.PATTERNS[name](np.random.default_rng(0)).op
+    assert not (suite / "probe").exists()  # seeded finite data: every suite data set is defined
+
+
+def _empty_mean() -> family.Pattern:
+    """(1, 0, 3) NWC, Mean over W (empty) keepdims: 3 elements, each the mean of no value."""
+    g = L.new_graph("tflite")
+    g.add("x", (1, 0, 3))
+    g.inputs = ["x"]
+    g.op("mean", ["x"], [("y", (1, 1, 3))], axes=[1], keepdims=True)
+    g.outputs = ["y"]
+    return family.Pattern("ReduceMean", family.PROPAGATION, g, {"x": L.last_to_first(3)}, what="empty mean")
+
+
+def test_a_mean_of_no_value_is_undefined_and_goes_to_the_probe(tmp_path):
+    """onnx.defs ReduceMean-18: "Reduction over an empty set of values yields undefined"; ReduceMax-18: minus
+    infinity, which is defined."""
+    x = np.zeros((1, 0, 3), np.float32)
+    assert K.reduce_undefined(x, "mean", [1]) == K.EMPTY_MEAN
+    assert K.reduce_undefined(x, "mean", [0]) is None  # no output element: nothing undefined
+    assert K.reduce_undefined(x, "max", [1]) is None
+    assert K.reduce(x, "max", [1], True).tolist() == [[[-np.inf] * 3]]
+    p = _empty_mean()
+    out = L.run(p.graph, [x])
+    assert out.reasons == [K.EMPTY_MEAN] and out.outputs[0].shape == (1, 1, 3)
+    (probe,) = family.assemble(p, "test_layout_empty_mean", 0, [[x], [x]])
+    assert probe.name == "test_layout_empty_mean_probe" and probe.kind == "probe" and probe.twin is None
+    assert probe.outputs is None and len(probe.inputs) == 2 and probe.inputs[0][0].shape == (1, 3, 0)
+    assert probe.meta["undefined"] == [K.EMPTY_MEAN] and probe.meta["compare"] == PROBE_COMPARE
+    assert probe.meta["flags"] == ["probe"] and probe.meta["op"] == "ReduceMean"
+    write_case(probe, tmp_path)
+    assert read_case(tmp_path / "probe" / probe.name).kind == "probe"
+    with pytest.raises(ValueError, match="undefined"):
+        family.build_case(lambda rng: _empty_mean(), "test_layout_empty_mean", 0, 1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
@@ -27,13 +27,15 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from generator import sampling
-from generator.case import Case, Twin, case_meta, finish_model
+from generator.case import Case, Twin, finish_model
+from generator.family import Catalogue, Family, split
 from generator.hunting import Example
+from generator.outcome import Outcome
 from generator.reference import layout as L
 from generator.tflite_writer import write_tflite
 
-FAMILY = "layout"
-SPEC_FILE = "layout-semantic-conversion.txt"
+# op "Layout" names the cases (test_layout_...); each case.json "op" is its pattern's operator (Pattern.op)
+FAMILY = Family("layout", "Layout", "layout-semantic-conversion.txt")
 OPSET = 18  # ReduceMean / ReduceMax / Split / Pad / Slice take their parameters as inputs
 PROFILES = {"quick": dict(datasets=1), "default": dict(datasets=2), "exhaustive": dict(datasets=4)}
 
@@ -234,8 +236,8 @@ def _hypothesis_strategies():
     return strategies
 
 
-def build_case(make: Callable[..., Pattern], name: str, seed: int, datasets: int) -> Case:
-    """Both forms of a pattern, the data sets, and the expected outputs from the TFLite form."""
+def build(make: Callable[..., Pattern], name: str, seed: int, datasets: int) -> list[Case]:
+    """Both forms of a pattern, the data sets, and the expected outputs from the TFLite form (assemble)."""
     cseed = sampling.case_seed(seed, name)
     rng = sampling.Stream(cseed)
     p = make(rng)  # draws the weights first
@@ -243,31 +245,52 @@ def build_case(make: Callable[..., Pattern], name: str, seed: int, datasets: int
     return assemble(p, name, cseed, data)
 
 
-def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]], params: dict | None = None) -> Case:
-    """The graph case of a pattern: data holds the TFLite-form inputs of each data set; the expected outputs
-    come from the TFLite form, the ONNX form's inputs and outputs are the same arrays with the converter's
-    layout map applied. seed: case.json "seed" (the pattern's weights were drawn from a Stream of it);
-    params: fields added to case.json "params"."""
+def build_case(make: Callable[..., Pattern], name: str, seed: int, datasets: int) -> Case:
+    """The graph case of a pattern (build), whose seeded finite data sets are all defined."""
+    cases = build(make, name, seed, datasets)
+    if [c.kind for c in cases] != ["graph"]:
+        raise ValueError(f"{name}: a data set's result is undefined ({cases[-1].meta.get('undefined')})")
+    return cases[0]
+
+
+def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]],
+             params: dict | None = None) -> list[Case]:
+    """The graph case of a pattern, and the probe of its undefined data sets if any (generator.family.split):
+    data holds the TFLite-form inputs of each data set; the expected outputs come from the TFLite form, the
+    ONNX form's inputs and outputs are the same arrays with the converter's layout map applied. The graph
+    case carries the TFLite form as its twin; a probe has none (a twin's data sets hold expected outputs).
+    seed: case.json "seed" (the pattern's weights were drawn from a Stream of it); params: fields added to
+    case.json "params"."""
     cv = L.convert(p.graph, p.explicit)
     tfl = p.graph
-    t_inputs, t_outputs, o_inputs, o_outputs = [], [], [], []
-    for xs in data:
-        ys = L.run(tfl, xs)
-        t_inputs.append(xs)
-        t_outputs.append(ys)
-        o_inputs.append([np.ascontiguousarray(x.transpose(cv.perm(n))) for n, x in zip(tfl.inputs, xs)])
-        o_outputs.append([np.ascontiguousarray(y.transpose(cv.perm(n))) for n, y in zip(tfl.outputs, ys)])
-    twin = Twin(
-        format="tflite", model=write_tflite(tfl, description=name),
-        input_names=list(tfl.inputs), output_names=list(tfl.outputs),
-        input_perms=[list(L.inverse(cv.perm(n))) for n in tfl.inputs],
-        output_perms=[list(L.inverse(cv.perm(n))) for n in tfl.outputs],
-        inputs=t_inputs, outputs=t_outputs)
-    meta = case_meta(op=p.op, domain="", opset=OPSET, family=FAMILY, spec_file=SPEC_FILE, clause=p.clause,
-                     compare=compare_spec(list(tfl.outputs), t_outputs), flags=["random", "layout"], seed=seed,
-                     params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
-                             "ops": [op.type for op in tfl.ops], **(params or {})})
-    return Case(name, "graph", onnx_model(cv.graph, name), o_inputs, o_outputs, meta, twin)
+
+    def onnx_form(names: list[str], arrays) -> list[np.ndarray]:
+        return [np.ascontiguousarray(a.transpose(cv.perm(n))) for n, a in zip(names, arrays)]
+
+    outcomes = [L.run(tfl, xs) for xs in data]
+    defined = [(xs, list(o.outputs)) for xs, o in zip(data, outcomes) if o.defined]
+
+    def meta_of(flags: list[str] | None = None, compare: dict | None = None, **extra) -> dict:
+        return replace(FAMILY, op=p.op).meta(
+            opset=OPSET, clause=p.clause, compare=compare or compare_spec(list(tfl.outputs), [y for _, y in defined]),
+            flags=flags or ["random", "layout"], seed=seed,
+            params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
+                    "ops": [op.type for op in tfl.ops], **(params or {})}, **extra)
+
+    def with_twin(case: Case) -> Case:
+        if case.kind != "graph":
+            return case
+        return replace(case, twin=Twin(
+            format="tflite", model=write_tflite(tfl, description=name),
+            input_names=list(tfl.inputs), output_names=list(tfl.outputs),
+            input_perms=[list(L.inverse(cv.perm(n))) for n in tfl.inputs],
+            output_perms=[list(L.inverse(cv.perm(n))) for n in tfl.outputs],
+            inputs=[xs for xs, _ in defined], outputs=[ys for _, ys in defined]))
+
+    return [with_twin(c) for c in split(name, [onnx_form(tfl.inputs, xs) for xs in data],
+                                        [Outcome(tuple(onnx_form(tfl.outputs, o.outputs)), o.undefined)
+                                         for o in outcomes],
+                                        lambda _: onnx_model(cv.graph, name), meta_of, kind="graph")]
 
 
 _BY_WHAT: dict[str, str] = {}
@@ -275,7 +298,7 @@ _BY_WHAT: dict[str, str] = {}
 
 def source_pattern(meta: dict) -> Pattern:
     """The pattern of a graph case (its TFLite-form source graph and explicit layouts) rebuilt as it was made:
-    a hunted case from its params "pattern" and "sizes" (hunted_case); a suite case as build_case made it,
+    a hunted case from its params "pattern" and "sizes" (hunted_cases); a suite case as build made it,
     PATTERNS[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's "name",
     or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
     (generator/reference/layout_faults.py)."""
@@ -295,20 +318,15 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
     if max_opset is not None and max_opset < OPSET:
         return []
     datasets = PROFILES[profile]["datasets"]
-    return [lambda n=n, m=m: iter([build_case(m, n, seed, datasets)]) for n, m in sorted(PATTERNS.items())]
+    return [lambda n=n, m=m: iter(build(m, n, seed, datasets)) for n, m in sorted(PATTERNS.items())]
 
 
 # ---------------------------------------------------------------------------------------
 # the patterns (TFLite form: NHWC, OHWI weights)
 # ---------------------------------------------------------------------------------------
-PATTERNS: dict[str, Callable[..., Pattern]] = {}
-
-
-def _pattern(fn: Callable[..., Pattern]):
-    """A pattern: fn(rng, d=None) -> Pattern draws its weights from rng and takes its sizes and attribute values
-    from d (Dims; None: the suite's)."""
-    PATTERNS[f"test_layout_{fn.__name__}"] = fn
-    return fn
+# A pattern: fn(rng, d=None) -> Pattern draws its weights from rng and takes its sizes and attribute values
+# from d (Dims; None: the suite's); @PATTERNS names its case test_layout_<fn name>.
+PATTERNS = Catalogue(FAMILY.prefix + "_")
 
 
 class _B:
@@ -377,7 +395,7 @@ def _stride_text(strides) -> str:
     return str(strides[0]) if len(set(strides)) == 1 else _window_text(strides)
 
 
-@_pattern
+@PATTERNS
 def conv_elementwise_chain(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -409,20 +427,20 @@ def _concat(b: _B, axis: int, other_c: int = 2, ambiguous: bool = False) -> L.Gr
     return b.done(b.op("concat", [c, x2], "y", axis=axis))
 
 
-@_pattern
+@PATTERNS
 def conv_concat_channel_axis(rng, d=None) -> Pattern:
     return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), 3),
                    what="Concat axis 3 (C) of a Conv output and a graph input propagation reaches only through "
                         "the Concat: ONNX axis 1, the second input NCHW too")
 
 
-@_pattern
+@PATTERNS
 def conv_concat_negative_axis(rng, d=None) -> Pattern:
     return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), -1),
                    what="Concat axis -1 (C): ONNX axis -3")
 
 
-@_pattern
+@PATTERNS
 def conv_concat_height_negative_axis(rng, d=None) -> Pattern:
     g = _concat(_B(rng, d), -3, other_c=8)
     h, total = g.tensors["conv"].shape[1], g.tensors["y"].shape[1]
@@ -430,7 +448,7 @@ def conv_concat_height_negative_axis(rng, d=None) -> Pattern:
                    what=f"Concat axis -3 (H, {h} + {total - h} = {total}): ONNX axis -2")
 
 
-@_pattern
+@PATTERNS
 def conv_concat_ambiguous_4x4x4(rng, d=None) -> Pattern:
     g = _concat(_B(rng, d), 3, ambiguous=True)
     s = g.tensors["conv"].shape[1]
@@ -449,7 +467,7 @@ def _conv_to_fc(b: _B, terminate: str) -> tuple[L.Graph, list[int]]:
     return b.done(b.op("fully_connected", [f, w, bias], "y")), shape
 
 
-@_pattern
+@PATTERNS
 def conv_reshape_fully_connected(rng, d=None) -> Pattern:
     g, shape = _conv_to_fc(_B(rng, d), "reshape")
     return Pattern("Reshape", PROPAGATION, g,
@@ -457,14 +475,14 @@ def conv_reshape_fully_connected(rng, d=None) -> Pattern:
                         "NHWC's, so the ONNX graph must restore NHWC before it")
 
 
-@_pattern
+@PATTERNS
 def conv_flatten_fully_connected(rng, d=None) -> Pattern:
     g, _ = _conv_to_fc(_B(rng, d), "flatten")
     return Pattern("Flatten", PROPAGATION, g,
                    what="Conv -> Flatten -> FullyConnected (Gemm): as with Reshape")
 
 
-@_pattern
+@PATTERNS
 def reshape_conv(rng, d=None) -> Pattern:
     b = _B(rng, d)
     image = [b.d.size("N", 1, 1, 3), b.d.size("H", 5, 1, 9), b.d.size("W", 7, 1, 9), b.d.size("C", 3, 1, 8)]
@@ -490,12 +508,12 @@ def _reshape_concat(rng, d, explicit: bool) -> Pattern:
                          "without an explicit layout B, C and D keep the TFLite arrangement"))
 
 
-@_pattern
+@PATTERNS
 def reshape_concat_explicit_layout(rng, d=None) -> Pattern:
     return _reshape_concat(rng, d, True)
 
 
-@_pattern
+@PATTERNS
 def reshape_concat_no_explicit_layout(rng, d=None) -> Pattern:
     return _reshape_concat(rng, d, False)
 
@@ -507,7 +525,7 @@ def _broadcast(b: _B, op: str, operand: Callable[[tuple], tuple], as_input: bool
     return b.done(b.op(op, [c, x], "y"))
 
 
-@_pattern
+@PATTERNS
 def add_broadcast_c(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "add", lambda s: (s[3],))
     y, c = g.tensors["y"].shape, g.tensors["y"].shape[3]
@@ -515,7 +533,7 @@ def add_broadcast_c(rng, d=None) -> Pattern:
                    what=f"Conv {_shape_text(y)} + weight ({c},): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
-@_pattern
+@PATTERNS
 def mul_broadcast_wc(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]))
     w, c = g.tensors["y"].shape[2:]
@@ -524,7 +542,7 @@ def mul_broadcast_wc(rng, d=None) -> Pattern:
                         "with the data transposed")
 
 
-@_pattern
+@PATTERNS
 def add_broadcast_11c(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "add", lambda s: (1, 1, s[3]))
     c = g.tensors["y"].shape[3]
@@ -532,7 +550,7 @@ def add_broadcast_11c(rng, d=None) -> Pattern:
                    what=f"Conv + weight (1, 1, C): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
-@_pattern
+@PATTERNS
 def mul_broadcast_wc_graph_input(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]), as_input=True)
     w, c = g.tensors["y"].shape[2:]
@@ -549,35 +567,35 @@ def _reduce(b: _B, op: str, axes, keepdims: bool) -> tuple[L.Graph, str]:
     return b.done(y), _shape_text((s[0], s[3], s[1], s[2]) if keepdims else s)
 
 
-@_pattern
+@PATTERNS
 def mean_hw_negative_axes_keepdims1(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "mean", [-3, -2], True)
     return Pattern("ReduceMean", PROPAGATION, g,
                    what=f"Mean over H, W as axes [-3, -2], keepdims 1: ONNX axes [-2, -1], output {out}")
 
 
-@_pattern
+@PATTERNS
 def mean_hw_keepdims0(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "mean", [1, 2], False)
     return Pattern("ReduceMean", PROPAGATION, g,
                    what=f"Mean over H, W, keepdims 0: output {out} in both layouts")
 
 
-@_pattern
+@PATTERNS
 def reduce_max_c_negative_axis_keepdims0(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "reduce_max", [-1], False)
     return Pattern("ReduceMax", PROPAGATION, g,
                    what=f"ReduceMax over C as axis -1, keepdims 0: ONNX axis -3, output {out}")
 
 
-@_pattern
+@PATTERNS
 def reduce_max_hc_keepdims1(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "reduce_max", [-1, 1], True)
     return Pattern("ReduceMax", PROPAGATION, g,
                    what=f"ReduceMax over C and H as axes [-1, 1], keepdims 1: ONNX axes [-3, 2], output {out}")
 
 
-@_pattern
+@PATTERNS
 def mean_h_keepdims0_softmax(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -587,7 +605,7 @@ def mean_h_keepdims0_softmax(rng, d=None) -> Pattern:
                         "tensor, so the Softmax on C (-1) becomes axis -2 (witness: a converter that drops it)")
 
 
-@_pattern
+@PATTERNS
 def pad_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -601,7 +619,7 @@ def pad_asymmetric(rng, d=None) -> Pattern:
                         + ",".join(f"[{p},{q}]" for p, q in pads) + f"] -> ONNX pads [{onnx_pads}]")
 
 
-@_pattern
+@PATTERNS
 def slice_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -614,7 +632,7 @@ def slice_asymmetric(rng, d=None) -> Pattern:
                    what=f"Slice begin {begin} size {size}: begin / size permuted with the layout")
 
 
-@_pattern
+@PATTERNS
 def strided_slice_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -635,7 +653,7 @@ def strided_slice_asymmetric(rng, d=None) -> Pattern:
                         + (f" ({back} backwards)" if back else ""))
 
 
-@_pattern
+@PATTERNS
 def softmax_channel_axis(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -643,7 +661,7 @@ def softmax_channel_axis(rng, d=None) -> Pattern:
                    what="TFLite Softmax (last axis = C) after Conv: ONNX Softmax axis -3 (C of NCHW)")
 
 
-@_pattern
+@PATTERNS
 def softmax_last_axis_1x256x256(rng, d=None) -> Pattern:
     b = _B(rng, d)
     shape = (1, b.d.size("H", 256, 1, 16), b.d.size("W", 256, 1, 16))
@@ -654,7 +672,7 @@ def softmax_last_axis_1x256x256(rng, d=None) -> Pattern:
                         "shape; a converter that guesses NCW / NWC from the shape transposes it")
 
 
-@_pattern
+@PATTERNS
 def transpose_in_propagated_region(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -667,7 +685,7 @@ def transpose_in_propagated_region(rng, d=None) -> Pattern:
                         + f" inside the NCHW region: ONNX perm {onnx_perm}")
 
 
-@_pattern
+@PATTERNS
 def prelu_per_channel_slope(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -680,7 +698,7 @@ def prelu_per_channel_slope(rng, d=None) -> Pattern:
                    what=f"PRelu with slope {form}: ONNX slope {_shape_text(onnx_shape)}")
 
 
-@_pattern
+@PATTERNS
 def split_channel_axis(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv(cout_min=2)
@@ -691,7 +709,7 @@ def split_channel_axis(rng, d=None) -> Pattern:
                    what=f"Split on C into [{first}, {cout - first}]: ONNX axis 1, both outputs NCHW")
 
 
-@_pattern
+@PATTERNS
 def pool_max_then_average(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv(h=11, w=13, cout=7)
@@ -705,7 +723,7 @@ def pool_max_then_average(rng, d=None) -> Pattern:
                         + ("" if s2 == (1, 1) else f"/ {_stride_text(s2)} ") + "SAME (padding not counted)")
 
 
-@_pattern
+@PATTERNS
 def depthwise_conv_multiplier2(rng, d=None) -> Pattern:
     b = _B(rng, d)
     x = b.image(n=1, h=9, w=13, c=3)
@@ -718,7 +736,7 @@ def depthwise_conv_multiplier2(rng, d=None) -> Pattern:
                         f"{_shape_text((1,) + k + (c * m,))} -> {_shape_text((c * m, 1) + k)}, group {c}")
 
 
-@_pattern
+@PATTERNS
 def rank3_explicit_nwc(rng, d=None) -> Pattern:
     b = _B(rng, d)
     x = b.input("x", (b.d.size("N", 1, 1, 3), b.d.size("W", 11, 1, 12), b.d.size("C", 5, 1, 8)))
@@ -732,7 +750,7 @@ def rank3_explicit_nwc(rng, d=None) -> Pattern:
                         f"(axis {axis} -> {onnx_axis})")
 
 
-@_pattern
+@PATTERNS
 def rank5_conv3d(rng, d=None) -> Pattern:
     b = _B(rng, d)
     sizes = [("N", 1, 3), ("D", 3, 6), ("H", 5, 6), ("W", 7, 6), ("C", 2, 4)]
@@ -760,10 +778,11 @@ HUNT_DATA: dict[str, Callable[[sampling.Stream, tuple], np.ndarray]] = {
 }
 
 
-def hunted_case(pattern: str, seed: int, d: Dims, data: str = "uniform [-1, 2)") -> Case:
-    """A graph case of PATTERNS[pattern] with the sizes d gives (drawn, or replayed from params "sizes"), its
-    weights and then one data set drawn from a Stream of `seed` (values: HUNT_DATA[data]). case.json params
-    carry "pattern", "sizes" and "data", from which source_pattern rebuilds it."""
+def hunted_cases(pattern: str, seed: int, d: Dims, data: str = "uniform [-1, 2)") -> list[Case]:
+    """The graph case (or probe: assemble) of PATTERNS[pattern] with the sizes d gives (drawn, or replayed
+    from params "sizes"), its weights and then one data set drawn from a Stream of `seed` (values:
+    HUNT_DATA[data]). case.json params carry "pattern", "sizes" and "data", from which source_pattern
+    rebuilds it."""
     rng = sampling.Stream(seed)
     p = PATTERNS[pattern](rng, d)
     xs = [HUNT_DATA[data](rng, p.graph.tensors[n].shape) for n in p.graph.inputs]
@@ -782,12 +801,12 @@ def hunt_order() -> list[str]:
 
 def hunt(max_opset: int, patterns: Sequence[str] | None = None):
     """Graph cases for opconform hunt (generator/hunting.py), None below OPSET: one slice per pattern of the
-    catalogue (simplest first); with `patterns` (names of PATTERNS), one strategy over those, its sizes and attribute values (Dims: sizes from 1
-    up, equal sizes often; conv / pool windows with either padding, kernels 1 to 3 and strides 1 or 2, so that
-    SAME's odd pixel moves; the pattern's pads, slices, split, perm, slope shape, reduced axis), its weights
-    and one data set from a drawn seed (shrinks toward 0), and the range of the data (HUNT_DATA). Every result
-    is defined (finite float32 data, no empty tensor), so no example has a probe. Example.args: pattern,
-    seed, sizes, data (rebuild)."""
+    catalogue (simplest first); with `patterns` (names of PATTERNS), one strategy over those, its sizes and
+    attribute values (Dims: sizes from 1 up, equal sizes often; conv / pool windows with either padding, kernels
+    1 to 3 and strides 1 or 2, so that SAME's odd pixel moves; the pattern's pads, slices, split, perm, slope
+    shape, reduced axis), its weights and one data set from a drawn seed (shrinks toward 0), and the range of
+    the data (HUNT_DATA). Every result is defined (finite float32 data, no empty tensor), so no example has a
+    probe. Example.args: pattern, seed, sizes, data (rebuild)."""
     from hypothesis import strategies as st
 
     if max_opset < OPSET:
@@ -804,16 +823,17 @@ def hunt(max_opset: int, patterns: Sequence[str] | None = None):
         seed = draw(st.integers(0, 2**32 - 1))
         data = draw(st.sampled_from(list(HUNT_DATA)))
         d = Dims(draw=draw)
-        case = hunted_case(pattern, seed, d, data)
-        return _example(case, {"pattern": pattern, "seed": seed, "sizes": d.values, "data": data})
+        cases = hunted_cases(pattern, seed, d, data)
+        return _example(cases, {"pattern": pattern, "seed": seed, "sizes": d.values, "data": data})
 
     return examples()
 
 
 def rebuild(args: dict) -> Example:
     """The hunted example args describe (generator/hunting.py), built again: same sizes, weights and data."""
-    return _example(hunted_case(args["pattern"], args["seed"], Dims(args["sizes"]), args["data"]), args)
+    return _example(hunted_cases(args["pattern"], args["seed"], Dims(args["sizes"]), args["data"]), args)
 
 
-def _example(case: Case, args: dict) -> Example:
-    return Example(case, None, json.loads(json.dumps(args, sort_keys=True)))
+def _example(cases: list[Case], args: dict) -> Example:
+    kinds = {c.kind: c for c in cases}
+    return Example(kinds.get("graph"), kinds.get("probe"), json.loads(json.dumps(args, sort_keys=True)))

@@ -25,6 +25,9 @@ Conversion (layout-semantic-conversion.txt):
      it, so that the converted graph computes exactly what the source graph does. (The spec stops
      propagation there; it does not say how to keep the result right: this is our decision, see
      docs/layout.md.)
+
+Execution: run(graph, inputs) computes a graph with the kernels of layout_kernels and returns an Outcome
+(generator/outcome.py): the outputs, and the data set undefined by reason where a kernel's result is.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from generator.outcome import Outcome
 from generator.reference import layout_kernels as K
 
 FORMS = ("tflite", "onnx")
@@ -465,8 +469,16 @@ def run_op(op: Op, vals: list, form: str) -> list[np.ndarray]:
     raise ValueError(f"no kernel for op {t!r}")
 
 
-def run(g: Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Execute the graph with the reference kernels; outputs in graph-output order."""
+def undefined_reason(op: Op, vals: list) -> str | None:
+    """Why the spec leaves op's result on these inputs undefined (None: it is defined). Of the kernels, only
+    a mean over an empty set is (layout_kernels.reduce_undefined); finite data keeps every other defined."""
+    return K.reduce_undefined(vals[0], "mean", op.attrs["axes"]) if op.type == "mean" else None
+
+
+def run(g: Graph, inputs: list[np.ndarray]) -> Outcome:
+    """Execute the graph with the reference kernels: the outputs in graph-output order, and the reasons of any
+    op whose result is undefined. Such a result is not traced to the output elements it reaches: it leaves
+    the data set undefined as a whole (a scalar mask; generator/outcome.py)."""
     if len(inputs) != len(g.inputs):
         raise ValueError(f"the graph has {len(g.inputs)} inputs, {len(inputs)} given")
     vals: dict[str, np.ndarray] = {n: t.data for n, t in g.tensors.items() if t.data is not None}
@@ -475,10 +487,14 @@ def run(g: Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if x.shape != g.tensors[name].shape:
             raise ValueError(f"input {name!r}: shape {x.shape}, the graph declares {g.tensors[name].shape}")
         vals[name] = x
+    undefined: dict[str, np.ndarray] = {}
     for op in g.ops:
-        results = run_op(op, [vals[n] for n in op.inputs], g.form)
-        for name, r in zip(op.outputs, results):
+        args = [vals[n] for n in op.inputs]
+        why = undefined_reason(op, args)
+        if why:
+            undefined[why] = np.bool_(True)
+        for name, r in zip(op.outputs, run_op(op, args, g.form)):
             if r.shape != g.tensors[name].shape:
                 raise ValueError(f"{op.type} -> {name!r}: computed shape {r.shape}, declared {g.tensors[name].shape}")
             vals[name] = r
-    return [vals[n] for n in g.outputs]
+    return Outcome(tuple(vals[n] for n in g.outputs), undefined)

@@ -25,11 +25,11 @@ from typing import Callable
 
 import numpy as np
 
+from generator.families import layout as fam
 from generator.faults import Fault
 from generator.reference import layout as L
 from generator.reference import layout_kernels as K
 
-FAMILY = "layout"
 GROUP = "tflite->onnx"
 TFLITE2ONNX = "tflite2onnx 0.4.1"
 ONNX2TF = "onnx2tf 1.29.24 (the other direction, ONNX -> TFLite)"
@@ -298,7 +298,7 @@ def execute(g: L.Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
 # the catalogue
 # ---------------------------------------------------------------------------------------
 def _fault(short: str, what: str, m: Mistakes, seen_in: str = "") -> Fault:
-    return Fault(f"{FAMILY}.{short}", what, convert_with(m), seen_in)
+    return Fault(f"{fam.FAMILY.name}.{short}", what, convert_with(m), seen_in)
 
 
 NONE = Mistakes()
@@ -351,7 +351,7 @@ FAULTS: tuple[Fault, ...] = (
            "the real pixels)", replace(NONE, avg_pool_counts_pad=True)),
 )
 BY_NAME = {f.name: f for f in FAULTS}
-REFERENCE = Fault(f"{FAMILY}.reference", "the reference converter (no mistake)", convert_with(NONE))
+REFERENCE = Fault(f"{fam.FAMILY.name}.reference", "the reference converter (no mistake)", convert_with(NONE))
 
 
 def group_key(meta: dict) -> str:
@@ -364,8 +364,6 @@ def group_key(meta: dict) -> str:
 # ---------------------------------------------------------------------------------------
 def convert_case(fault: Fault, meta: dict) -> L.Converted:
     """The fault's conversion of a case's source graph (raises where the converter refuses)."""
-    from generator.families import layout as fam
-
     p = fam.source_pattern(meta)
     return fault.fn(p.graph, p.explicit)
 
@@ -380,8 +378,6 @@ def run(fault: Fault, model, inputs: list[np.ndarray], meta: dict) -> list[np.nd
 
 
 def _tolerances(meta: dict) -> list[tuple[float, float]]:
-    from generator.families import layout as fam
-
     c = meta["compare"]
     names = fam.source_pattern(meta).graph.outputs
     per = c.get("outputs", {})

