@@ -475,10 +475,9 @@ def undefined_reason(op: Op, vals: list) -> str | None:
     return K.reduce_undefined(vals[0], "mean", op.attrs["axes"]) if op.type == "mean" else None
 
 
-def run(g: Graph, inputs: list[np.ndarray]) -> Outcome:
-    """Execute the graph with the reference kernels: the outputs in graph-output order, and the reasons of any
-    op whose result is undefined. Such a result is not traced to the output elements it reaches: it leaves
-    the data set undefined as a whole (a scalar mask; generator/outcome.py)."""
+def bind(g: Graph, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The values a run starts from: the graph's weights and its inputs (float32), which must have the declared
+    shapes (ValueError)."""
     if len(inputs) != len(g.inputs):
         raise ValueError(f"the graph has {len(g.inputs)} inputs, {len(inputs)} given")
     vals: dict[str, np.ndarray] = {n: t.data for n, t in g.tensors.items() if t.data is not None}
@@ -487,6 +486,14 @@ def run(g: Graph, inputs: list[np.ndarray]) -> Outcome:
         if x.shape != g.tensors[name].shape:
             raise ValueError(f"input {name!r}: shape {x.shape}, the graph declares {g.tensors[name].shape}")
         vals[name] = x
+    return vals
+
+
+def run(g: Graph, inputs: list[np.ndarray]) -> Outcome:
+    """Execute the graph with the reference kernels: the outputs in graph-output order, and the reasons of any
+    op whose result is undefined. Such a result is not traced to the output elements it reaches: it leaves
+    the data set undefined as a whole (a scalar mask; generator/outcome.py)."""
+    vals = bind(g, inputs)
     undefined: dict[str, np.ndarray] = {}
     for op in g.ops:
         args = [vals[n] for n in op.inputs]

@@ -276,14 +276,7 @@ def _run_implicit(op: L.Op, vals: list, form: str) -> np.ndarray:
 def execute(g: L.Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Run a converted graph on data sets: inputs must have the declared shapes (a backend refuses others);
     intermediate shapes are whatever the ops compute. Raises ValueError where the graph cannot run."""
-    if len(inputs) != len(g.inputs):
-        raise ValueError(f"the graph has {len(g.inputs)} inputs, {len(inputs)} given")
-    vals: dict[str, np.ndarray] = {n: t.data for n, t in g.tensors.items() if t.data is not None}
-    for name, x in zip(g.inputs, inputs):
-        x = np.asarray(x, dtype=np.float32)
-        if x.shape != g.tensors[name].shape:
-            raise ValueError(f"input {name!r}: shape {x.shape}, the converted graph declares {g.tensors[name].shape}")
-        vals[name] = x
+    vals = L.bind(g, inputs)
     for op in g.ops:
         args = [vals[n] for n in op.inputs]
         if op.type in L.IMPLICIT and ("explicit_pads" in op.attrs or "count_include_pad" in op.attrs):
