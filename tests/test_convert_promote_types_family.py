@@ -12,6 +12,8 @@ import pytest
 
 from generator import cli, dtypes, families
 from generator.families import convert_promote_types as fam
+from generator.family import PROBE_COMPARE, Family
+from generator.outcome import Outcome
 from generator.reference import convert_promote_types as ref
 from generator.serialize import read_case, write_case
 from runners.backends.registry import get_backend
@@ -24,6 +26,33 @@ def cases():
     for unit in fam.work("default", 0, 28):
         out.extend(unit())
     return {c.name: c for c in out}
+
+
+def test_the_family_follows_the_contract(cases):
+    """FAMILY is a Family named for its module; the reference returns Outcomes (a refused pair raises: it is a
+    negative case, no outcome); every case's metadata is stamped by FAMILY, every probe is split's."""
+    assert isinstance(fam.FAMILY, Family) and fam.FAMILY.name == fam.__name__.rsplit(".", 1)[1]
+    assert (fam.FAMILY.op, fam.FAMILY.domain, fam.FAMILY.spec_file) == (ref.OP_TYPE, ref.DOMAIN, ref.SPEC_FILE)
+    assert "case_meta" not in vars(fam) and "_meta" not in vars(fam)  # FAMILY.meta stamps the metadata
+    i8, u8 = dtypes.get("int8"), dtypes.get("uint8")
+    attrs = dict(promote_unsafe=True, pytorch_scalar_promotion=True)  # S(u8), D(i8) -> i8: 255 out of range
+    x0 = np.array([-1, 5], np.int8)
+    bad = ref.convert_promote_types(x0, np.array(255, np.uint8), i8, u8, **attrs)
+    assert isinstance(bad, Outcome) and bad.reasons == [ref.UNDEF_RANGE]
+    assert [(y.dtype, y.shape) for y in bad.outputs] == [(np.int8, (2,)), (np.int8, ())]
+    good = ref.convert_promote_types(x0, np.array(5, np.uint8), i8, u8, **attrs)
+    assert good.defined and [y.tolist() for y in good.outputs] == [[-1, 5], 5]
+    each = ref.convert(np.array([255, 5], np.uint8), u8, i8)
+    assert isinstance(each, Outcome) and each.mask().tolist() == [True, False]
+    with pytest.raises(ref.PromotionError):
+        ref.convert_promote_types(x0, np.array([5], np.uint8), i8, u8)
+    for c in cases.values():
+        assert (c.meta["family"], c.meta["op"], c.meta["domain"]) == (fam.FAMILY.name, fam.FAMILY.op,
+                                                                      fam.FAMILY.domain), c.name
+        assert c.meta["spec"]["file"] == fam.FAMILY.spec_file and c.name.startswith(fam.PREFIX), c.name
+        if c.kind == "probe":
+            assert c.meta["compare"] == PROBE_COMPARE and c.meta["flags"] == ["probe"], c.name
+            assert c.name.endswith("_probe") and c.outputs is None and c.meta["undefined"], c.name
 
 
 def test_every_pair_attribute_and_shape_has_a_case(cases):
@@ -63,8 +92,9 @@ def test_node_cases_hold_the_reference_values_and_types(cases):
         common = dtypes.get(c.meta["common_type"])
         for ins, outs in zip(c.inputs, c.outputs):
             for x, t, y in zip(ins, (t0, t1), outs):
-                want, why = ref.convert(x, t, common)
-                assert (why == "").all(), c.name
+                out = ref.convert(x, t, common)
+                want = out.outputs[0]
+                assert out.defined, c.name
                 assert y.dtype == common.np_dtype and y.shape == x.shape
                 assert (common.to_bits(y) == common.to_bits(want)).all(), c.name
 
@@ -78,7 +108,7 @@ def test_probes_hold_the_undefined_values(cases):
         undefined = 0
         for ins in c.inputs:
             for x, t in zip(ins, (t0, t1)):
-                undefined += int((ref.convert(x, t, common)[1] != "").sum())
+                undefined += int(ref.convert(x, t, common).mask().sum())
         assert undefined and c.meta["undefined"] == [ref.UNDEF_RANGE], c.name
 
 

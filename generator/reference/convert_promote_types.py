@@ -44,6 +44,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
+from generator.outcome import Outcome
 from generator.reference import cast as cast_ref
 
 SPEC_FILE = "ConvertPromoteTypes-14.txt"
@@ -230,17 +231,17 @@ def common_type(t0: DType | str, t1: DType | str, rank0: int = 1, rank1: int = 1
 # ---------------------------------------------------------------------------------------
 # the values
 # ---------------------------------------------------------------------------------------
-def convert(x: np.ndarray, src: DType | str, to: DType | str) -> tuple[np.ndarray, np.ndarray]:
+def convert(x: np.ndarray, src: DType | str, to: DType | str) -> Outcome:
     """One input converted to the common type: ONNX Cast [Cast.txt] without saturation (saturate=0), except
     that a value outside `to`'s range is undefined [CPT: "undefined behaviors"]. Without saturation every
     value inside the range keeps its meaning: an f8e5m2 input's own Inf stays Inf (saturate=1 would make it
-    57344), as Inf does between the IEEE types. Returns (y, why) like generator.reference.cast.cast: why is
-    "" where the result is defined, else the reason."""
+    57344), as Inf does between the IEEE types. The Outcome's one output is y (x's shape); its undefined
+    elements are Cast's own (none for a float target without saturation) and UNDEF_RANGE."""
     src, to = dtypes.get(src), dtypes.get(to)
     y, why = cast_ref.cast(x, src, to, saturate=False)
     # booleans fit everywhere; Cast defines every value -> bool; float -> integer ranges are Cast's own
     if src.kind == "bool" or to.kind == "bool" or src == to or (src.is_float and to.is_integer):
-        return y, why
+        return Outcome.by_element([y], why)
     why = why.copy()
     if to.is_integer:
         ints = np.array([int(v) for v in np.asarray(x).ravel().tolist()], dtype=object).reshape(np.shape(x))
@@ -253,14 +254,21 @@ def convert(x: np.ndarray, src: DType | str, to: DType | str) -> tuple[np.ndarra
             w = np.asarray(y).astype(np.float64)
         out = (np.isfinite(v) & ~np.isfinite(w)) | (np.isinf(v) & (not to.has_inf))
     why[out & (why == "")] = UNDEF_RANGE
-    return y, why
+    return Outcome.by_element([y], why)
 
 
-def convert_promote_types(x0: np.ndarray, x1: np.ndarray, t0: DType | str, t1: DType | str, **attrs):
-    """[CPT] on two tensors: (common type, (y0, why0), (y1, why1)). Raises PromotionError in safe mode
-    where [safe] / [int->float] refuse the pair; attrs as for `decide`."""
+def convert_promote_types(x0: np.ndarray, x1: np.ndarray, t0: DType | str, t1: DType | str, **attrs) -> Outcome:
+    """[CPT] on two tensors: the Outcome of (y0, y1), both of the common type (`common_type`). Raises
+    PromotionError in safe mode where [safe] / [int->float] refuse the pair: a refusal is no outcome (the
+    family makes it a negative case); attrs as for `decide`.
+
+    The two outputs have their own shapes, and an Outcome's masks are shaped like its first output, so each
+    reason's mask here is a bool scalar: some element of y0 or y1 is undefined for it. Where: `convert` of
+    each input."""
     common = common_type(t0, t1, np.ndim(x0), np.ndim(x1), **attrs)
-    return common, convert(x0, t0, common), convert(x1, t1, common)
+    each = [convert(x, t, common) for x, t in ((x0, t0), (x1, t1))]
+    reasons = sorted({r for o in each for r in o.reasons})
+    return Outcome((each[0].outputs[0], each[1].outputs[0]), {r: np.bool_(True) for r in reasons})
 
 
 def node_attributes(attrs: dict) -> dict:
@@ -283,9 +291,8 @@ def validate_node(attrs: dict, opset: int, input_types: list[DType], input_ranks
 def convert_promote_types_node(inputs: list[np.ndarray], attrs: dict, opset: int,
                                input_types: list[DType]) -> list[np.ndarray]:
     """ConvertPromoteTypes as a graph node (opconform backend): both inputs cast to the common type [CPT]."""
-    common, (y0, _), (y1, _) = convert_promote_types(inputs[0], inputs[1], input_types[0], input_types[1],
-                                                     **node_attributes(attrs))
-    return [y0, y1]
+    return list(convert_promote_types(inputs[0], inputs[1], input_types[0], input_types[1],
+                                      **node_attributes(attrs)).outputs)
 
 
 convert_promote_types_node.validate = validate_node  # the opconform backend refuses at prepare with it

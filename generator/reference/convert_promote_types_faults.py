@@ -39,6 +39,7 @@ import numpy as np
 from generator import dtypes
 from generator.dtypes import DType
 from generator.faults import Fault, differs, same_elements
+from generator.family import split_elements
 from generator.interpret import compile_model, decode_attribute, domain_of, run_program, static_shapes
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
@@ -166,7 +167,7 @@ def decide_float8_pair_bf16(t0, t1, s0, s1, a) -> ref.Decision:
 # value conversions (each gives what the reference gives outside its domain)
 # ---------------------------------------------------------------------------------------
 def convert_reference(x: np.ndarray, src: DType, to: DType) -> np.ndarray:
-    return ref.convert(x, src, to)[0]
+    return ref.convert(x, src, to).outputs[0]
 
 
 def _cast(x, src: DType, to: DType, saturate: bool = False) -> np.ndarray:
@@ -378,6 +379,14 @@ def _all_values(t: DType) -> np.ndarray:
     return t.all_values()
 
 
+def differing(convert: Convert, x: np.ndarray, src: DType, to: DType) -> np.ndarray:
+    """The elements of x (of type src, flat) that the reference converts to `to` with a defined result and
+    `convert` (a value fault's) converts to another."""
+    x, defined, _, _ = split_elements(x, ref.convert(x, src, to))
+    z = np.asarray(convert(x, src, to)).astype(to.np_dtype)
+    return x[~same_elements(defined.outputs[0], z, to)]
+
+
 @lru_cache(maxsize=None)
 def value_witnesses(name: str, src_name: str, to_name: str, limit: int = 2) -> tuple:
     """For a <= 16-bit input type: up to `limit` values of src (as Python numbers) on which the value fault
@@ -386,13 +395,7 @@ def value_witnesses(name: str, src_name: str, to_name: str, limit: int = 2) -> t
     src, to = dtypes.get(src_name), dtypes.get(to_name)
     if src.bits > 16 and src.kind != "bool":
         raise ValueError(f"{src.name}: too wide to enumerate")
-    x = _all_values(src)
-    y, why = ref.convert(x, src, to)
-    ok = why == ""
-    x, y = x[ok], y[ok]
-    z = np.asarray(VALUE_CONVERTS[name](x, src, to)).astype(to.np_dtype)
-    bad = ~same_elements(y, z, to)
-    found = x[bad]
+    found = differing(VALUE_CONVERTS[name], _all_values(src), src, to)
     if found.size == 0:
         return ()
     pick = [found[0]] + ([found[-1]] if found.size > 1 else [])

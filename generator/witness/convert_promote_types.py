@@ -27,8 +27,6 @@ from functools import lru_cache
 import numpy as np
 
 from generator.dtypes import DType
-from generator.faults import same_elements
-from generator.reference import convert_promote_types as ref
 from generator.reference import convert_promote_types_faults as F
 
 FILLER = 1  # a value every type holds and every conversion keeps
@@ -149,14 +147,6 @@ def _constructed(name: str, src: DType, to: DType) -> list:
     return [float(v) for v in out]
 
 
-def _differing(name: str, src: DType, to: DType, x: np.ndarray) -> np.ndarray:
-    """The elements of x (of type src) defined for the reference on which value fault `name` differs."""
-    y, why = ref.convert(x, src, to)
-    ok = why == ""
-    z = np.asarray(F.VALUE_CONVERTS[name](x[ok], src, to)).astype(to.np_dtype)
-    return x[ok][~same_elements(y[ok], z, to)]
-
-
 class _Found(Exception):
     pass
 
@@ -198,7 +188,7 @@ def _search(name: str, src: DType, to: DType, budget: float) -> list:
         if time.monotonic() > deadline:
             return
         x = candidate(k, steps)
-        if x is not None and _differing(name, src, to, x).size:
+        if x is not None and F.differing(F.VALUE_CONVERTS[name], x, src, to).size:
             raise _Found(x[0].item() if hasattr(x[0], "item") else x[0])
 
     try:
@@ -215,7 +205,7 @@ def value_witness_values(name: str, src: DType, to: DType, budget: float) -> tup
     cand = _constructed(name, src, to)
     x = np.array(cand, dtype=object if src.is_integer else np.float64).astype(src.np_dtype) if cand else \
         np.array([], dtype=src.np_dtype)
-    bad = _differing(name, src, to, x) if x.size else x
+    bad = F.differing(F.VALUE_CONVERTS[name], x, src, to) if x.size else x
     if bad.size:
         return "construction", bad.tolist()
     return "search", _search(name, src, to, budget)
