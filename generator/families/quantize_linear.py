@@ -1,0 +1,628 @@
+"""The QuantizeLinear family (ONNX QuantizeLinear-10..28): y = saturate(round(x / y_scale) + y_zero_point).
+
+Each case is one function of the catalogue below, named for what it checks (test_quantizelinear_<name>): one
+model (x, y_scale and y_zero_point as graph inputs, the zero point left out where the name says so), its
+data sets, expected outputs from generator.reference.quantize_linear only. generator.family.split sends the
+elements the texts leave open to <name>_probe. Semantics that changed between versions are checked at an
+opset where each holds, and case.json names it (opset, params.version):
+  opset 10      per-tensor int8 / uint8, float32 or int32 x, the schema's example
+  opset 13      per-axis (axis 1, 0, negative)
+  opset 19      float16 / bfloat16 x (y_scale of x's type), float8 outputs with saturate on / off
+  opset 21      int16 / uint16 / int4 / uint4, blocked quantization, output_dtype with and without a zero point
+  opset 23      y_scale of its own type: the division in float16 / bfloat16, the precision attribute, float4e2m1
+  opset 24      float8e8m0 y_scale; Inf -> FNUZ types with saturate=1 is +-FLT_MAX (Cast-24), NaN before
+  opset 25      int2 / uint2; every output type again at the newest opset onnxruntime runs
+  opset 28      float6e2m3 / float6e3m2 (saturate has no effect)
+  negative/     models the schema rules out (mismatched scale / zero point shapes or types, output_dtype against
+                the zero point, a block_size that does not fit, attributes a version lacks)
+  witness_*     the fault models' witnesses (reference/quantize_linear_faults.py) from the committed catalogue
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+from generator import dtypes, sampling, witness
+from generator.case import Case, node_model
+from generator.family import Catalogue, Family, split
+from generator.outcome import Outcome
+from generator.reference import quantize_linear as ref
+
+FAMILY = Family("quantize_linear", "QuantizeLinear", ref.SPEC_FILE)
+PROFILES = {"quick": dict(random=0), "default": dict(random=2), "exhaustive": dict(random=16)}
+CATALOGUE = Catalogue(FAMILY.prefix + "_")
+NEWEST_RUNNABLE = 25  # the newest opset onnxruntime 1.31+ runs (IR 13 / opset <= 26; 26 changes nothing here)
+
+F32 = np.float32
+COMPARE_INT = {"mode": "exact", "reason": "one result per input: the division's precision, ties to even, saturation",
+               "tolerant": {"mode": "abs", "abs": 1,
+                            "reason": "y within 1: implementations that divide or round otherwise"}}
+COMPARE_FLOAT = {"mode": "exact", "reason": "float outputs: Cast's correctly rounded conversion; any NaN matches NaN"}
+NEGATIVE_COMPARE = {"mode": "none", "reason": "the backend must refuse the model"}
+
+CLAUSE_FORMULA = "y = saturate((x / y_scale) + y_zero_point); For (x / y_scale), it rounds to the nearest even"
+CLAUSE_AXIS = ("per-axis: a 1-D tensor with the length of the quantization axis; axis: Negative value means "
+               "counting dimensions from the back")
+CLAUSE_BLOCKED = ("Blocked quantization: y_scale shape is (D0, ..., ceil(Di/B), ..., Dn); block_size: the number of "
+                  "times every scale is replicated")
+CLAUSE_FLOAT8 = "saturate: how the conversion behaves out of range (float 8 only); the two tables of Cast"
+CLAUSE_OUTPUT_DTYPE = ("output_dtype: If not supplied, the output data type is inferred from y_zero_point; if neither, "
+                       "uint8; if both, output_dtype must be T3")
+CLAUSE_PRECISION = ("The type of y_scale determines the precision of the division operation between x and y_scale, "
+                    "unless the precision attribute is specified")
+
+
+@dataclass
+class Spec:
+    """One case: the node and its data sets (x, y_scale, y_zero_point or None)."""
+    opset: int
+    sets: list[tuple]
+    x_type: str = "float"
+    scale_type: str = "float"
+    zp_type: str | None = "uint8"  # None: no zero point input
+    attrs: dict = field(default_factory=dict)
+    clause: str = CLAUSE_FORMULA
+    flags: tuple = ("edge",)
+    negative: str = ""  # the rule the model breaks (negative/)
+    phase: str = "prepare"
+
+    @property
+    def out(self) -> dtypes.DType:
+        if self.attrs.get("output_dtype"):
+            return dtypes.get(int(self.attrs["output_dtype"]))
+        return dtypes.get(self.zp_type or "uint8")
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------------------------
+def _arr(values, t: str) -> np.ndarray:
+    d = dtypes.get(t)
+    with np.errstate(all="ignore"):
+        if d.is_float:
+            return np.asarray(values, dtype=np.float64).astype(d.np_dtype)
+        return np.asarray(values).astype(np.int64).astype(d.np_dtype)
+
+
+def _js(lo: int, hi: int) -> np.ndarray:
+    """Quotients j to put ties j + 0.5 at: every one of [lo - 2, hi + 2] for ranges up to 300 wide, else both
+    ends, around zero and 40 spread between."""
+    if hi - lo <= 300:
+        return np.arange(lo - 2, hi + 3)
+    return np.unique(np.concatenate([np.arange(lo - 3, lo + 5), np.arange(hi - 4, hi + 4), np.arange(-6, 7),
+                                     np.linspace(lo, hi, 40).round().astype(int)]))
+
+
+def int_values(out: dtypes.DType, zp: int, scale: float) -> np.ndarray:
+    """x (float64, exact in float32 for a power-of-two scale) whose quotients x / scale are ties j + 0.5 and
+    integers around the whole range of y - zp, both ends beyond it, zero, -0 and far beyond."""
+    j = _js(out.int_min - zp, out.int_max - zp)
+    big = [3e38, -3e38, 1e10, -1e10, 1e5, -1e5]
+    return np.concatenate([(j + 0.5) * scale, j * scale, (j + 0.25) * scale, [0.0, -0.0], big])
+
+
+def float_values(out: dtypes.DType, scale: float) -> np.ndarray:
+    """x / scale on every finite value of a float output, every midpoint between neighbours (ties to even),
+    just beyond the largest (rounding back to it, or out of range), +-Inf and NaN."""
+    vals = np.unique(out.all_values().astype(np.float64))
+    vals = vals[np.isfinite(vals)]
+    mids = (vals[1:] + vals[:-1]) / 2
+    fmax = out.finite_max
+    top = fmax + (fmax - vals[-2]) / 2  # the rounding boundary above the largest value
+    beyond = [fmax * 1.01, top, top * 1.01, fmax * 4, 1e30]
+    return np.concatenate([vals, mids, beyond, [-b for b in beyond], [np.inf, -np.inf, np.nan, -0.0]]) * scale
+
+
+def _pad(sets: list[tuple]) -> list[tuple]:
+    """Data sets of one x length: each x repeated cyclically to the longest."""
+    n = max(s[0].size for s in sets)
+    return [(np.resize(s[0], n), *s[1:]) for s in sets]
+
+
+def _per_tensor(x_type: str, scale_type: str, zp_type: str | None, pairs: list[tuple[float, float]],
+                values: Callable[[float, int], np.ndarray]) -> list[tuple]:
+    """One data set per (scale, zero point): x = values(scale, zp) in x's type."""
+    return _pad([(_arr(values(s, z), x_type), _arr(s, scale_type),
+                  None if zp_type is None else _arr(z, zp_type)) for s, z in pairs])
+
+
+def _int_sets(out: str, x_type: str = "float", scale_type: str = "float", zp: bool = True,
+              scales=(1.0, 0.5, 4.0)) -> list[tuple]:
+    o = dtypes.get(out)
+    zps = [0, o.int_min, o.int_max, (o.int_min + o.int_max + 1) // 2 + 1] if zp else [0]
+    pairs = [(s, z) for s in scales for z in zps][:6]
+    return _per_tensor(x_type, scale_type, out if zp else None, pairs, lambda s, z: int_values(o, z, s))
+
+
+def _float_sets(out: str, x_type: str = "float", scale_type: str = "float", zp: bool = True) -> list[tuple]:
+    o = dtypes.get(out)
+    return _per_tensor(x_type, scale_type, out if zp else None, [(1.0, 0.0), (0.25, 0.0), (4.0, 0.0)],
+                       lambda s, z: float_values(o, s))
+
+
+# ---------------------------------------------------------------------------------------------
+# the catalogue: each function returns the Spec(s) of the case it names
+# ---------------------------------------------------------------------------------------------
+@CATALOGUE
+def example_opset10():
+    """The schema's own example (QuantizeLinear-10)."""
+    x = _arr([0, 2, 3, 1000, -254, -1000], "float")
+    return Spec(10, [(x, _arr(2, "float"), _arr(128, "uint8"))])
+
+
+@CATALOGUE
+def uint8_ties_saturation_opset10():
+    return Spec(10, _int_sets("uint8"))
+
+
+@CATALOGUE
+def int8_ties_saturation_opset10():
+    return Spec(10, _int_sets("int8", zp=True), zp_type="int8")
+
+
+@CATALOGUE
+def int32_x_opset10():
+    """int32 x (T1): the division in float32 (y_scale's type); beyond 2**24 x is rounded first (probe where it
+    matters)."""
+    x = np.concatenate([np.arange(-300, 301, 3), [2**24 + 1, 2**24 + 3, -(2**31), 2**31 - 1, 2**25 + 7]])
+    return Spec(10, [(_arr(x, "int32"), _arr(s, "float"), _arr(z, "uint8")) for s, z in ((2.0, 128), (0.3, 7))],
+                x_type="int32")
+
+
+@CATALOGUE
+def default_zero_point_opset10():
+    """No y_zero_point: uint8 with zero point 0 ('Default value is uint8 typed 0')."""
+    return Spec(10, _int_sets("uint8", zp=False), zp_type=None)
+
+
+def _axis_sets(shape, axis: int, out: str = "uint8", block: int = 0) -> list[tuple]:
+    """x of `shape` with a scale / zero point per axis entry (or per block): scales 2**k and 0.3-ish, zero points
+    spread; x covers ties and both ends for each."""
+    o = dtypes.get(out)
+    rank = len(shape)
+    a = axis % rank
+    n = shape[a] if not block else -(-shape[a] // block)
+    pshape = (n,) if not block else tuple(n if i == a else d for i, d in enumerate(shape))
+    rng = sampling.Stream(sampling.case_seed(0, f"axis{shape}{axis}{out}{block}"))
+    sets = []
+    for k in range(3):
+        scales = np.array([[0.5, 2.0, 0.25, 1.0, 0.3, 3.0][(i + k) % 6] for i in range(int(np.prod(pshape)))])
+        zps = np.array([[0, o.int_max, o.int_min, (o.int_min + o.int_max) // 2][(i + k) % 4]
+                        for i in range(int(np.prod(pshape)))])
+        scales, zps = scales.reshape(pshape), zps.reshape(pshape)
+        j = rng.integers(o.int_min - 3, o.int_max + 3, int(np.prod(shape)))
+        half = rng.integers(0, 2, int(np.prod(shape)))
+        from generator.reference.quant_axes import expand
+
+        s_full = expand(scales, shape, axis, block)
+        x = (j.reshape(shape) + 0.5 * half.reshape(shape)) * s_full
+        sets.append((_arr(x, "float"), _arr(scales, "float"), _arr(zps, out)))
+    return sets
+
+
+@CATALOGUE
+def per_axis_default_axis_opset13():
+    return Spec(13, _axis_sets((2, 3, 4), 1), clause=CLAUSE_AXIS)
+
+
+@CATALOGUE
+def per_axis_axis0_opset13():
+    return Spec(13, _axis_sets((3, 4), 0, "int8"), zp_type="int8", attrs={"axis": 0}, clause=CLAUSE_AXIS)
+
+
+@CATALOGUE
+def per_axis_negative_axis_opset13():
+    return Spec(13, _axis_sets((2, 3, 5), -1), attrs={"axis": -1}, clause=CLAUSE_AXIS)
+
+
+@CATALOGUE
+def per_axis_negative_axis_first_opset13():
+    return Spec(13, _axis_sets((4, 3, 2), -3, "int8"), zp_type="int8", attrs={"axis": -3}, clause=CLAUSE_AXIS)
+
+
+@CATALOGUE
+def float16_x_opset19():
+    """x and y_scale float16 (T1): the division in float16."""
+    return Spec(19, _int_sets("uint8", "float16", "float16", scales=(1.0, 0.5, 3.0)), x_type="float16",
+                scale_type="float16", clause=CLAUSE_FORMULA + "; T1: float16")
+
+
+@CATALOGUE
+def bfloat16_x_opset19():
+    return Spec(19, _int_sets("int8", "bfloat16", "bfloat16", scales=(1.0, 0.5, 3.0)), x_type="bfloat16",
+                scale_type="bfloat16", zp_type="int8", clause=CLAUSE_FORMULA + "; T1: bfloat16")
+
+
+def _float8(t: str, saturate: int, opset: int) -> Spec:
+    return Spec(opset, _float_sets(t), zp_type=t, attrs={"saturate": saturate}, clause=CLAUSE_FLOAT8)
+
+
+for _t in dtypes.FLOAT8_SATURATE_TYPES:
+    for _sat in (1, 0):
+        def _f(t=_t, sat=_sat):
+            return _float8(t, sat, 19)
+        _f.__name__ = f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset19"
+        CATALOGUE(_f)
+
+
+def _fnuz_inf(t: str, opset: int) -> Spec:
+    """+-Inf and overflowing x with saturate=1: NaN for the FNUZ types before opset 24, +-FLT_MAX from it."""
+    x = _arr([np.inf, -np.inf, 1e30, -1e30, 1.0, -2.0], "float")
+    return Spec(opset, [(x, _arr(1.0, "float"), _arr(0.0, t))], zp_type=t, attrs={"saturate": 1}, clause=CLAUSE_FLOAT8)
+
+
+for _t in ("float8e4m3fnuz", "float8e5m2fnuz"):
+    for _op in (23, 24):
+        def _g(t=_t, op=_op):
+            return _fnuz_inf(t, op)
+        _g.__name__ = f"{_t}_inf_saturate_opset{_op}"
+        CATALOGUE(_g)
+
+
+@CATALOGUE
+def float8_zero_point_added_opset19():
+    """A non-zero float8 zero point is added ('the quantization formula remains the same')."""
+    x = _arr(np.arange(-16, 17) * 0.75, "float")
+    return Spec(19, [(x, _arr(0.5, "float"), _arr(z, "float8e4m3fn")) for z in (1.0, -3.0, 0.5)],
+                zp_type="float8e4m3fn")
+
+
+for _t, _op in (("int16", 21), ("uint16", 21), ("int4", 21), ("uint4", 21), ("int2", 25), ("uint2", 25)):
+    def _h(t=_t, op=_op):
+        return Spec(op, _int_sets(t), zp_type=t)
+    _h.__name__ = f"{_t}_ties_saturation_opset{_op}"
+    CATALOGUE(_h)
+
+
+@CATALOGUE
+def blocked_axis1_short_last_block_opset21():
+    return Spec(21, _axis_sets((2, 7), 1, "uint8", block=3), attrs={"axis": 1, "block_size": 3},
+                clause=CLAUSE_BLOCKED)
+
+
+@CATALOGUE
+def blocked_axis0_opset21():
+    return Spec(21, _axis_sets((6, 3), 0, "int8", block=2), zp_type="int8", attrs={"axis": 0, "block_size": 2},
+                clause=CLAUSE_BLOCKED)
+
+
+@CATALOGUE
+def blocked_negative_axis_int4_opset21():
+    return Spec(21, _axis_sets((2, 3, 5), -1, "int4", block=2), zp_type="int4", attrs={"axis": -1, "block_size": 2},
+                clause=CLAUSE_BLOCKED)
+
+
+@CATALOGUE
+def blocked_block_larger_than_needed_opset21():
+    """block_size 4 over 9 columns with 3 scales: ceil(9/3) = 3 <= 4 <= ceil(9/2) - 1 = 4."""
+    return Spec(21, _axis_sets((2, 9), 1, "uint8", block=4), attrs={"axis": 1, "block_size": 4},
+                clause=CLAUSE_BLOCKED)
+
+
+def _output_dtype(t: str, opset: int, with_zp: bool) -> Spec:
+    o = dtypes.get(t)
+    sets = _float_sets(t, zp=with_zp) if o.is_float else _int_sets(t, zp=with_zp)
+    return Spec(opset, sets, zp_type=t if with_zp else None, attrs={"output_dtype": o.onnx}, clause=CLAUSE_OUTPUT_DTYPE)
+
+
+for _t in ("int8", "int16", "uint4", "float8e4m3fn"):
+    for _with in (False, True):
+        def _o(t=_t, w=_with):
+            return _output_dtype(t, 21, w)
+        _o.__name__ = f"output_dtype_{_t}_{'with' if _with else 'without'}_zero_point_opset21"
+        CATALOGUE(_o)
+
+
+@CATALOGUE
+def no_zero_point_no_output_dtype_opset21():
+    """Neither y_zero_point nor output_dtype: uint8."""
+    return Spec(21, _int_sets("uint8", zp=False), zp_type=None, clause=CLAUSE_OUTPUT_DTYPE)
+
+
+def _precision_pairs(p: str, count: int) -> tuple[np.ndarray, float]:
+    """float32 x exact in P whose quotient by a P scale rounds to a tie j + 0.5 in P but not in float32 (the
+    division's precision decides the integer), with the scale."""
+    pd = dtypes.get(p)
+    for s in (3.0, 7.0, 5.0, 11.0, 0.3):
+        s_p = float(_arr(s, p).astype(np.float64))
+        xs = np.unique(_arr(np.arange(1, 60000) * 0.25, p).astype(np.float64))
+        with np.errstate(all="ignore"):
+            q_p = ref.divide(xs, np.full(xs.shape, s_p), pd)
+            q_32 = ref.divide(xs, np.full(xs.shape, s_p), dtypes.get("float"))
+        hit = xs[(np.rint(q_p) != np.rint(q_32)) & (np.abs(q_p) < 250)]
+        if hit.size >= count:
+            return hit[np.linspace(0, hit.size - 1, count).astype(int)], s_p
+    raise ValueError(f"no precision witnesses for {p}")
+
+
+def _precision_spec(p: str, scale_type: str, precision: str | None) -> Spec:
+    x, s = _precision_pairs(p, 24)
+    x = np.concatenate([x, -x, [0.0, 1.0, -1.0, 100.0]])
+    attrs = {"precision": dtypes.get(precision).onnx} if precision else {}
+    return Spec(23, [(_arr(x, "float"), _arr(s, scale_type), _arr(128, "uint8"))], scale_type=scale_type, attrs=attrs,
+                clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
+def scale_float16_divides_in_float16_opset23():
+    return _precision_spec("float16", "float16", None)
+
+
+@CATALOGUE
+def scale_bfloat16_divides_in_bfloat16_opset23():
+    return _precision_spec("bfloat16", "bfloat16", None)
+
+
+@CATALOGUE
+def precision_float16_with_float32_scale_opset23():
+    return _precision_spec("float16", "float", "float16")
+
+
+@CATALOGUE
+def precision_float32_with_float16_scale_opset23():
+    """The same x over a float16 scale, divided in float32 as `precision` says."""
+    x, s = _precision_pairs("float16", 24)
+    return Spec(23, [(_arr(np.concatenate([x, -x]), "float"), _arr(s, "float16"), _arr(128, "uint8"))],
+                scale_type="float16", attrs={"precision": dtypes.get("float").onnx}, clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
+def x_float32_scale_float16_operands_opset23():
+    """float32 x not exact in float16 over a float16 scale: the division in float16; elements where rounding x
+    first or the quotient once differ go to the probe."""
+    x = np.arange(2040, 2100) + 0.25
+    return Spec(23, [(_arr(x, "float"), _arr(3.0, "float16"), _arr(0, "uint16"))], scale_type="float16",
+                zp_type="uint16", clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
+def float4e2m1_opset23():
+    return Spec(23, _float_sets("float4e2m1"), zp_type="float4e2m1", clause=CLAUSE_FLOAT8 + "; float4 note: RNE, saturating")
+
+
+@CATALOGUE
+def scale_float8e8m0_precision_float32_opset24():
+    """A power-of-two float8e8m0 scale divided in float32 (precision)."""
+    o = dtypes.get("uint8")
+    sets = [(_arr(int_values(o, 128, s), "float"), _arr(s, "float8e8m0"), _arr(128, "uint8"))
+            for s in (1.0, 0.25, 8.0)]
+    return Spec(24, _pad(sets), scale_type="float8e8m0", attrs={"precision": dtypes.get("float").onnx},
+                clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
+def scale_float8e8m0_probe_opset24():
+    """Without precision, the division 'in float8e8m0' (probe)."""
+    return Spec(24, [(_arr([1.0, 2.5, -3.0, 100.0], "float"), _arr(2.0, "float8e8m0"), _arr(0, "uint8"))],
+                scale_type="float8e8m0", clause=CLAUSE_PRECISION, flags=("probe",))
+
+
+for _t in ("float6e2m3", "float6e3m2"):
+    for _sat in (1, 0):
+        def _f6(t=_t, sat=_sat):
+            return Spec(28, _float_sets(t), zp_type=t, attrs={"saturate": sat},
+                        clause="saturate has no effect for float4e2m1, float6e2m3, or float6e3m2")
+        _f6.__name__ = f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset28"
+        CATALOGUE(_f6)
+
+
+for _t in ref.output_types(NEWEST_RUNNABLE):
+    def _n(t=_t):
+        o = dtypes.get(t)
+        if o.is_float:
+            return Spec(NEWEST_RUNNABLE, _float_sets(t), zp_type=t, clause=CLAUSE_FLOAT8)
+        return Spec(NEWEST_RUNNABLE, _int_sets(t, scales=(0.5, 3.0)), zp_type=t)
+    _n.__name__ = f"{_t}_opset{NEWEST_RUNNABLE}"
+    CATALOGUE(_n)
+
+
+@CATALOGUE
+def undefined_opset13():
+    """NaN / Inf x to an integer type, a zero / infinite / NaN scale (probe)."""
+    x = _arr([np.nan, np.inf, -np.inf, 1.0, 0.0, -1.0], "float")
+    return Spec(13, [(x, _arr(s, "float"), _arr(3, "uint8")) for s in (1.0, 0.0, np.inf, np.nan)], flags=("probe",))
+
+
+@CATALOGUE
+def int32_scale_opset19():
+    """int32 x with an int32 scale (T1 at opset 19): a division 'in int32' (probe)."""
+    return Spec(19, [(_arr([7, -7, 5, 300, -300, 1], "int32"), _arr(2, "int32"), _arr(0, "int8"))], x_type="int32",
+                scale_type="int32", zp_type="int8", flags=("probe",))
+
+
+# --- negatives: the model must be refused -----------------------------------------------------
+def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp_type="uint8", phase="prepare"):
+    return Spec(opset, [(_arr(x, x_type), _arr(s, scale_type), None if z is None else _arr(z, zp_type))],
+                x_type=x_type, scale_type=scale_type, zp_type=zp_type if z is not None else None, attrs=attrs or {},
+                negative=why, phase=phase, flags=("negative",))
+
+
+@CATALOGUE
+def negative_zero_point_shape_differs_opset13():
+    return _neg(13, np.ones((2, 3)), np.ones(3), np.zeros(()), "y_zero_point's shape is not y_scale's",
+                {"axis": 1})
+
+
+@CATALOGUE
+def negative_per_axis_length_differs_opset13():
+    return _neg(13, np.ones((2, 3)), np.ones(2), np.zeros(2), "a per-axis scale of length 2 on an axis of length 3",
+                {"axis": 1})
+
+
+@CATALOGUE
+def negative_two_d_scale_opset13():
+    return _neg(13, np.ones((2, 4)), np.ones((2, 2)), np.zeros((2, 2)), "a 2-D scale before blocked quantization")
+
+
+@CATALOGUE
+def negative_scale_not_x_type_opset19():
+    return _neg(19, np.ones(4), 1.0, 0, "y_scale float16 for a float32 x (T1 at 19 / 21)", scale_type="float16")
+
+
+@CATALOGUE
+def negative_zero_point_int16_opset19():
+    return _neg(19, np.ones(4), 1.0, 0, "an int16 zero point before opset 21", zp_type="int16")
+
+
+@CATALOGUE
+def negative_output_dtype_not_zero_point_type_opset21():
+    return _neg(21, np.ones(4), 1.0, 0, "output_dtype int8 with a uint8 zero point",
+                {"output_dtype": dtypes.get("int8").onnx})
+
+
+@CATALOGUE
+def negative_block_size_too_small_opset21():
+    return _neg(21, np.ones((2, 6)), np.ones((2, 2)), np.zeros((2, 2)), "block_size 2 gives 3 blocks, y_scale has 2",
+                {"axis": 1, "block_size": 2})
+
+
+@CATALOGUE
+def negative_block_size_too_large_opset21():
+    return _neg(21, np.ones((2, 6)), np.ones((2, 3)), np.zeros((2, 3)), "block_size 3 gives 2 blocks, y_scale has 3",
+                {"axis": 1, "block_size": 3})
+
+
+@CATALOGUE
+def negative_block_size_attribute_opset19():
+    return _neg(19, np.ones((2, 4)), np.ones((2, 2)), np.zeros((2, 2)), "block_size is no attribute of version 19",
+                {"axis": 1, "block_size": 2})
+
+
+@CATALOGUE
+def negative_float4_zero_point_opset21():
+    return _neg(21, np.ones(4), 1.0, 0.0, "float4e2m1 outputs start at opset 23", zp_type="float4e2m1")
+
+
+# ---------------------------------------------------------------------------------------------
+# cases
+# ---------------------------------------------------------------------------------------------
+def _model(spec: Spec, inputs: tuple, x_shape: tuple | None = None):
+    x, s, z = inputs
+    x_shape = x_shape or x.shape
+    ins = [("x", dtypes.get(spec.x_type), x_shape), ("y_scale", dtypes.get(spec.scale_type), s.shape)]
+    if z is not None:
+        ins.append(("y_zero_point", dtypes.get(spec.zp_type), z.shape))
+    out = spec.out
+    return node_model(FAMILY.op, ins, [("y", out, x_shape)], dict(spec.attrs), spec.opset)
+
+
+def params_of(spec: Spec, name: str) -> dict:
+    """What case.json "params" says of a case (the fault groups are made of it)."""
+    out = spec.out
+    p = dtypes.get(int(spec.attrs["precision"])).name if spec.attrs.get("precision") else spec.scale_type
+    return {"what": name, "version": ref.schema_version(spec.opset), "x": spec.x_type, "scale": spec.scale_type,
+            "zero_point": spec.zp_type, "y": out.name, "precision": p,
+            "saturate": int(spec.attrs.get("saturate", 1)) if out.name in dtypes.FLOAT8_SATURATE_TYPES else None,
+            "granularity": _granularity(spec), "attrs": {k: int(v) for k, v in sorted(spec.attrs.items())}}
+
+
+def _granularity(spec: Spec) -> str:
+    x, s, _ = spec.sets[0]
+    try:
+        return ref.check_shapes(spec.opset, x.shape, s.shape, None, int(spec.attrs.get("axis", 1)),
+                                int(spec.attrs.get("block_size", 0)))
+    except ValueError:
+        return "invalid"
+
+
+def _outcomes(spec: Spec):
+    for x, s, z in spec.sets:
+        r = ref.quantize_linear_explained(x, s, z, x_type=spec.x_type, scale_type=spec.scale_type,
+                                          zero_point_type=spec.zp_type if z is not None else None, opset=spec.opset,
+                                          axis=int(spec.attrs.get("axis", 1)), saturate=int(spec.attrs.get("saturate", 1)),
+                                          block_size=int(spec.attrs.get("block_size", 0)),
+                                          output_dtype=int(spec.attrs.get("output_dtype", 0)),
+                                          precision=int(spec.attrs.get("precision", 0)))
+        yield r
+
+
+def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) -> Iterator[Case]:
+    """The node case (and probe) of a Spec, or its negative case."""
+    full = f"{FAMILY.prefix}_{name}"
+    params = params_of(spec, name)
+    if spec.negative:
+        inputs = [[v for v in spec.sets[0] if v is not None]]
+        meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(NEGATIVE_COMPARE), flags=list(spec.flags),
+                           seed=seed, params=params, phase=spec.phase, error=spec.negative)
+        yield Case(full, "negative", _model(spec, spec.sets[0]), inputs, None, meta)
+        return
+    results = list(_outcomes(spec))
+    readings = sorted({r for res in results for r in res.readings})
+    compare = COMPARE_FLOAT if spec.out.is_float else COMPARE_INT
+    elementwise = spec.sets[0][0].ndim == 1 and spec.sets[0][1].ndim == 0
+    datasets, outcomes = [], []
+    for (x, sc, z), res in zip(spec.sets, results):
+        parts = [np.ones(x.shape, bool)]
+        if elementwise:  # per-tensor 1-D x: defined elements to the node case, the others to the probe
+            bad = res.why != ""
+            parts = [p for p in (~bad, bad) if p.any()]
+        for keep in parts:
+            datasets.append([v for v in (x[keep] if elementwise else x, sc, z) if v is not None])
+            y, why = (res.y[keep], res.why[keep]) if elementwise else (res.y, res.why)
+            outcomes.append(Outcome.by_element((y,), why))
+    shape = ("n",) if elementwise else None
+
+    def meta_of(flags=None, compare=compare, **more):
+        return FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(compare),
+                           flags=list(flags or spec.flags), seed=seed, params=params,
+                           reading="; ".join(readings) or None, **(extra or {}), **more)
+
+    yield from split(full, datasets, outcomes, lambda _: _model(spec, spec.sets[0], shape), meta_of)
+
+
+def catalogue_cases(max_opset: int) -> Iterator[Case]:
+    for key, fn in CATALOGUE.items():
+        spec = fn()
+        if spec.opset <= max_opset:
+            yield from spec_cases(key.removeprefix(FAMILY.prefix + "_"), spec)
+
+
+def witness_cases(max_opset: int) -> Iterator[Case]:
+    """One node case per (group, configuration) of the committed witness catalogue (generator/witness/
+    catalogue/quantize_linear.json), expected outputs from the reference; case.json "witnesses" names the
+    faults each data set was built for."""
+    groups = witness.load(FAMILY.name)["groups"]
+    if not groups:
+        return
+    from generator.witness import quantize_linear as W
+
+    for key, group in sorted(groups.items()):
+        if int(group["params"]["opset"]) > max_opset:
+            continue
+        for i, (spec, made_for) in enumerate(W.specs_of(group)):
+            name = f"witness_{W.slug(key)}_{i}"
+            yield from spec_cases(name, spec, extra={"witnesses": made_for})
+
+
+def random_cases(n: int, seed: int, max_opset: int) -> Iterator[Case]:
+    """Seeded random x over random per-axis scales and zero points, for the faults nobody modelled."""
+    s = sampling.Stream(sampling.case_seed(seed, f"{FAMILY.prefix}_random"))
+    for i in range(n):
+        out = ("uint8", "int8", "int16", "uint4")[i % 4]
+        opset = 21 if max_opset >= 21 else 13
+        if dtypes.get(out).bits != 8 and opset < 21:
+            out = "uint8"
+        o = dtypes.get(out)
+        shape = (3, 16)
+        sets = []
+        for _ in range(2):
+            scale = s.octaves(-6, 6, 3)
+            zp = s.integers(o.int_min, o.int_max, 3)
+            x = s.uniform(-1.0, 1.0, 48).reshape(shape) * (o.int_max - o.int_min) * scale[:, None]
+            sets.append((_arr(x, "float"), _arr(scale, "float"), _arr(zp, out)))
+        spec = Spec(opset, sets, zp_type=out, attrs={"axis": 0}, flags=("random",), clause=CLAUSE_AXIS)
+        yield from spec_cases(f"random_{i}", spec, seed=int(s.integers(0, 2**31 - 1)))
+
+
+def work(profile: str = "default", seed: int = 0, max_opset: int = 28) -> list[Callable[[], Iterator[Case]]]:
+    """Units of generation: the catalogue, the witnesses, the random cases."""
+    if max_opset < 10:
+        return []
+    opts = PROFILES[profile]
+    units = [lambda: catalogue_cases(max_opset), lambda: witness_cases(max_opset)]
+    if opts["random"]:
+        units.append(lambda: random_cases(opts["random"], seed, max_opset))
+    return units
