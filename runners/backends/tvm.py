@@ -44,15 +44,16 @@ OPT_LEVELS = ("0", "1", "2", "3")
 
 # TVM's words for "not implemented here", at conversion, compilation, copy or run (docs/backends_tvm.md).
 UNSUPPORTED = UnsupportedTable(
-    types=(tvm.error.OpNotImplemented,  # the frontend has no converter for an op ("... not supported for frontend")
-           tvm.error.OpAttributeUnImplemented,  # a converter does not implement an attribute value
-           NotImplementedError),  # a converter's own "not implemented" (an opset version, a mode, a rank)
+    # the frontend has no converter for an op (tvm.error.OpNotImplemented, a NotImplementedError: "The following
+    # operators are not supported for frontend ONNX"), or a converter does not implement a rank, mode or version
+    types=(NotImplementedError,),
     text=(
         r"unknown dtype `object`",  # a string tensor: TVM has no string element type
         r"TensorCopyFromBytes: size mismatch",  # the runtime's host copy has no packing for this sub-byte type
         r"Check failed: dtype\.bits % 8 == 0",  # the VM's memory manager allocates no sub-byte element type
         r"from\.MatchesCode\(DLDataTypeCode::kDLFloat\) && to\.MatchesCode\(DLDataTypeCode::kDLFloat\)",
         # ^ the LLVM code generator has no conversion for this float type (float4e2m1, float6)
+        r"not supported for finiteness ops",  # isfinite / isnan of a float type other than float16/32/64
     ))
 
 
@@ -163,7 +164,8 @@ class TvmBackend(Backend):
         if len(inputs) != len(prepared.inputs):
             raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
         try:
-            args = [tvm.runtime.tensor(np.ascontiguousarray(x, dtype=t.np_dtype), device=prepared.device)
+            # (np.require, not np.ascontiguousarray: that one makes a 0-d array 1-d)
+            args = [tvm.runtime.tensor(np.require(x, dtype=t.np_dtype, requirements="C"), device=prepared.device)
                     for (_, t), x in zip(prepared.inputs, inputs)]
         except Exception as exc:  # noqa: BLE001
             raise _classified(exc, "input") from None
