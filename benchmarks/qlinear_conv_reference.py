@@ -69,7 +69,7 @@ def main() -> int:
     evaluator = ReferenceEvaluator(model)
 
     def ours():
-        return qlinear_conv(*feed.values(), pads=[1, 1, 1, 1])[0]
+        return qlinear_conv(*feed.values(), pads=[1, 1, 1, 1]).outputs[0]
 
     def theirs():
         return evaluator.run(None, feed)[0]

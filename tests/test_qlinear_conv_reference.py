@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator import dtypes
+from generator.outcome import Outcome
 from generator.reference import qlinear_conv as ref
 from generator.reference.qlinear_conv import qlinear_conv
 
@@ -90,16 +91,17 @@ def slow_qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, bias=None, auto_pad="NOTSET"
 
 
 def _check(inputs: dict, **attrs):
-    y, undefined = qlinear_conv(**inputs, **attrs)
+    outcome = qlinear_conv(**inputs, **attrs)
+    (y,) = outcome.outputs
     want, outside = slow_qlinear_conv(*inputs.values(), **attrs)
     if want is None:
-        assert list(undefined) == [ref.UNDEF_SCALE] and undefined[ref.UNDEF_SCALE].all()
+        assert outcome.reasons == [ref.UNDEF_SCALE] and outcome.undefined[ref.UNDEF_SCALE].all()
         return
     assert y.shape == want.shape and y.dtype == want.dtype
     if outside.any():
-        assert np.array_equal(undefined[ref.UNDEF_ACC_INT32], outside)
+        assert outcome.reasons == [ref.UNDEF_ACC_INT32] and np.array_equal(outcome.mask(), outside)
     else:
-        assert undefined == {}
+        assert outcome.undefined == {}
     ok = ~outside
     assert np.array_equal(y[ok], want[ok]), np.argwhere((y != want) & ok)[:5]
 
@@ -131,31 +133,31 @@ X1 = [[[1, 2, 3, 4]]]  # N=1, C=1, W=4
     ({"auto_pad": "SAME_UPPER", "strides": [2]}, 0, [3, 7]),  # ceil(4 / 2) = 2, no padding needed
 ])
 def test_hand_computed_1d(attrs, xz, want):
-    y, undefined = qlinear_conv(**_inputs(X1, [[[1, 1]]], xz=xz), **attrs)
-    assert undefined == {} and y.ravel().tolist() == want
+    outcome = qlinear_conv(**_inputs(X1, [[[1, 1]]], xz=xz), **attrs)
+    assert outcome.defined and outcome.outputs[0].ravel().tolist() == want
 
 
 def test_hand_computed_requantization_ties_round_half_to_even():
     # acc = x (1x1 kernel, w = 1), y = round(acc * 1 * 1 / 2) + 10
     x = [[[1, 3, 5, 7, 0, 2]]]
-    y, _ = qlinear_conv(**_inputs(x, [[[1]]], ys=2.0, yz=10))
+    (y,) = qlinear_conv(**_inputs(x, [[[1]]], ys=2.0, yz=10)).outputs
     assert y.ravel().tolist() == [10, 12, 12, 14, 10, 11]  # 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, 3.5 -> 4
     # the zero point is added after rounding: an odd y_zero_point keeps the ties where they were
-    y, _ = qlinear_conv(**_inputs(x, [[[1]]], ys=2.0, yz=11))
+    (y,) = qlinear_conv(**_inputs(x, [[[1]]], ys=2.0, yz=11)).outputs
     assert y.ravel().tolist() == [11, 13, 13, 15, 11, 12]
     # negative ties: (x - 8) / 2 for x = 1, 3, 5, 7 -> -3.5, -2.5, -1.5, -0.5 -> -4, -2, -2, -0
-    y, _ = qlinear_conv(**_inputs(x, [[[1]]], xz=8, ys=2.0, yz=100))
+    (y,) = qlinear_conv(**_inputs(x, [[[1]]], xz=8, ys=2.0, yz=100)).outputs
     assert y.ravel().tolist() == [96, 98, 98, 100, 96, 97]
 
 
 def test_hand_computed_group_per_channel_bias_and_saturation():
     x = np.array([[[[2]], [[3]]]], U8)  # N=1, C=2, 1x1
     w = np.array([[[[4]]], [[[5]]]], U8)  # M=2, C/group=1: group 2
-    y, _ = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1]), group=2)
+    (y,) = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1]), group=2).outputs
     assert y.ravel().tolist() == [8, 6]  # 2 * 4 * 1, 3 * (5 - 1) * 0.5
-    y, _ = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1], bias=[-10, 300]), group=2)
+    (y,) = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1], bias=[-10, 300]), group=2).outputs
     assert y.ravel().tolist() == [0, 156]  # 8 - 10 = -2 saturates to 0; (12 + 300) * 0.5
-    y, _ = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1], bias=[-200, 300], y_type=I8, yz=-3), group=2)
+    (y,) = qlinear_conv(**_inputs(x, w, ws=[1.0, 0.5], wz=[0, 1], bias=[-200, 300], y_type=I8, yz=-3), group=2).outputs
     assert y.ravel().tolist() == [-128, 127]  # -192 - 3 and 156 - 3 saturate at both ends of int8
 
 
@@ -169,8 +171,8 @@ def test_onnx_example():
                      [199, 13, 102, 34, 87, 243, 89], [23, 77, 69, 60, 18, 93, 18],
                      [67, 216, 131, 178, 175, 153, 212], [128, 25, 234, 172, 214, 215, 121],
                      [0, 101, 163, 114, 213, 107, 8]], U8).reshape(1, 1, 7, 7)
-    y, _ = qlinear_conv(x, F32(0.00369204697), U8(132), np.zeros((1, 1, 1, 1), U8), np.array([0.00172794575], F32),
-                        np.array([255], U8), F32(0.00162681262), U8(123))
+    (y,) = qlinear_conv(x, F32(0.00369204697), U8(132), np.zeros((1, 1, 1, 1), U8), np.array([0.00172794575], F32),
+                        np.array([255], U8), F32(0.00162681262), U8(123)).outputs
     assert np.array_equal(y, want)
 
 
@@ -199,8 +201,10 @@ def test_pads_with_auto_pad_is_refused():
 def test_acc_beyond_int32_is_undefined_per_element():
     x = np.array([[[255, 0, 255]]], U8)
     d = _inputs(x, [[[255]]], bias=[2**31 - 255 * 255 + 10])  # 255 * 255 + bias > int32 max
-    y, undefined = qlinear_conv(**d)
-    assert undefined[ref.UNDEF_ACC_INT32].ravel().tolist() == [True, False, True]
+    outcome = qlinear_conv(**d)
+    (y,) = outcome.outputs
+    assert isinstance(outcome, Outcome) and outcome.reasons == [ref.UNDEF_ACC_INT32]
+    assert outcome.undefined[ref.UNDEF_ACC_INT32].ravel().tolist() == [True, False, True]
     assert y.ravel()[1] == 255  # the defined element saturates
     _check(d)
 
@@ -210,8 +214,9 @@ def test_acc_beyond_int32_is_undefined_per_element():
 def test_scales_that_are_not_positive_finite_are_undefined(field, value):
     d = _inputs(X1, [[[1, 1]]])
     d[field] = np.asarray(value, F32)
-    y, undefined = qlinear_conv(**d)
-    assert list(undefined) == [ref.UNDEF_SCALE] and undefined[ref.UNDEF_SCALE].shape == y.shape
+    outcome = qlinear_conv(**d)
+    assert outcome.reasons == [ref.UNDEF_SCALE] and outcome.mask().all()
+    assert outcome.undefined[ref.UNDEF_SCALE].shape == outcome.outputs[0].shape
 
 
 @pytest.mark.parametrize("change, match", [
@@ -387,7 +392,7 @@ def test_float64_and_int32_paths_against_the_oracle():
     assert acc.dtype == np.float64 and bound >= 2**24 and np.abs(acc).max() > 2**24
     d = _inputs(x, w, ys=2.0**20, yz=0, bias=[2**31 - 2**24, -(2**31) + 2**24], y_type=I8)
     _check(d, pads=[2, 2, 2, 2])
-    undefined = ref.qlinear_conv(**d, pads=[2, 2, 2, 2])[1][ref.UNDEF_ACC_INT32]
+    undefined = ref.qlinear_conv(**d, pads=[2, 2, 2, 2]).undefined[ref.UNDEF_ACC_INT32]
     assert undefined.any() and not undefined.all()
 
 

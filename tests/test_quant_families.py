@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from generator import sampling
 from generator.families import dynamic_quantize_linear as dql
 from generator.family import PROBE_COMPARE, Catalogue, Family, probe_name
 from generator.outcome import Outcome
@@ -52,22 +53,6 @@ def test_dql_catalogue_is_complete(dql_cases):
     assert dql_cases["test_dynamicquantizelinear_scalar"].inputs[0][0].shape == ()
     assert dql_cases["test_dynamicquantizelinear_4d"].inputs[0][0].ndim == 4
     assert dql_cases["test_dynamicquantizelinear_single_element"].inputs[0][0].shape == (1,)
-
-
-def test_dql_follows_the_family_contract(dql_cases):
-    """FAMILY is a Family named for its module; the reference returns an Outcome; every catalogue function is a
-    case of that name with the family's metadata, its undefined data sets in the probe named after it."""
-    assert isinstance(dql.FAMILY, Family) and dql.FAMILY.name == dql.__name__.rsplit(".", 1)[1]
-    assert isinstance(dql.CATALOGUE, Catalogue) and "4d" in dql.CATALOGUE
-    assert isinstance(dql_ref.dynamic_quantize_linear(np.zeros(2, F32)), Outcome)
-    for name in dql.CATALOGUE:
-        case = f"{dql.FAMILY.prefix}_{name}"
-        assert case in dql_cases or probe_name(case) in dql_cases, name
-    for case in dql_cases.values():
-        assert (case.meta["family"], case.meta["op"]) == (dql.FAMILY.name, dql.FAMILY.op), case.name
-        assert case.meta["spec"]["file"] == dql.FAMILY.spec_file
-        if case.kind == "probe":
-            assert case.meta["compare"] == PROBE_COMPARE and case.meta["undefined"], case.name
 
 
 def test_dql_node_cases_match_the_reference_and_probes_are_undefined(dql_cases):
@@ -179,17 +164,17 @@ def test_qlc_same_cases_have_the_named_parity_and_ceil_outputs(qlc_cases):
 
 
 def test_qlc_node_cases_match_the_reference_and_probes_are_undefined(qlc_cases):
-    by_name = {c.name: c for c in qlc.catalogue() + qlc.probe_catalogue() + qlc.random_configurations(16, 0)}
+    by_name = {c.name: c for c in qlc.catalogue() + qlc.catalogue(qlc.PROBES) + qlc.random_configurations(16, 0)}
     for case in qlc_cases.values():
         if case.kind == "negative":
             continue
         conv = by_name.get(case.name) or qlc.witness_conv(case.name, case.meta["params"])  # witness cases too
         for i, inputs in enumerate(case.inputs):
-            y, undefined = qlc.expected(conv, inputs)
+            outcome = qlc.expected(conv, inputs)
             if case.kind == "probe":
-                assert undefined and set(undefined) <= set(case.meta["undefined"]), case.name
+                assert outcome.reasons and set(outcome.reasons) <= set(case.meta["undefined"]), case.name
             else:
-                assert not undefined and np.array_equal(y, case.outputs[i][0]), case.name
+                assert outcome.defined and np.array_equal(outcome.outputs[0], case.outputs[i][0]), case.name
 
 
 def _exact_values(conv, inputs) -> np.ndarray:
@@ -257,6 +242,33 @@ def test_qlc_negative_cases_are_refused_by_our_backend_at_prepare(qlc_cases, tmp
 # ---------------------------------------------------------------------------------------------
 # both families
 # ---------------------------------------------------------------------------------------------
+def test_the_references_return_an_outcome():
+    assert isinstance(dql_ref.dynamic_quantize_linear(np.zeros(2, F32)), Outcome)
+    conv = qlc.catalogue()[0]
+    inputs = qlc.draw_dataset(conv, sampling.Stream(0), 0)
+    assert isinstance(qlc.expected(conv, inputs), Outcome)
+    assert isinstance(qlc_ref.qlinear_conv(*inputs, pads=conv.attrs.get("pads")), Outcome)
+
+
+@pytest.mark.parametrize("module, catalogues, fixture", [(dql, ["CATALOGUE"], "dql_cases"),
+                                                         (qlc, ["CATALOGUE", "PROBES"], "qlc_cases")])
+def test_the_families_follow_the_contract(module, catalogues, fixture, request):
+    """FAMILY is a Family named for its module; every catalogue function is a case of that name (or its probe);
+    every case carries the family's metadata; a probe says why it is one."""
+    cases = request.getfixturevalue(fixture)
+    assert isinstance(module.FAMILY, Family) and module.FAMILY.name == module.__name__.rsplit(".", 1)[1]
+    for catalogue in (getattr(module, c) for c in catalogues):
+        assert isinstance(catalogue, Catalogue) and catalogue
+        for name in catalogue:
+            case = f"{module.FAMILY.prefix}_{name}"
+            assert case in cases or probe_name(case) in cases, name
+    for case in cases.values():
+        assert (case.meta["family"], case.meta["op"]) == (module.FAMILY.name, module.FAMILY.op), case.name
+        assert case.meta["spec"]["file"] == module.FAMILY.spec_file and case.name.startswith(module.FAMILY.prefix)
+        if case.kind == "probe":
+            assert case.meta["compare"] == PROBE_COMPARE and case.meta["undefined"], case.name
+
+
 @pytest.mark.parametrize("module", [dql, qlc])
 def test_generation_is_deterministic_and_seeded(module):
     first = {n: case_files(c) for n, c in _generate(module, "quick").items()}

@@ -1,8 +1,9 @@
 """The QLinearConv family (ONNX QLinearConv-10): quantized 1-D, 2-D and 3-D convolution.
 
-One Conv entry per case (test_qlinearconv_<what>): a model, and data sets drawn for it (inputs uniform
-over their types unless the entry says otherwise; scales log-uniform, y_scale set from the accumulator so
-outputs spread over the output range). Every listed attribute is its own case:
+One Conv per case (test_qlinearconv_<what>; the fixed ones are CATALOGUE's functions, the probes PROBES'):
+a model, and data sets drawn for it (inputs uniform over their types unless the entry says otherwise; scales
+log-uniform, y_scale set from the accumulator so outputs spread over the output range). Every listed
+attribute is its own case:
   padding      pads absent / zero / symmetric / asymmetric, auto_pad NOTSET / VALID, SAME_UPPER and
                SAME_LOWER with odd and even total padding, strides 1 and 2, dilations 1 and 2
   kernel       kernel_shape given, 1x1, even, odd, as large as the padded input
@@ -35,11 +36,12 @@ from typing import Callable, Iterator
 import numpy as np
 
 from generator import dtypes, sampling, witness
-from generator.case import Case, case_meta, node_model
+from generator.case import Case, node_model
+from generator.family import Catalogue, Family, split
+from generator.outcome import Outcome
 from generator.reference import qlinear_conv as ref
 
-FAMILY = "qlinear_conv"
-OP = "QLinearConv"
+FAMILY = Family("qlinear_conv", "QLinearConv", ref.SPEC_FILE)
 OPSET = 10
 NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point", "B")
 
@@ -63,7 +65,7 @@ CLAUSE = "Summary; attributes auto_pad, dilations, group, kernel_shape, pads, st
 class Conv:
     """One case: shapes, attributes, types, and how its data sets are drawn."""
 
-    what: str
+    what: str = ""  # the case is test_qlinearconv_<what> (a catalogue entry: its name)
     x_shape: tuple = (1, 3, 7, 7)
     kernel: tuple = (3, 3)
     m: int = 4
@@ -85,7 +87,7 @@ class Conv:
 
     @property
     def name(self) -> str:
-        return f"test_qlinearconv_{self.what}"
+        return f"{FAMILY.prefix}_{self.what}"
 
     def params(self) -> dict:
         p = {"x_shape": list(self.x_shape), "w_shape": list(self.w_shape), "x_type": self.types[0],
@@ -95,86 +97,268 @@ class Conv:
         return p
 
 
-def _same_cases() -> list[Conv]:
-    """SAME_UPPER / SAME_LOWER for strides 1, 2 and dilations 1, 2, with odd and even total padding
-    (per axis: (stride, dilation, kernel, input) giving that parity; stride 1 with dilation 2 pads
+# ---------------------------------------------------------------------------------------------
+# the catalogue: one function per fixed case, returning its Conv (CATALOGUE; PROBES: data the spec leaves
+# undefined, whole data sets go to probe/); the case is test_qlinearconv_<function name>
+# ---------------------------------------------------------------------------------------------
+CATALOGUE = Catalogue()
+PROBES = Catalogue()
+U8, I8 = "uint8", "int8"
+
+
+def _register(name: str, build: Callable[[], Conv]) -> None:
+    """Add a catalogue entry made in a loop (a name no def statement can give)."""
+    build.__name__ = name
+    CATALOGUE(build)
+
+
+@CATALOGUE
+def pads_absent():
+    return Conv()
+
+
+@CATALOGUE
+def pads_zero():
+    return Conv(attrs={"pads": [0, 0, 0, 0]})
+
+
+@CATALOGUE
+def pads_symmetric():
+    return Conv(attrs={"pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def pads_asymmetric():
+    return Conv(attrs={"pads": [2, 0, 1, 3]})
+
+
+@CATALOGUE
+def auto_pad_notset():
+    return Conv(attrs={"auto_pad": "NOTSET", "pads": [1, 2, 1, 2]})
+
+
+@CATALOGUE
+def auto_pad_valid():
+    return Conv(x_shape=(1, 3, 8, 7), attrs={"auto_pad": "VALID"})
+
+
+@CATALOGUE
+def auto_pad_valid_strides():
+    return Conv(x_shape=(1, 3, 8, 7), attrs={"auto_pad": "VALID", "strides": [2, 3]})
+
+
+def _same_padding() -> None:
+    """SAME_UPPER / SAME_LOWER for strides 1, 2 and dilations 1, 2, with odd and even total padding (per axis:
+    (stride, dilation, parity) -> (kernel, input) giving that parity; stride 1 with dilation 2 pads
     2 * (k - 1), never odd). W is H + 2, which keeps the parity, so a swapped axis shows."""
     grid = {(1, 1, "even"): (3, 6), (1, 1, "odd"): (4, 6), (1, 2, "even"): (3, 7), (2, 1, "even"): (3, 7),
             (2, 1, "odd"): (3, 6), (2, 2, "even"): (3, 7), (2, 2, "odd"): (3, 6)}
-    out = []
     for mode in ("SAME_UPPER", "SAME_LOWER"):
         for (s, d, parity), (k, h) in grid.items():
-            out.append(Conv(f"{mode.lower()}_s{s}_d{d}_{parity}", (1, 2, h, h + 2), (k, k), 3,
-                            {"auto_pad": mode, "strides": [s, s], "dilations": [d, d]}))
-    return out
+            attrs = {"auto_pad": mode, "strides": [s, s], "dilations": [d, d]}
+            _register(f"{mode.lower()}_s{s}_d{d}_{parity}",
+                      lambda h=h, k=k, attrs=attrs: Conv(x_shape=(1, 2, h, h + 2), kernel=(k, k), m=3, attrs=attrs))
 
 
-def catalogue() -> list[Conv]:
-    """Every fixed case of the family."""
-    u8, i8 = "uint8", "int8"
-    cases = [
-        Conv("pads_absent"),
-        Conv("pads_zero", attrs={"pads": [0, 0, 0, 0]}),
-        Conv("pads_symmetric", attrs={"pads": [1, 1, 1, 1]}),
-        Conv("pads_asymmetric", attrs={"pads": [2, 0, 1, 3]}),
-        Conv("auto_pad_notset", attrs={"auto_pad": "NOTSET", "pads": [1, 2, 1, 2]}),
-        Conv("auto_pad_valid", (1, 3, 8, 7), attrs={"auto_pad": "VALID"}),
-        Conv("auto_pad_valid_strides", (1, 3, 8, 7), attrs={"auto_pad": "VALID", "strides": [2, 3]}),
-        *_same_cases(),
-        Conv("strides_2", (1, 3, 9, 8), attrs={"strides": [2, 2], "pads": [1, 1, 1, 1]}),
-        Conv("dilations_2", (1, 3, 9, 8), attrs={"dilations": [2, 2], "pads": [2, 1, 2, 1]}),
-        Conv("strides_dilations_per_axis", (1, 3, 9, 10), attrs={"strides": [1, 2], "dilations": [2, 1],
-                                                                 "pads": [1, 0, 0, 1]}),
-        Conv("kernel_shape_given", attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
-        Conv("kernel_1x1", kernel=(1, 1)),
-        Conv("kernel_even", kernel=(2, 4), attrs={"pads": [1, 1, 0, 2]}),
-        Conv("kernel_odd", kernel=(3, 5), attrs={"pads": [1, 2, 1, 2]}),
-        Conv("kernel_full_padded", (1, 3, 5, 4), (7, 6), attrs={"pads": [1, 1, 1, 1]}),
-        Conv("kernel_full_valid", (1, 3, 5, 4), (5, 4), attrs={"auto_pad": "VALID"}),
-        Conv("group_2", (1, 4, 6, 6), m=6, attrs={"group": 2, "pads": [1, 1, 1, 1]}),
-        Conv("depthwise", (1, 4, 6, 6), m=4, attrs={"group": 4, "pads": [1, 1, 1, 1]}),
-        Conv("depthwise_multiplier", (1, 3, 6, 6), m=6, attrs={"group": 3, "pads": [1, 1, 1, 1]}),
-        Conv("batch_3", (3, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]}),
-        Conv("conv1d", (1, 3, 11), (3,), attrs={"pads": [1, 2], "strides": [2]}),
-        Conv("conv1d_same_lower_dilation", (2, 2, 9), (3,), 3, {"auto_pad": "SAME_LOWER", "dilations": [2]}),
-        Conv("conv3d", (1, 2, 4, 5, 6), (3, 2, 3), 3, {"pads": [1, 0, 1, 1, 1, 0]}),
-        Conv("conv3d_same_upper_strides", (1, 2, 5, 4, 6), (2, 3, 3), 3,
-             {"auto_pad": "SAME_UPPER", "strides": [2, 1, 2]}),
-        Conv("per_channel_scale", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale"),
-        Conv("per_channel_zero_point", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="zero_point"),
-        Conv("per_channel_zero_point_int8", m=5, attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8),
-             per_channel="zero_point"),
-        Conv("x_zero_point_padding", attrs={"pads": [2, 2, 2, 2]}, zero_points="ends"),
-        Conv("x_zero_point_padding_int8", attrs={"pads": [2, 2, 2, 2]}, types=(i8, i8, i8), zero_points="ends"),
-        Conv("bias", attrs={"pads": [1, 1, 1, 1]}, bias="random"),
-        Conv("bias_negative", attrs={"pads": [1, 1, 1, 1]}, bias="negative"),
-        Conv("bias_saturate", attrs={"pads": [1, 1, 1, 1]}, bias="saturate"),
-        Conv("bias_saturate_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), bias="saturate"),
-        Conv("saturate_both_ends", attrs={"pads": [1, 1, 1, 1]}, scales="saturate", zero_points="middle"),
-        Conv("saturate_both_ends_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="saturate",
-             zero_points="middle"),
-        Conv("ties_pow2", attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3),
-        Conv("ties_pow2_int8", attrs={"pads": [1, 1, 1, 1]}, types=(i8, i8, i8), scales="pow2", spread=3),
-        Conv("ties_pow2_per_channel", m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", scales="pow2",
-             spread=3),
-        Conv("ties_pow2_bias", attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3, bias="random"),
-        Conv("ties_inexact_multiplier", attrs={"pads": [1, 1, 1, 1]}, scales="sixth", spread=2),
-        Conv("random_scales", (2, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]}),
-    ]
-    for x in (u8, i8):
-        for w in (u8, i8):
-            for y in (u8, i8):
-                cases.append(Conv(f"x_{x}_w_{w}_y_{y}", attrs={"pads": [1, 1, 1, 1]}, types=(x, w, y),
-                                  zero_points="ends"))
-    return cases
+_same_padding()
 
 
-def probe_catalogue() -> list[Conv]:
-    """Data the spec leaves undefined (whole data sets go to probe/)."""
-    return [
-        Conv("bias_int32_overflow_probe", attrs={"pads": [1, 1, 1, 1]}, bias="int32_overflow"),
-        Conv("scale_probe", attrs={"pads": [1, 1, 1, 1]}, scales="bad"),
-    ]
+@CATALOGUE
+def strides_2():
+    return Conv(x_shape=(1, 3, 9, 8), attrs={"strides": [2, 2], "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def dilations_2():
+    return Conv(x_shape=(1, 3, 9, 8), attrs={"dilations": [2, 2], "pads": [2, 1, 2, 1]})
+
+
+@CATALOGUE
+def strides_dilations_per_axis():
+    return Conv(x_shape=(1, 3, 9, 10), attrs={"strides": [1, 2], "dilations": [2, 1], "pads": [1, 0, 0, 1]})
+
+
+@CATALOGUE
+def kernel_shape_given():
+    return Conv(attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def kernel_1x1():
+    return Conv(kernel=(1, 1))
+
+
+@CATALOGUE
+def kernel_even():
+    return Conv(kernel=(2, 4), attrs={"pads": [1, 1, 0, 2]})
+
+
+@CATALOGUE
+def kernel_odd():
+    return Conv(kernel=(3, 5), attrs={"pads": [1, 2, 1, 2]})
+
+
+@CATALOGUE
+def kernel_full_padded():
+    return Conv(x_shape=(1, 3, 5, 4), kernel=(7, 6), attrs={"pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def kernel_full_valid():
+    return Conv(x_shape=(1, 3, 5, 4), kernel=(5, 4), attrs={"auto_pad": "VALID"})
+
+
+@CATALOGUE
+def group_2():
+    return Conv(x_shape=(1, 4, 6, 6), m=6, attrs={"group": 2, "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def depthwise():
+    return Conv(x_shape=(1, 4, 6, 6), m=4, attrs={"group": 4, "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def depthwise_multiplier():
+    return Conv(x_shape=(1, 3, 6, 6), m=6, attrs={"group": 3, "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def batch_3():
+    return Conv(x_shape=(3, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def conv1d():
+    return Conv(x_shape=(1, 3, 11), kernel=(3,), attrs={"pads": [1, 2], "strides": [2]})
+
+
+@CATALOGUE
+def conv1d_same_lower_dilation():
+    return Conv(x_shape=(2, 2, 9), kernel=(3,), m=3, attrs={"auto_pad": "SAME_LOWER", "dilations": [2]})
+
+
+@CATALOGUE
+def conv3d():
+    return Conv(x_shape=(1, 2, 4, 5, 6), kernel=(3, 2, 3), m=3, attrs={"pads": [1, 0, 1, 1, 1, 0]})
+
+
+@CATALOGUE
+def conv3d_same_upper_strides():
+    return Conv(x_shape=(1, 2, 5, 4, 6), kernel=(2, 3, 3), m=3,
+                attrs={"auto_pad": "SAME_UPPER", "strides": [2, 1, 2]})
+
+
+@CATALOGUE
+def per_channel_scale():
+    return Conv(m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale")
+
+
+@CATALOGUE
+def per_channel_zero_point():
+    return Conv(m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="zero_point")
+
+
+@CATALOGUE
+def per_channel_zero_point_int8():
+    return Conv(m=5, attrs={"pads": [1, 1, 1, 1]}, types=(I8, I8, I8), per_channel="zero_point")
+
+
+@CATALOGUE
+def x_zero_point_padding():
+    return Conv(attrs={"pads": [2, 2, 2, 2]}, zero_points="ends")
+
+
+@CATALOGUE
+def x_zero_point_padding_int8():
+    return Conv(attrs={"pads": [2, 2, 2, 2]}, types=(I8, I8, I8), zero_points="ends")
+
+
+@CATALOGUE
+def bias():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, bias="random")
+
+
+@CATALOGUE
+def bias_negative():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, bias="negative")
+
+
+@CATALOGUE
+def bias_saturate():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, bias="saturate")
+
+
+@CATALOGUE
+def bias_saturate_int8():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, types=(I8, I8, I8), bias="saturate")
+
+
+@CATALOGUE
+def saturate_both_ends():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="saturate", zero_points="middle")
+
+
+@CATALOGUE
+def saturate_both_ends_int8():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, types=(I8, I8, I8), scales="saturate", zero_points="middle")
+
+
+@CATALOGUE
+def ties_pow2():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3)
+
+
+@CATALOGUE
+def ties_pow2_int8():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, types=(I8, I8, I8), scales="pow2", spread=3)
+
+
+@CATALOGUE
+def ties_pow2_per_channel():
+    return Conv(m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale", scales="pow2", spread=3)
+
+
+@CATALOGUE
+def ties_pow2_bias():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="pow2", spread=3, bias="random")
+
+
+@CATALOGUE
+def ties_inexact_multiplier():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="sixth", spread=2)
+
+
+@CATALOGUE
+def random_scales():
+    return Conv(x_shape=(2, 3, 6, 6), attrs={"pads": [1, 1, 1, 1]})
+
+
+def _type_triples() -> None:
+    """Every x / w / y type triple, zero points at both ends of their types."""
+    for x in (U8, I8):
+        for w in (U8, I8):
+            for y in (U8, I8):
+                _register(f"x_{x}_w_{w}_y_{y}",
+                          lambda t=(x, w, y): Conv(attrs={"pads": [1, 1, 1, 1]}, types=t, zero_points="ends"))
+
+
+_type_triples()
+
+
+@PROBES
+def bias_int32_overflow_probe():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, bias="int32_overflow")
+
+
+@PROBES
+def scale_probe():
+    return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="bad")
+
+
+def catalogue(entries: Catalogue = CATALOGUE) -> list[Conv]:
+    """The Conv of every entry of a catalogue (CATALOGUE: every fixed case; PROBES), named for its entry."""
+    return [replace(build(), what=name) for name, build in entries.items()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,8 +457,8 @@ def draw_dataset(conv: Conv, s: sampling.Stream, i: int) -> list[np.ndarray]:
     return inputs + ([bias] if bias is not None else [])
 
 
-def expected(conv: Conv, inputs: list[np.ndarray]) -> tuple[np.ndarray, dict]:
-    """(y, undefined) from the reference."""
+def expected(conv: Conv, inputs: list[np.ndarray]) -> Outcome:
+    """The reference's Outcome of one data set (NAMES order) of conv."""
     a = conv.attrs
     return ref.qlinear_conv(*inputs[:8], inputs[8] if len(inputs) > 8 else None, y_type=conv.types[2],
                             auto_pad=a.get("auto_pad", "NOTSET"), dilations=a.get("dilations"),
@@ -297,12 +481,8 @@ def model(conv: Conv, input_shapes: list[tuple] | None = None, geometry_of: Conv
     shapes = list(input_shapes or shapes[:n])
     _, _, out, _, _ = _geometry(geometry_of or conv)
     y_shape = (conv.x_shape[0], conv.m) + tuple(out)
-    return node_model(OP, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs), OPSET)
-
-
-def _meta(conv: Conv, seed: int, flags: list[str], compare: dict, **extra) -> dict:
-    return case_meta(op=OP, domain="", opset=OPSET, family=FAMILY, spec_file=ref.SPEC_FILE, clause=CLAUSE,
-                     compare=compare, flags=flags, seed=seed, params=conv.params(), **extra)
+    return node_model(FAMILY.op, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs),
+                      OPSET)
 
 
 def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iterator[Case]:
@@ -312,25 +492,17 @@ def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iter
     yield from dataset_cases(conv, [draw_dataset(conv, stream, i) for i in range(n_datasets)], s, flags)
 
 
-def dataset_cases(conv: Conv, datasets: list[list[np.ndarray]], s: int, flags: list[str]) -> Iterator[Case]:
+def dataset_cases(conv: Conv, datasets: list[list[np.ndarray]], s: int, flags: list[str],
+                  **extra) -> Iterator[Case]:
     """The node case of the given data sets the spec defines (expected outputs from the reference), and the
-    probe case of those it does not; s: the seed case.json records."""
-    node_sets, probe_sets, reasons = [], [], set()
-    for inputs in datasets:
-        y, undefined = expected(conv, inputs)
-        if undefined:
-            probe_sets.append(inputs)
-            reasons.update(undefined)
-        else:
-            node_sets.append((inputs, [y]))
-    if node_sets:
-        yield Case(conv.name, "node", model(conv), [i for i, _ in node_sets], [o for _, o in node_sets],
-                   _meta(conv, s, flags, COMPARE))
-    if probe_sets:
-        name = conv.name if conv.name.endswith("_probe") else f"{conv.name}_probe"
-        yield Case(name, "probe", model(conv), probe_sets, None,
-                   _meta(conv, s, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
-                         undefined=sorted(reasons)))
+    probe case of those it does not (generator.family.split); s: the seed case.json records, extra: more of
+    case.json."""
+    def meta_of(flags: list[str] = flags, compare: dict = COMPARE, **more) -> dict:
+        return FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=compare, flags=flags, seed=s, params=conv.params(),
+                           **extra, **more)
+
+    yield from split(conv.name, datasets, [expected(conv, inputs) for inputs in datasets], lambda _: model(conv),
+                     meta_of)
 
 
 def negative_cases(seed: int) -> Iterator[Case]:
@@ -395,10 +567,12 @@ def group_channels_case(conv: Conv, inputs: list[np.ndarray], seed: int) -> Case
 def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int,
               geometry_of: Conv | None = None) -> Case:
     return Case(conv.name, "negative", model(conv, shapes, geometry_of), [inputs], None,
-                _meta(conv, sampling.case_seed(seed, conv.name), ["negative"],
-                      # the spec says what is invalid, not when it must be refused: a refusal when
-                      # preparing or when running (before any output) both count
-                      {"mode": "none", "reason": "the backend must refuse the model"}, phase="run", invalid=why))
+                FAMILY.meta(opset=OPSET, clause=CLAUSE, seed=sampling.case_seed(seed, conv.name), flags=["negative"],
+                            params=conv.params(),
+                            # the spec says what is invalid, not when it must be refused: a refusal when
+                            # preparing or when running (before any output) both count
+                            compare={"mode": "none", "reason": "the backend must refuse the model"}, phase="run",
+                            invalid=why))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,7 +614,7 @@ def configuration(s: sampling.Stream) -> Conv:
 
 def random_configurations(n: int, seed: int) -> list[Conv]:
     """The first n distinct configurations (by everything but the shapes' sizes) of one seeded stream."""
-    s = sampling.Stream(sampling.case_seed(seed, "test_qlinearconv_random"))
+    s = sampling.Stream(sampling.case_seed(seed, f"{FAMILY.prefix}_random"))
     chosen, seen = [], set()
     for _ in range(64 * n):
         if len(chosen) == n:
@@ -495,10 +669,10 @@ def witness_cases() -> Iterator[Case]:
     """One node case per class of the committed witness catalogue (generator/witness/catalogue/
     qlinear_conv.json): test_qlinearconv_witness_<class>, one data set per distinct witness, expected outputs
     from the reference; case.json "witnesses" names the faults each data set was built for."""
-    for key, group in sorted(witness.load(FAMILY)["groups"].items()):
+    for key, group in sorted(witness.load(FAMILY.name)["groups"].items()):
         conv = witness_conv("witness_" + key.replace(" ", "_"), group["params"])
         sets: list[list[np.ndarray]] = []
-        outputs, made_for, seen = [], [], {}
+        made_for, seen = [], {}
         for name, entry in sorted(group["faults"].items()):
             for wit in entry.get("witnesses", []):
                 inputs = witness_inputs(conv, wit)
@@ -506,16 +680,13 @@ def witness_cases() -> Iterator[Case]:
                 if digest in seen:
                     made_for[seen[digest]].append(name)
                     continue
-                y, undefined = expected(conv, inputs)
-                if undefined:
+                if not expected(conv, inputs).defined:
                     raise ValueError(f"witness catalogue: a {name} witness of {key!r} has undefined elements")
                 seen[digest] = len(sets)
                 sets.append(inputs)
-                outputs.append([y])
                 made_for.append([name])
         if sets:
-            yield Case(conv.name, "node", model(conv), sets, outputs,
-                       _meta(conv, 0, ["witness"], COMPARE, witnesses=made_for))
+            yield from dataset_cases(conv, sets, 0, ["witness"], witnesses=made_for)
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
@@ -531,7 +702,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
             yield from conv_cases(conv, max(n, 5) if conv.zero_points == "ends" else n, 0, ["edge"])
 
     def others() -> Iterator[Case]:
-        for conv in probe_catalogue():
+        for conv in catalogue(PROBES):
             yield from conv_cases(conv, 5, 0, ["probe"])
         yield from negative_cases(0)
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
+from generator.outcome import Outcome
 
 SPEC_FILE = "QLinearConv-10.txt"
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
@@ -223,12 +224,12 @@ def _round_near(acc: np.ndarray, channel: np.ndarray, multipliers: list[tuple[in
 def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale,
                  y_zero_point, bias: np.ndarray | None = None, *, y_type: DType | str | None = None,
                  auto_pad: str = "NOTSET", dilations=None, group: int = 1, kernel_shape=None, pads=None,
-                 strides=None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """QLinearConv [QLinearConv-10: summary, attributes, inputs]. Returns (y, undefined).
+                 strides=None) -> Outcome:
+    """QLinearConv [QLinearConv-10: summary, attributes, inputs]. Returns the Outcome of y, the one output.
 
     y has the type of y_zero_point (T3; y_type when y_zero_point is a Python int) and shape
-    (N, M, *output spatial shape). undefined maps each reason the spec leaves elements undefined to the
-    bool mask of those elements (y holds placeholders there); it is empty when every element is defined.
+    (N, M, *output spatial shape). The Outcome's undefined maps each reason the spec leaves elements
+    undefined (UNDEF_*) to the bool mask of those elements (y holds placeholders there).
     Raises ValueError for a model the spec rules out (shapes, attributes)."""
     x, w = np.asarray(x), np.asarray(w)
     y_type = dtypes.get(y_type) if y_type is not None else dtypes.from_numpy(np.asarray(y_zero_point).dtype)
@@ -252,7 +253,7 @@ def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w
     xs, ys = (float(np.asarray(v, np.float32).reshape(-1)[0]) for v in (x_scale, y_scale))
     ws = w_scale.tolist()
     if not all(v > 0 and isfinite(v) for v in [xs, ys] + ws):  # NaN fails v > 0
-        return np.zeros(shape, dtype=y_type.np_dtype), {UNDEF_SCALE: np.ones(shape, dtype=bool)}
+        return Outcome((np.zeros(shape, dtype=y_type.np_dtype),), {UNDEF_SCALE: np.ones(shape, dtype=bool)})
     acc, bound = accumulate(x, int(np.asarray(x_zero_point).reshape(-1)[0]), w, w_zero_point, int(group),
                             begin, end, out, strides, dilations)
     undefined = {}
@@ -268,7 +269,7 @@ def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w
     unique = {s: multiplier(xs, s, ys) for s in set(ws)}
     multipliers = [unique[s] for s in (ws * m if len(ws) == 1 else ws)]
     y = requantize(acc, multipliers, int(np.asarray(y_zero_point).reshape(-1)[0]), y_type, min(bound, 2**31))
-    return y, undefined
+    return Outcome((y,), undefined)
 
 
 def _attr(attrs: dict, name: str, default=None):
@@ -287,11 +288,10 @@ def qlinear_conv_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_t
                         "y_zero_point"), inputs[:8]):
         if v is None:
             raise ValueError(f"QLinearConv: input {name} is required")
-    y, _ = qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, b, auto_pad=_attr(attrs, "auto_pad", "NOTSET"),
-                        dilations=attrs.get("dilations"), group=int(attrs.get("group", 1)),
-                        kernel_shape=attrs.get("kernel_shape"), pads=attrs.get("pads"),
-                        strides=attrs.get("strides"))
-    return [y]
+    return list(qlinear_conv(x, xs, xz, w, ws, wz, ys, yz, b, auto_pad=_attr(attrs, "auto_pad", "NOTSET"),
+                             dilations=attrs.get("dilations"), group=int(attrs.get("group", 1)),
+                             kernel_shape=attrs.get("kernel_shape"), pads=attrs.get("pads"),
+                             strides=attrs.get("strides")).outputs)
 
 
 def qlinear_conv_check(shapes: list[tuple | None], attrs: dict, opset: int) -> None:

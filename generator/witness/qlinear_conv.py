@@ -39,8 +39,6 @@ set was built. The family
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from generator import dtypes
@@ -321,7 +319,7 @@ def outputs(fn, conv: fam.Conv, inputs: list[np.ndarray]) -> np.ndarray:
 
 
 def defined(conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
-    return not fam.expected(conv, inputs)[1]
+    return fam.expected(conv, inputs).defined
 
 
 def differs(fault, conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
