@@ -19,7 +19,9 @@ gives), so ONNX backends can run the value part. A scalar input gets one data se
 `hunt(max_opset)`: the live hunt's strategy (generator/hunting.py): one group and one data set per example,
 built as the cases above, biased to the groups and values where the fault models part from the reference.
 
-Expected values come from generator.reference.convert_promote_types (Cast: generator.reference.cast) only.
+Expected values come from generator.reference.convert_promote_types (Cast: generator.reference.cast) only:
+its Outcome per data set, which generator.family.split turns into the node case and the probe (the family
+contract, generator/family.py); a pair safe mode refuses raises there and is a negative case instead.
 """
 
 from __future__ import annotations
