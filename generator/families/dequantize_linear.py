@@ -66,6 +66,7 @@ class Spec:
     shapes: tuple | None = None
     error: str | None = None
     zp_type: str | None = None  # a negative case's zero point type (else x's)
+    phase: str = "prepare"  # a negative case's: "run" where the refusal depends on shapes (one data set of zeros)
 
     @property
     def out(self) -> str:
@@ -111,7 +112,7 @@ def zero_points(t: str) -> list:
     """A few zero points of x type t: 0, one near each end, and one inside."""
     d = dtypes.get(t)
     if d.is_float:
-        return [0.0, -0.0, 1.5, -2.0] if d.finite_max >= 2 else [0.0, 0.5]
+        return [0.0, 1.5, -2.0]  # -0.0: float8_zero_point (IEEE: (-0) - (-0) = +0)
     return sorted({0, d.int_min, d.int_max, d.int_min + (d.int_max - d.int_min) // 3})
 
 
@@ -209,8 +210,11 @@ def per_axis():
                              s)
                 zps = arr(np.linspace(d.int_min, d.int_max, shape[i]).round() if k else np.zeros(shape[i]), t)
                 sets.append((x, scales, zps))
-            name = "default_axis" if axis is None else f"axis{axis}".replace("-", "_minus")
-            yield f"{t}_{dtypes.short(dtypes.get(s))}_{name}_opset{v}", Spec(v, t, s, sets, axis=axis)
+            name = f'{t}_{dtypes.short(dtypes.get(s))}_{"default_axis" if axis is None else f"axis{axis}"}_opset{v}'
+            yield name.replace("-", "_minus"), Spec(v, t, s, sets, axis=axis)
+            if v == 13 and t == "int8":  # the zero point left out
+                yield name.replace("-", "_minus") + "_no_zero_point", Spec(v, t, s, [(a, b, None) for a, b, _ in sets],
+                                                                           zero_point=False, axis=axis)
 
 
 @CATALOGUE
@@ -297,13 +301,13 @@ def scale_specials():
 @CATALOGUE
 def float8_zero_point():
     """Float8 zero points ('usually not used ... the dequantization formula remains the same'): finite ones,
-    and NaN / Inf (Inf - Inf is NaN)."""
+    NaN / Inf (Inf - Inf is NaN) and -0 ((-0) - (-0) is +0)."""
     for t in ref.x_types(19):
         d = dtypes.get(t)
         if not d.is_float:
             continue
         special = [d.nan_bits] + ([d.inf_bits, d.inf_bits | d.sign_mask] if d.has_inf else [])
-        zps = [d.from_bits(np.array(b, np.uint8)) for b in special] + [arr(v, t, ()) for v in (0.5, -3.0, 16.0)]
+        zps = [d.from_bits(np.array(b, np.uint8)) for b in special] + [arr(v, t, ()) for v in (0.5, -3.0, 16.0, -0.0)]
         sets = [(patterns(t), arr(1.0, "float", ()), np.asarray(z).reshape(())) for z in zps]
         yield f"{t}_opset19", Spec(19, t, "float", sets, reading=READING_IEEE)
 
@@ -312,7 +316,9 @@ def float8_zero_point():
 # negative cases: (x type, scale type, zero point type or None, shapes, attrs, output, opset, error)
 # ---------------------------------------------------------------------------------------
 def _neg(opset: int, x: str, scale: str, zp: str | None, shapes: tuple, error: str, **kw) -> Spec:
-    return Spec(opset, x, scale, zero_point=zp is not None, shapes=shapes, error=error,
+    """A model refused for its types or attributes (phase prepare: the model says all), or with shapes= ... and
+    phase="run" for its shapes (a backend may wait for the data to see them: refused at prepare or at run)."""
+    return Spec(opset, x, scale, zero_point=zp is not None, shapes=shapes, error=error, phase=kw.pop("phase", "prepare"),
                 output_dtype=kw.pop("output_dtype", None), axis=kw.pop("axis", None),
                 block_size=kw.pop("block_size", 0), clause=kw.pop("clause", CLAUSE), flags=("negative",), zp_type=zp)
 
@@ -321,27 +327,27 @@ NEGATIVES = {
     "zero_point_type_differs": _neg(13, "int8", "float", "uint8", ((4,), (), ()),
                                     "`x_zero_point` and `x` must have the same type"),
     "zero_point_shape_differs": _neg(13, "int8", "float", "int8", ((2, 3), (3,), ()),
-                                     "`x_scale` and `x_zero_point` must have same shape"),
+                                     "`x_scale` and `x_zero_point` must have same shape", phase="run"),
     "per_axis_length_differs": _neg(13, "uint8", "float", "uint8", ((2, 3), (2,), (2,)),
-                                    "a 1-D tensor for per-axis quantization (of the axis' length)", axis=1),
+                                    "a 1-D tensor for per-axis quantization (of the axis' length)", axis=1, phase="run"),
     "axis_out_of_range": _neg(13, "uint8", "float", "uint8", ((2, 3), (3,), (3,)),
-                              "Accepted range is [-r, r-1] where r = rank(input)", axis=2),
+                              "Accepted range is [-r, r-1] where r = rank(input)", axis=2, phase="run"),
     "axis_below_range": _neg(21, "uint8", "float", "uint8", ((2, 3), (2,), (2,)),
-                             "Accepted range is [-r, r-1] where r = rank(input)", axis=-3),
+                             "Accepted range is [-r, r-1] where r = rank(input)", axis=-3, phase="run"),
     "per_axis_scale_opset10": _neg(10, "uint8", "float", "uint8", ((2, 3), (3,), (3,)),
-                                   "'x_scale' and 'x_zero_point' are both scalars"),
+                                   "'x_scale' and 'x_zero_point' are both scalars", phase="run"),
     "rank2_scale_without_block_size": _neg(21, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
                                            "a scalar, a 1-D tensor, or rank identical to the input for blocked "
-                                           "quantization (block_size is 0)", axis=1),
+                                           "quantization (block_size is 0)", axis=1, phase="run"),
     "block_size_too_small": _neg(21, "int8", "float", "int8", ((2, 6), (2, 2), (2, 2)),
-                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=2),
+                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=2, phase="run"),
     "block_size_too_large": _neg(21, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
-                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=3),
+                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=3, phase="run"),
     "blocked_shape_differs_off_axis": _neg(21, "int8", "float", "int8", ((2, 6), (3, 3), (3, 3)),
                                            "the same shape as the input, except for one dimension", axis=1,
-                                           block_size=2),
+                                           block_size=2, phase="run"),
     "blocked_rank_differs": _neg(21, "int4", "float", "int4", ((2, 6), (2, 3, 1), (2, 3, 1)),
-                                 "a rank identical to the input for blocked quantization", axis=1, block_size=2),
+                                 "a rank identical to the input for blocked quantization", axis=1, block_size=2, phase="run"),
     "block_size_opset19": _neg(19, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
                                "DequantizeLinear-19 has no attribute block_size", axis=1, block_size=2),
     "output_dtype_opset21": _neg(21, "int8", "float", "int8", ((4,), (), ()),
@@ -380,13 +386,13 @@ def negative():
 def random_specs(n: int, seed: int) -> Iterator[tuple[str, Spec]]:
     """n seeded draws per granularity: x of a random type, uniform bit patterns; scales 2**[-8, 8) times
     [1, 2); zero points uniform in x's range (float types: 0)."""
-    for g, (v, shape, axis, bs) in {"per_tensor": (21, (3, 7), None, 0), "per_axis": (21, (3, 7), -1, 0),
-                                    "blocked": (21, (3, 7), 1, 3)}.items():
+    for g, (v, shape, axis, bs) in {"per_tensor": (21, (3, 9), None, 0), "per_axis": (21, (3, 9), -1, 0),
+                                    "blocked": (21, (3, 9), 1, 3)}.items():  # whole blocks: short ones are blocked's
         s = sampling.Stream(sampling.case_seed(seed, f"test_dequantizelinear_random_{g}"))
         types = ("int8", "uint8", "int4", "uint4", "int16", "uint16", "float8e4m3fn", "float8e5m2")
         for t in types:
             d = dtypes.get(t)
-            sshape = () if g == "per_tensor" else (7,) if g == "per_axis" else (3, 3)
+            sshape = () if g == "per_tensor" else (9,) if g == "per_axis" else (3, 3)
             m = int(np.prod(sshape))
             sets = []
             for _ in range(n):
@@ -430,6 +436,12 @@ def _compare(spread: int) -> dict:
                       "first, land there (the reference rounds the exact product once)"}
 
 
+def _zeros(t: str, shape: tuple) -> np.ndarray:
+    """A negative case's data: zeros of type t (ones for a float scale, which a backend may check)."""
+    d = dtypes.get(t)
+    return np.full(shape, 1.0 if d.is_float else 0, dtype=np.float64 if d.is_float else np.int64).astype(d.np_dtype)
+
+
 def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
     """The node case (defined data sets) and probe case (the others) of a Spec, or its negative case."""
     what = name.removeprefix(FAMILY.prefix + "_")
@@ -437,8 +449,10 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
     if spec.error:
         meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(NEGATIVE_COMPARE),
                            flags=list(spec.flags), seed=seed, params=_params(spec, what), spec_file=spec_file,
-                           phase="prepare", error=spec.error)
-        yield Case(name, "negative", model_of(spec, spec.shapes[0], spec.shapes[1]), [], None, meta)
+                           phase=spec.phase, error=spec.error)
+        data = [] if spec.phase == "prepare" else [[_zeros(t, sh) for t, sh in zip(
+            (spec.x, spec.scale, spec.zp_type or spec.x), spec.shapes[:3 if spec.zero_point else 2])]]
+        yield Case(name, "negative", model_of(spec, spec.shapes[0], spec.shapes[1]), data, None, meta)
         return
     outcomes, spread = [], 0
     kw = dict(axis=1 if spec.axis is None else spec.axis, block_size=spec.block_size,
