@@ -434,6 +434,11 @@ def int32_scale_opset19():
 
 
 # --- negatives: the model must be refused -----------------------------------------------------
+# a type rule is the graph's (refused at prepare); a shape rule may be checked when the shapes are seen: "run" is
+# either phase (runners/execute.py)
+SHAPE_PHASE = "run"
+
+
 def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp_type="uint8", phase="prepare"):
     return Spec(opset, [(_arr(x, x_type), _arr(s, scale_type), None if z is None else _arr(z, zp_type))],
                 x_type=x_type, scale_type=scale_type, zp_type=zp_type if z is not None else None, attrs=attrs or {},
@@ -443,18 +448,19 @@ def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp
 @CATALOGUE
 def negative_zero_point_shape_differs_opset13():
     return _neg(13, np.ones((2, 3)), np.ones(3), np.zeros(()), "y_zero_point's shape is not y_scale's",
-                {"axis": 1})
+                {"axis": 1}, phase=SHAPE_PHASE)
 
 
 @CATALOGUE
 def negative_per_axis_length_differs_opset13():
     return _neg(13, np.ones((2, 3)), np.ones(2), np.zeros(2), "a per-axis scale of length 2 on an axis of length 3",
-                {"axis": 1})
+                {"axis": 1}, phase=SHAPE_PHASE)
 
 
 @CATALOGUE
 def negative_two_d_scale_opset13():
-    return _neg(13, np.ones((2, 4)), np.ones((2, 2)), np.zeros((2, 2)), "a 2-D scale before blocked quantization")
+    return _neg(13, np.ones((2, 4)), np.ones((2, 2)), np.zeros((2, 2)), "a 2-D scale before blocked quantization",
+                phase=SHAPE_PHASE)
 
 
 @CATALOGUE
@@ -476,13 +482,13 @@ def negative_output_dtype_not_zero_point_type_opset21():
 @CATALOGUE
 def negative_block_size_too_small_opset21():
     return _neg(21, np.ones((2, 6)), np.ones((2, 2)), np.zeros((2, 2)), "block_size 2 gives 3 blocks, y_scale has 2",
-                {"axis": 1, "block_size": 2})
+                {"axis": 1, "block_size": 2}, phase=SHAPE_PHASE)
 
 
 @CATALOGUE
 def negative_block_size_too_large_opset21():
     return _neg(21, np.ones((2, 6)), np.ones((2, 3)), np.zeros((2, 3)), "block_size 3 gives 2 blocks, y_scale has 3",
-                {"axis": 1, "block_size": 3})
+                {"axis": 1, "block_size": 3}, phase=SHAPE_PHASE)
 
 
 @CATALOGUE
