@@ -41,9 +41,10 @@ class Family:
         return f"test_{self.op.lower()}"
 
     def meta(self, *, opset: int, clause: str, compare: dict, flags: list[str], seed: int, params: dict,
-             spec_file: str | None = None, reading: str | None = None, **extra) -> dict:
-        """The case.json metadata of one case of this family (generator.case.case_meta)."""
-        return case_meta(op=self.op, domain=self.domain, opset=opset, family=self.name,
+             spec_file: str | None = None, reading: str | None = None, op: str | None = None, **extra) -> dict:
+        """The case.json metadata of one case of this family (generator.case.case_meta); op: the operator a case
+        names when it is not the family's (a layout graph names its pattern's)."""
+        return case_meta(op=op or self.op, domain=self.domain, opset=opset, family=self.name,
                          spec_file=spec_file or self.spec_file, clause=clause, compare=compare, flags=flags,
                          seed=seed, params=params, reading=reading, **extra)
 

@@ -271,8 +271,8 @@ def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]],
     defined = [(xs, list(o.outputs)) for xs, o in zip(data, outcomes) if o.defined]
 
     def meta_of(flags: list[str] | None = None, compare: dict | None = None, **extra) -> dict:
-        return replace(FAMILY, op=p.op).meta(
-            opset=OPSET, clause=p.clause, compare=compare or compare_spec(list(tfl.outputs), [y for _, y in defined]),
+        return FAMILY.meta(
+            op=p.op, opset=OPSET, clause=p.clause, compare=compare or compare_spec(list(tfl.outputs), [y for _, y in defined]),
             flags=flags or ["random", "layout"], seed=seed,
             params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
                     "ops": [op.type for op in tfl.ops], **(params or {})}, **extra)
