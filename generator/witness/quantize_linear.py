@@ -1,0 +1,234 @@
+"""Witnesses of the QuantizeLinear fault models (generator/reference/quantize_linear_faults.py).
+
+Groups are those of the family's cases (generator/families/quantize_linear.py: every catalogue case and the
+random ones), keyed by quantize_linear_faults.group_key. For each group and each fault that can differ there, a
+witness is built by construction and enumeration, in the group's own configuration (opset = its version; x and
+y_scale of the types that give its division precision; y_zero_point of its output type; saturate as the group
+says), and kept where the fault's output differs from the reference's on elements the reference defines:
+  per-tensor    y_scale 3, 0.3, 7 or 1, zero point odd or 0: x is every value of P near the quotients j / 2
+                (ties and integers) over the output's whole range and just beyond, and their neighbours a few
+                ulps off (rounding, truncation, wrapping, the zero point's place, the reciprocal, the precision);
+                for float outputs the output's values and midpoints times y_scale, just beyond its largest,
+                +-Inf (saturate, the FNUZ Inf row, the zero point left out)
+  per-axis      x of shape (3, 3), axis 0, three scales and zero points (an ignored axis reads them by column)
+  blocked       x of shape (2, 5), axis 1, block_size 2 (blocks counted from the end shift every scale)
+Witness data (JSON): {"what", "opset", "x_type", "scale_type", "zp_type", "attrs", "shape", "x", "scale_shape",
+"scale", "zp"}: values as decimals that read back exactly (every one is a float64 value).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from generator import dtypes
+from generator.faults import same_elements
+from generator.reference import quantize_linear as ref
+from generator.reference import quantize_linear_faults as F
+
+PER_TENSOR_SCALES = (3.0, 0.3, 7.0, 1.0)
+KEEP = 8  # elements kept per per-tensor witness
+
+
+def slug(key: str) -> str:
+    return "_".join(part.split("=", 1)[1] for part in key.split())
+
+
+def config_types(params: dict) -> tuple[str, str, dict]:
+    """(x type, y_scale type, extra attrs) giving the group's division precision at its version."""
+    v, p = int(params["version"]), params["precision"]
+    if v < 19:
+        return "float", "float", {}
+    if v < 23:
+        return p, p, {}
+    return "float", p, {}
+
+
+def _as(values, t: str) -> np.ndarray:
+    d = dtypes.get(t)
+    with np.errstate(all="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(d.np_dtype) if d.is_float \
+            else np.asarray(values).astype(np.int64).astype(d.np_dtype)
+
+
+def _neighbours(v: np.ndarray, t: str, n: int) -> np.ndarray:
+    """Values of type t within n encodings of each value of v (rounded to t), as float64."""
+    d = dtypes.get(t)
+    base = d.to_bits(_as(v, t)).astype(np.int64)
+    out = [base + k for k in range(-n, n + 1)]
+    bits = np.clip(np.concatenate(out), 0, (1 << d.bits) - 1).astype(d.bits_dtype)
+    vals = d.from_bits(bits).astype(np.float64)
+    return np.unique(vals[np.isfinite(vals)])
+
+
+def _encode(a: np.ndarray) -> list:
+    return [repr(float(v)) for v in np.asarray(a, dtype=np.float64).ravel()]
+
+
+def witness_of(opset, x_t, s_t, z_t, attrs, x, s, z, what) -> dict:
+    return {"what": what, "opset": opset, "x_type": x_t, "scale_type": s_t, "zp_type": z_t, "attrs": attrs,
+            "shape": list(np.shape(x)), "x": _encode(x), "scale_shape": list(np.shape(s)), "scale": _encode(s),
+            "zp": _encode(z)}
+
+
+def decode(w: dict) -> tuple:
+    x = _as([float(v) for v in w["x"]], w["x_type"]).reshape(w["shape"])
+    s = _as([float(v) for v in w["scale"]], w["scale_type"]).reshape(w["scale_shape"])
+    z = _as([float(v) for v in w["zp"]], w["zp_type"]).reshape(w["scale_shape"])
+    return x, s, z
+
+
+def _run(fn, w: dict, x, s, z):
+    types = [dtypes.get(w["x_type"]), dtypes.get(w["scale_type"]), dtypes.get(w["zp_type"])]
+    return fn([x, s, z], dict(w["attrs"]), int(w["opset"]), types)[0]
+
+
+def differing(fault, w: dict, x, s, z) -> np.ndarray:
+    """Where the fault's y differs from the reference's on elements the reference defines."""
+    r = ref.quantize_linear_explained(x, s, z, x_type=w["x_type"], scale_type=w["scale_type"],
+                                      zero_point_type=w["zp_type"], opset=int(w["opset"]), **ref._attrs(w["attrs"],
+                                                                                                   int(w["opset"])))
+    try:
+        fy = _run(fault.fn, w, x, s, z)
+    except ValueError:
+        return np.zeros(np.shape(x), bool)
+    out = dtypes.get(w["zp_type"])
+    return (r.why == "") & ~same_elements(r.y, fy, out)
+
+
+def _per_tensor_candidates(params: dict):
+    """(x values, scale, zero point, what) to enumerate, the likeliest first."""
+    y = dtypes.get(params["y"])
+    x_t, s_t, _ = config_types(params)
+    p = params["precision"]
+    for s in PER_TENSOR_SCALES:
+        sv = float(_as(s, s_t).astype(np.float64))
+        if y.is_float:
+            vals = np.unique(y.all_values().astype(np.float64))
+            vals = vals[np.isfinite(vals)]
+            mids = (vals[1:] + vals[:-1]) / 2
+            fmax = y.finite_max
+            base = np.concatenate([vals, mids, [fmax * 1.5, fmax * 4]]) * sv
+            x = np.concatenate([_neighbours(base, p, 2), [np.inf, -np.inf]])
+            zps = (1.0, 0.0)
+        else:
+            j = np.arange(2 * (y.int_min - 12), 2 * (y.int_max + 12) + 1)
+            if j.size > 1200:
+                j = np.unique(np.concatenate([j[:80], j[-80:], np.arange(-40, 41), j[:: j.size // 400]]))
+            x = _neighbours(j / 2 * sv, p, 3)
+            zps = tuple(dict.fromkeys(z for z in (1, y.int_min + 1, 0) if y.int_min <= z <= y.int_max))
+        x = x[np.isfinite(_as(x, x_t).astype(np.float64)) | np.isinf(x)]
+        for z in zps:
+            yield np.unique(_as(x, x_t).astype(np.float64)), sv, z, f"per-tensor, y_scale {s}, zero point {z}"
+
+
+def _per_axis(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
+    y = dtypes.get(params["y"])
+    zps = [0.0, 1.0, 0.5] if y.is_float else [max(y.int_min, min(y.int_max, z)) for z in (0, 1, -1)]
+    x = np.array([[0.0, 1.0, -1.0], [2.0, -2.0, 1.0], [4.0, -4.0, 3.0]])
+    a = dict(attrs, axis=0)
+    return witness_of(opset, x_t, s_t, z_t, a, _as(x, x_t), _as([1.0, 2.0, 4.0], s_t), _as(zps, z_t),
+                      "per-axis, axis 0 of a (3, 3) x")
+
+
+def _blocked(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
+    y = dtypes.get(params["y"])
+    z = np.zeros((2, 3)) if y.is_float else np.clip(np.array([[0, 1, 0], [1, 0, 1]]), y.int_min, y.int_max)
+    x = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [-1.0, -2.0, 2.0, 3.0, -3.0]])
+    a = dict(attrs, axis=1, block_size=2)
+    return witness_of(opset, x_t, s_t, z_t, a, _as(x, x_t), _as([[1.0, 2.0, 4.0], [4.0, 0.5, 1.0]], s_t), _as(z, z_t),
+                      "blocked, axis 1, block_size 2 over 5")
+
+
+def group_witnesses(params: dict) -> dict:
+    """{fault name: {"how", "witnesses"} | {"equivalent": proof}} for one group."""
+    opset = int(params["version"])
+    y = dtypes.get(params["y"])
+    x_t, s_t, attrs = config_types(params)
+    z_t = y.name
+    if params.get("saturate") is not None:
+        attrs = dict(attrs, saturate=int(params["saturate"]))
+    live = []
+    found = {}
+    for fault in F.FAULTS:
+        proof = fault.equivalent(dict(params, opset=opset))
+        if proof:
+            found[fault.name] = {"equivalent": proof}
+        else:
+            live.append(fault)
+    structured = [_per_axis(params, opset, x_t, s_t, z_t, attrs)] if opset >= 13 else []
+    if opset >= 21:
+        structured.append(_blocked(params, opset, x_t, s_t, z_t, attrs))
+    for fault in live:
+        for w in structured:
+            if differing(fault, w, *decode(w)).any():
+                found[fault.name] = {"how": "construction", "witnesses": [w]}
+                break
+        if fault.name in found:
+            continue
+        for xv, sv, z, what in _per_tensor_candidates(params):
+            w = witness_of(opset, x_t, s_t, z_t, attrs, _as(xv, x_t), _as(sv, s_t), _as(z, z_t), what)
+            x, s, zz = decode(w)
+            hit = differing(fault, w, x, s, zz)
+            if hit.any():
+                idx = np.flatnonzero(hit)
+                keep = x[idx[np.linspace(0, idx.size - 1, min(KEEP, idx.size)).astype(int)]]
+                w = witness_of(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
+                assert differing(fault, w, *decode(w)).any()
+                found[fault.name] = {"how": "exhaustive", "witnesses": [w]}
+                break
+    return found
+
+
+def groups_of_suite(max_opset: int) -> dict[str, dict]:
+    """Group key -> the params of the family's node cases (catalogue and random, default profile)."""
+    from generator.families import quantize_linear as fam
+
+    out = {}
+    cases = itertools.chain(fam.catalogue_cases(max_opset),
+                            fam.random_cases(fam.PROFILES["exhaustive"]["random"], 0, max_opset))
+    for case in cases:
+        if case.kind != "node":
+            continue
+        key = F.group_key(case.meta)
+        p = case.meta["params"]
+        out.setdefault(key, {"version": p["version"], "y": p["y"], "precision": p["precision"],
+                             "saturate": p["saturate"]})
+    return out
+
+
+def find(max_opset: int, budget: float) -> dict:
+    """The catalogue's groups: every group of the family's cases, each fault's witnesses or equivalence proof."""
+    groups = {}
+    for key, params in sorted(groups_of_suite(max_opset).items()):
+        groups[key] = {"params": dict(params, opset=params["version"]), "faults": group_witnesses(params)}
+    return groups
+
+
+def specs_of(group: dict):
+    """(Spec, [[fault names] per data set]) for a group's witness cases: the per-tensor witnesses of one
+    configuration as data sets of one case (x repeated cyclically to KEEP elements), each per-axis / blocked one
+    a case of its own."""
+    from generator.families.quantize_linear import Spec
+
+    merged: dict[str, tuple] = {}
+    for name, entry in sorted(group["faults"].items()):
+        for w in entry.get("witnesses", []):
+            x, s, z = decode(w)
+            per_tensor = x.ndim == 1 and s.ndim == 0
+            conf = repr((w["opset"], w["x_type"], w["scale_type"], w["zp_type"], sorted(w["attrs"].items()),
+                         None if per_tensor else (w["shape"], w["x"], w["scale"], w["zp"])))
+            if per_tensor:
+                x = np.resize(x, KEEP)
+            spec, made_for, seen = merged.setdefault(conf, (
+                Spec(int(w["opset"]), [], x_type=w["x_type"], scale_type=w["scale_type"], zp_type=w["zp_type"],
+                     attrs=dict(w["attrs"]), flags=("witness",)), [], {}))
+            data = repr((w["x"], w["scale"], w["zp"]))
+            if data in seen:
+                made_for[seen[data]].append(name)
+                continue
+            seen[data] = len(spec.sets)
+            spec.sets.append((x, s, z))
+            made_for.append([name])
+    return [(spec, made_for) for spec, made_for, _ in merged.values()]
