@@ -269,15 +269,14 @@ def _read_back(texts: list[str], src: DType) -> tuple[np.ndarray, np.ndarray]:
         except OverflowError:
             slow[i] = True
     with np.errstate(all="ignore"):
-        y, _ = cast_ref.cast(f, "double", src, **kw)
+        y = cast_ref.cast_outcome(f, "double", src, **kw).outputs[0]
         for direction in (-np.inf, np.inf):
-            near, _ = cast_ref.cast(np.nextafter(f, direction), "double", src, **kw)
+            near = cast_ref.cast_outcome(np.nextafter(f, direction), "double", src, **kw).outputs[0]
             slow |= ~src.same_values(near, y)
     slow &= ok & np.array([p is not None and not isinstance(p, float) for p in parsed], dtype=bool)
     if slow.any():
         idx = np.flatnonzero(slow)
-        exact, _ = cast_ref.cast(np.array([texts[i] for i in idx], dtype=object), "string", src, **kw)
-        y[idx] = exact
+        y[idx] = cast_ref.cast_outcome(np.array([texts[i] for i in idx], dtype=object), "string", src, **kw).outputs[0]
     return y, ok
 
 

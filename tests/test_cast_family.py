@@ -10,8 +10,10 @@ import numpy as np
 import onnx
 import pytest
 
-from generator import dtypes
+from generator import dtypes, reference
 from generator.families import cast as fam
+from generator.family import PROBE_COMPARE, Family
+from generator.outcome import Outcome
 from generator.reference import cast as ref
 from generator.reference.cast import ROUND_MODES, cast
 
@@ -225,3 +227,26 @@ def test_every_reading_is_explained_in_docs_readings_md():
     for r in ref.READINGS:
         anchor = re.search(r"docs/readings\.md#([a-z0-9-]+)", r).group(1)
         assert anchor in anchors, anchor
+
+
+def test_the_family_follows_the_contract(default_cases):
+    """FAMILY is a Family named for its module; the reference returns an Outcome (what cast() / cast_explained()
+    give as arrays); every case is stamped by FAMILY.meta and split by generator.family.split."""
+    assert isinstance(fam.FAMILY, Family) and fam.FAMILY.name == fam.__name__.rsplit(".", 1)[1] == "cast"
+    assert fam.FAMILY.op == "Cast" and fam.FAMILY.prefix == "test_cast"
+    x = np.array([1.5, np.nan, 300.0, -2.0], dtype=np.float32)
+    out = ref.cast_outcome(x, "float", "int8")
+    assert isinstance(out, Outcome)
+    assert out.reasons == sorted([ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_INT_OOR])
+    assert out.mask().tolist() == [False, True, True, False]
+    y, why, reading = ref.cast_explained(x, "float", "int8")
+    assert np.array_equal(y, out.outputs[0]) and np.array_equal(why != "", out.mask())
+    assert np.array_equal(ref.explain(x, "float", "int8")[1], reading)
+    node = reference.lookup("", "Cast")([x], {"to": onnx.TensorProto.INT8}, 13, [dtypes.get("float")])
+    assert np.array_equal(node[0], y)
+    assert list(fam.CASES) == ["data_sets", "fnuz_inf", "negative_nan", "shapes", "witness"]
+    for c in default_cases:
+        assert c.meta["family"] == "cast" and c.meta["op"] == "Cast" and c.name.startswith(fam.FAMILY.prefix)
+        if c.kind == "probe":
+            assert c.name.endswith("_probe") and c.meta["compare"] == PROBE_COMPARE and c.meta["undefined"]
+            assert "reading" not in c.meta

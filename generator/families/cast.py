@@ -21,19 +21,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 import functools
 import math
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import onnx
 
 from generator import dtypes, sampling
-from generator.case import Case, case_meta, node_model
+from generator.case import Case, node_model
 from generator.dtypes import DType
+from generator.family import Catalogue, Family, split, split_elements
+from generator.outcome import Outcome
 from generator.reference import cast as ref
 
-FAMILY = "cast"
+FAMILY = Family("cast", "Cast", "Cast.txt")
 GRID = ("from", "to", ())  # the report draws this family as a grid: rows, columns, tables
-SPEC_FILE = "Cast.txt"
 CAST_SCHEMA = f"onnx.defs Cast-24..{onnx.defs.get_schema('Cast').since_version} (onnx {onnx.__version__})"
 # ONNX's technical notes (docs/docsgen/source/technical/ in onnx/onnx), at the revision read; the onnx wheel
 # does not ship them. float6.md is not on onnx main yet: the revision is the pull request's that onnx.ai
@@ -69,13 +70,18 @@ class Variant:
     opset: int
 
     @property
-    def base_name(self) -> str:
-        name = f"test_cast_{dtypes.short(self.src)}_to_{dtypes.short(self.to)}"
+    def label(self) -> str:
+        """What names the variant: float32_to_float8e8m0_nosat_down (the hunt's slice, case names after the op)."""
+        name = f"{dtypes.short(self.src)}_to_{dtypes.short(self.to)}"
         if self.saturate is False:
             name += "_nosat"
         if self.round_mode not in (None, "up"):
             name += f"_{self.round_mode}"
         return name
+
+    @property
+    def base_name(self) -> str:
+        return f"{FAMILY.prefix}_{self.label}"
 
     @property
     def attrs(self) -> dict:
@@ -96,9 +102,23 @@ class Variant:
             p["round_mode"] = self.round_mode
         return p
 
-    def run(self, x: np.ndarray, opset: int | None = None):
-        return ref.cast(x, self.src, self.to, saturate=self.saturate is not False,
-                        round_mode=self.round_mode or "up", opset=opset or self.opset)
+    def explain(self, x: np.ndarray, opset: int | None = None) -> tuple[Outcome, np.ndarray]:
+        """The reference's Outcome on x, and the readings per element (generator.reference.cast.explain)."""
+        return ref.explain(x, self.src, self.to, saturate=self.saturate is not False,
+                           round_mode=self.round_mode or "up", opset=opset or self.opset)
+
+    def outcome(self, x: np.ndarray, opset: int | None = None) -> Outcome:
+        return self.explain(x, opset)[0]
+
+
+def attribute_options(to: DType) -> list[tuple[bool | None, str | None]]:
+    """(saturate, round_mode) values that change what a cast to `to` does: saturate for float8, both for
+    float8e8m0, none (None) elsewhere."""
+    if to.is_float8:
+        return [(True, None), (False, None)]
+    if to.nan_style == dtypes.E8M0:
+        return [(sat, mode) for sat in (True, False) for mode in ref.ROUND_MODES]
+    return [(None, None)]
 
 
 def variants(max_opset: int) -> Iterator[Variant]:
@@ -106,26 +126,19 @@ def variants(max_opset: int) -> Iterator[Variant]:
     for src in types:
         for to in types:
             opset = max(src.cast_since, to.cast_since, MIN_OPSET)
-            if to.is_float8:
-                options = [(True, None), (False, None)]
-            elif to.nan_style == dtypes.E8M0:
-                options = [(sat, mode) for sat in (True, False) for mode in ref.ROUND_MODES]
-            else:
-                options = [(None, None)]
-            for sat, mode in options:
-                if opset <= max_opset:
-                    yield Variant(src, to, sat, mode, opset)
+            if opset <= max_opset:
+                yield from (Variant(src, to, sat, mode, opset) for sat, mode in attribute_options(to))
 
 
 def spec_of(v: Variant) -> tuple[str, str]:
     """(file, clause) of the text the variant's expected outputs come from."""
     src, to = v.src, v.to
     if src.kind == "string":
-        return SPEC_FILE, "Casting from string tensor in plain and scientific numeric representations"
+        return FAMILY.spec_file, "Casting from string tensor in plain and scientific numeric representations"
     if to.kind == "string":
-        return SPEC_FILE, "When casting from numeric tensors to string tensors, plain floating-point representation"
+        return FAMILY.spec_file, "When casting from numeric tensors to string tensors, plain floating-point representation"
     if to.is_float8:
-        return SPEC_FILE, f"float 8 table, saturate={int(v.saturate)}"
+        return FAMILY.spec_file, f"float 8 table, saturate={int(v.saturate)}"
     if to.nan_style == dtypes.E8M0:
         return CAST_SCHEMA, "FLOAT8E8M0 table, round_mode"
     if to.name == "float4e2m1":
@@ -139,7 +152,7 @@ def spec_of(v: Variant) -> tuple[str, str]:
                       f"even) nearest-even integer'; out of range: Cast.txt, 'fixed point: undefined if OOR'")
     frm = {"float": "floating point", "bool": "bool"}.get(src.kind, "fixed point")
     dst = {"float": "floating point", "bool": "bool"}.get(to.kind, "fixed point")
-    return SPEC_FILE, f"Casting from {frm} to: {dst}"
+    return FAMILY.spec_file, f"Casting from {frm} to: {dst}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -193,8 +206,8 @@ def _to_src(values: list, src: DType) -> np.ndarray:
     if src.is_integer:
         ints = sorted({int(v) for v in values if isinstance(v, (int, np.integer)) and src.int_min <= v <= src.int_max})
         return np.array(ints, dtype=object).astype(src.np_dtype)
-    y, why = ref.cast(np.array([float(v) for v in values], dtype=np.float64), "double", src, saturate=True)
-    return y[why == ""]
+    outcome = ref.cast_outcome(np.array([float(v) for v in values], dtype=np.float64), "double", src, saturate=True)
+    return outcome.outputs[0][~outcome.mask()]
 
 
 def _unique(a: np.ndarray, d: DType) -> np.ndarray:
@@ -387,12 +400,6 @@ def random_inputs(src: DType, to: DType, n: int, seed: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 # cases
 # ---------------------------------------------------------------------------------------
-def _meta(v: Variant, seed: int, flags: list[str], compare: dict, opset: int, **extra) -> dict:
-    spec_file, clause = spec_of(v)
-    return case_meta(op="Cast", domain="", opset=opset, family=FAMILY, spec_file=spec_file, clause=clause,
-                     compare=compare, flags=flags, seed=seed, params=v.params, **extra)
-
-
 def _compare(v: Variant) -> dict:
     if v.to.kind == "string" and v.src.kind != "string":
         return {"mode": "parsed", "source_type": v.src.name,
@@ -401,101 +408,135 @@ def _compare(v: Variant) -> dict:
     return dict(EXACT)
 
 
-def _model(v: Variant, shape: tuple, opset: int):
+@dataclass(frozen=True)
+class Form:
+    """How a variant's source elements become cases: the family that writes them, the node of a data set, and
+    the data set of x. Cast's is CAST (x alone, `to` an attribute); an operator with Cast's semantics brings
+    its own (CastLike: generator/families/cast_like.py)."""
+    family: Family
+    model: Callable[[Variant, list[np.ndarray], int], onnx.ModelProto]  # (variant, a data set, opset)
+    dataset: Callable[[Variant, np.ndarray, int], list[np.ndarray]]  # (variant, x, case seed) -> the inputs
+
+    def base(self, v: Variant) -> str:
+        return f"{self.family.prefix}_{v.label}"
+
+
+def _cast_model(v: Variant, inputs: list[np.ndarray], opset: int) -> onnx.ModelProto:
+    shape = inputs[0].shape
     return node_model("Cast", [("input", v.src, shape)], [("output", v.to, shape)], v.attrs, opset)
 
 
-def _node_case(v: Variant, what: str, x: np.ndarray, y: np.ndarray, reading: str | None, seed: int,
-               flags: list[str], opset: int | None = None, compare: dict | None = None, **extra) -> Case:
+CAST = Form(FAMILY, _cast_model, lambda v, x, seed: [x])
+
+
+def cases_of(form: Form, v: Variant, what: str, x: np.ndarray, seed: int, flags: list[str], *,
+             opset: int | None = None, compare: dict | None = None, undefined: list | None = None,
+             probe_flags: tuple[str, ...] = ("probe",), **extra) -> Iterator[Case]:
+    """The node case <base>_<what> (<base> if what is "") of x's defined elements and its probe of the others
+    (generator.family.split); given `undefined` (a list), the undefined elements go there instead, for one
+    probe of several sets. An x wholly defined keeps its shape (0-d, empty, 3-d cases). Each case cites the
+    text its expectations come from (spec_of) and names the readings they rest on."""
     opset = opset or v.opset
-    return Case(
-        name=f"{v.base_name}_{what}",
-        kind="node",
-        model=_model(v, x.shape, opset),
-        inputs=[[x]],
-        outputs=[[y]],
-        meta=_meta(v, seed, flags, compare or _compare(v), opset, reading=reading, **extra),
-    )
+    outcome, reading = v.explain(x, opset)
+    sets, outcomes = [form.dataset(v, x, seed)], [outcome]
+    if not outcome.defined:
+        xd, kept, xu, _ = split_elements(x, outcome)
+        reading = reading[~outcome.mask()]
+        sets, outcomes = ([form.dataset(v, xd, seed)], [kept]) if xd.size else ([], [])
+        if undefined is not None:
+            undefined.append(xu)
+        else:
+            sets.append(form.dataset(v, xu, seed))
+            outcomes.append(v.outcome(xu, opset) if xd.size else outcome)
+    spec_file, clause = spec_of(v)
+    node_flags, node_compare = flags, compare or _compare(v)
+
+    def meta_of(flags: list[str] | None = None, compare: dict | None = None, **more) -> dict:
+        node = flags is None  # split asks for the node case's metadata with no arguments, the probe's with some
+        return form.family.meta(opset=opset, spec_file=spec_file, clause=clause, seed=seed, params=v.params,
+                                flags=node_flags if node else list(probe_flags), compare=node_compare if node
+                                else compare, reading="; ".join(ref.readings(reading)) or None if node else None,
+                                **extra, **more)
+
+    name = f"{form.base(v)}_{what}" if what else form.base(v)
+    yield from split(name, sets, outcomes, lambda inputs: form.model(v, inputs, opset), meta_of)
 
 
-def _split(v: Variant, x: np.ndarray, opset: int | None = None):
-    """(defined inputs, their outputs, the readings those rest on), (undefined inputs, reasons)."""
-    y, why, reading = ref.cast_explained(x, v.src, v.to, saturate=v.saturate is not False,
-                                         round_mode=v.round_mode or "up", opset=opset or v.opset)
-    ok = why == ""
-    return (x[ok], y[ok], "; ".join(ref.readings(reading[ok])) or None), (x[~ok], sorted(set(why[~ok])))
+@dataclass(frozen=True)
+class Context:
+    """What a generation gives every case function: the profile's options, the seed, the newest opset, the
+    groups of the family's witness catalogue."""
+    profile: dict
+    seed: int
+    max_opset: int
+    witnesses: dict
 
-
-def _probe_case(v: Variant, x: np.ndarray, reasons: list[str], seed: int) -> Case:
-    return Case(
-        name=f"{v.base_name}_probe",
-        kind="probe",
-        model=_model(v, x.shape, v.opset),
-        inputs=[[x]],
-        outputs=None,
-        meta=_meta(v, seed, ["probe"], {"mode": "none", "reason": "the spec defines no result"},
-                   v.opset, undefined=reasons),
-    )
+    def seed_of(self, form: Form, v: Variant) -> int:
+        return sampling.case_seed(self.seed, form.base(v))
 
 
 def _is_fnuz_sat_inf(v: Variant) -> bool:
     return v.to.nan_style == dtypes.FNUZ and v.saturate is True
 
 
-def variant_cases(v: Variant, profile: dict, seed: int) -> Iterator[Case]:
-    """All cases of one (from, to, attributes) variant."""
-    undefined, reasons = [], set()
-    s = sampling.case_seed(seed, v.base_name)
-    edge = edge_inputs(v.src, v.to)
-    if _is_fnuz_sat_inf(v):
-        # +-Inf gets its own case per semantics (Cast-19..23 vs Cast-24); see fnuz_inf_cases
-        edge = edge[~np.isinf(edge.astype(np.float64))] if v.src.is_float else edge
-    sets = [("edge", edge, ["edge"])]
-    extreme = [np.array(EXTREME_STRINGS, dtype=object)]
+def _without_inf(v: Variant, x: np.ndarray) -> np.ndarray:
+    """x without +-Inf where the FNUZ saturate=1 row gives them their own case per semantics (fnuz_inf)."""
+    if _is_fnuz_sat_inf(v) and v.src.is_float and x.size:
+        return x[~np.isinf(x.astype(np.float64))]
+    return x
+
+
+# Cast's case functions, in the order a variant's cases are written: each (form, variant, context) -> cases
+CASES = Catalogue()
+
+
+@CASES
+def data_sets(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """The edge catalogue (edge_inputs), every bit pattern of a source of <= 8 bits (16 in the exhaustive
+    profile) or seeded draws of a wider one, decimal strings with extreme exponents apart; one probe holds the
+    undefined elements of them all."""
+    profile, s = ctx.profile, ctx.seed_of(form, v)
+    sets = [("edge", _without_inf(v, edge_inputs(v.src, v.to)), ["edge"])]
     if v.src.kind != "string" and (v.src.bits <= 8 and profile["exhaustive8"]
                                    or v.src.bits == 16 and profile["exhaustive16"]):
         everything = v.src.all_values() if v.src.kind != "bool" else np.array([False, True])
-        if _is_fnuz_sat_inf(v) and v.src.has_inf:
-            everything = everything[~np.isinf(everything.astype(np.float64))]
-        sets.append(("exhaustive", everything, ["exhaustive"]))
+        sets.append(("exhaustive", _without_inf(v, everything), ["exhaustive"]))
     elif v.src.kind == "string" or v.src.bits > 8:
-        rnd = random_inputs(v.src, v.to, profile["random"], s)
-        if _is_fnuz_sat_inf(v) and v.src.is_float and rnd.size:
-            rnd = rnd[~np.isinf(rnd.astype(np.float64))]
+        rnd = _without_inf(v, random_inputs(v.src, v.to, profile["random"], s))
         if rnd.size:
             sets.append(("random", rnd, ["random"]))
     if v.src.kind == "string":
+        extreme = [np.array(EXTREME_STRINGS, dtype=object)]
         for i, (what, x, flags) in enumerate(sets):
             far = np.array([_is_extreme(t) for t in x], dtype=bool)
             extreme.append(x[far])
             sets[i] = (what, x[~far], flags)
         sets.append(("extreme_exponent", _unique(np.concatenate(extreme), v.src), ["edge"]))
+    undefined: list[np.ndarray] = []
     for what, x, flags in sets:
-        (xd, yd, reading), (xu, why) = _split(v, x)
-        if xd.size:
-            yield _node_case(v, what, xd, yd, reading, s, flags)
-        undefined.append(xu)
-        reasons.update(why)
+        yield from cases_of(form, v, what, x, s, flags, undefined=undefined)
     xu = np.concatenate(undefined) if undefined else np.array([])
     if xu.size:
-        yield _probe_case(v, _unique(xu, v.src), sorted(reasons), s)
+        yield from cases_of(form, v, "", _unique(xu, v.src), s, ["probe"])
 
 
-def fnuz_inf_cases(v: Variant, max_opset: int, seed: int) -> Iterator[Case]:
+@CASES
+def fnuz_inf(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """The saturate=1 row for +-Inf -> FNUZ changed in Cast-24: one case per semantics."""
     if not (_is_fnuz_sat_inf(v) and v.src.has_inf):
         return
     x = np.array([np.inf, -np.inf], dtype=np.float64).astype(v.src.np_dtype)
-    for opset, semantics in ((19, "Cast-19..23: +-Inf -> NaN"), (24, "Cast-24+: +-Inf -> +-FLT_MAX")):
+    op = form.family.op
+    for opset, semantics in ((19, f"{op}-19..23: +-Inf -> NaN"), (24, f"{op}-24+: +-Inf -> +-FLT_MAX")):
         opset = max(opset, v.opset)
-        if opset > max_opset or (opset == v.opset and opset >= 24 and semantics.startswith("Cast-19")):
+        if opset > ctx.max_opset or (opset == v.opset and opset >= 24 and "-19..23" in semantics):
             continue
-        (xd, yd, reading), _ = _split(v, x, opset)
-        yield _node_case(v, f"inf_opset{opset}", xd, yd, reading, sampling.case_seed(seed, v.base_name), ["edge"],
-                         opset=opset, semantics=semantics)
+        yield from cases_of(form, v, f"inf_opset{opset}", x, ctx.seed_of(form, v), ["edge"], opset=opset,
+                            semantics=semantics)
 
 
-def nan_sign_cases(v: Variant, seed: int) -> Iterator[Case]:
+@CASES
+def negative_nan(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """saturate=0 rows that state the sign of NaN: -NaN -> -NaN (E4M3FN, E5M2), -Inf -> -NaN (E4M3FN)."""
     if not (v.saturate is False and v.to.nan_style in (dtypes.FN, dtypes.IEEE) and v.src.is_float
             and v.src.negative_nan_bits is not None):
@@ -503,74 +544,68 @@ def nan_sign_cases(v: Variant, seed: int) -> Iterator[Case]:
     x = [v.src.from_bits(np.array([v.src.negative_nan_bits]))]
     if v.to.nan_style == dtypes.FN and v.src.has_inf:
         x.append(np.array([-np.inf]).astype(v.src.np_dtype))
-    x = np.concatenate(x)
-    (xd, yd, reading), _ = _split(v, x)
     compare = dict(EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
-    yield _node_case(v, "negative_nan", xd, yd, reading, sampling.case_seed(seed, v.base_name), ["edge"],
-                     compare=compare)
+    yield from cases_of(form, v, "negative_nan", np.concatenate(x), ctx.seed_of(form, v), ["edge"], compare=compare)
 
 
-def shape_cases(v: Variant, seed: int) -> Iterator[Case]:
+@CASES
+def shapes(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """0-d, empty and 3-d tensors, for pairs into and out of float32 (every type on both sides)."""
-    if v.saturate is False or v.round_mode not in (None, "up"):
+    if not ctx.profile["shapes"] or v.saturate is False or v.round_mode not in (None, "up"):
         return
     if "float" not in (v.src.name, v.to.name):
         return
-    (xd, _, _), _ = _split(v, edge_inputs(v.src, v.to))
+    edge = edge_inputs(v.src, v.to)
+    xd = split_elements(edge, v.outcome(edge))[0]
     if xd.size == 0:
         return
-    s = sampling.case_seed(seed, v.base_name)
-    shapes = {"scalar": (), "empty": (0,), "3d": (2, 3, 4)}
-    for what, shape in shapes.items():
-        n = int(np.prod(shape))
-        x = np.resize(xd, n).reshape(shape)
-        (_, y, reading), (xu, _) = _split(v, x)
-        assert xu.size == 0
-        yield _node_case(v, what, x, y.reshape(shape), reading, s, ["shape"])
+    for what, shape in {"scalar": (), "empty": (0,), "3d": (2, 3, 4)}.items():
+        x = np.resize(xd, int(np.prod(shape))).reshape(shape)
+        yield from cases_of(form, v, what, x, ctx.seed_of(form, v), ["shape"])
 
 
-def witness_cases(v: Variant, max_opset: int, seed: int, catalogue: dict) -> Iterator[Case]:
-    """The committed witnesses of the variant's groups (generator/witness/catalogue/cast.json): inputs on which
-    a fault model of generator/reference/cast_faults.py and the reference differ. One case per group; the
-    kill matrix writes which faults each data set kills. -NaN witnesses are left to negative_nan, the one
-    case that compares the sign of NaN."""
+@CASES
+def witness(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """The committed witnesses of the variant's groups (generator/witness/catalogue/<family>.json): inputs on
+    which a fault model of generator/reference/cast_faults.py and the reference differ. One case per group;
+    the kill matrix writes which faults each data set kills. -NaN witnesses are left to negative_nan, the
+    one case that compares the sign of NaN."""
     from generator.reference.cast_faults import group_key
     from generator.witness.cast import decode
 
     for opset in sorted({v.opset, max(24, v.opset)}):
-        entry = catalogue.get(group_key({"params": v.params, "opset": opset}))
-        if entry is None or opset > max_opset:
+        entry = ctx.witnesses.get(group_key({"params": v.params, "opset": opset}))
+        if entry is None or opset > ctx.max_opset:
             continue
         items = []
         for name, found in sorted(entry["faults"].items()):
-            if name != "cast.nan_sign_lost":
+            if not name.endswith(".nan_sign_lost"):
                 items += [w for w in found.get("witnesses", []) if w not in items]
         if not items:
             continue
-        (xd, yd, reading), (xu, _) = _split(v, decode(items, v.src), opset)
-        if xu.size:
-            raise ValueError(f"{v.base_name}: the witness catalogue holds inputs the spec leaves undefined")
+        x = decode(items, v.src)
+        if not v.outcome(x, opset).defined:
+            raise ValueError(f"{form.base(v)}: the witness catalogue holds inputs the spec leaves undefined")
         what = "witness" if opset == v.opset else f"witness_opset{opset}"
-        yield _node_case(v, what, xd, yd, reading, sampling.case_seed(seed, v.base_name), ["witness"],
-                         opset=opset)
+        yield from cases_of(form, v, what, x, ctx.seed_of(form, v), ["witness"], opset=opset)
+
+
+def units(form: Form, catalogue: Catalogue, variants_: Iterable[Variant],
+          ctx: Context) -> list[Callable[[], Iterator[Case]]]:
+    """Units of generation, one per variant (so callers can show progress or spread them): its cases, case
+    function by case function of the catalogue."""
+    def unit(v: Variant) -> Iterator[Case]:
+        for fn in catalogue.values():
+            yield from fn(form, v, ctx)
+
+    return [lambda v=v: unit(v) for v in variants_]
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) -> list[Callable[[], Iterator[Case]]]:
-    """Units of generation (one per variant), so callers can show progress or spread them."""
     from generator import witness
 
-    opts = PROFILES[profile]
-    catalogue = witness.load(FAMILY)["groups"] if profile != "quick" else {}
-
-    def unit(v: Variant) -> Iterator[Case]:
-        yield from variant_cases(v, opts, seed)
-        yield from fnuz_inf_cases(v, max_opset, seed)
-        yield from nan_sign_cases(v, seed)
-        if opts["shapes"]:
-            yield from shape_cases(v, seed)
-        yield from witness_cases(v, max_opset, seed, catalogue)
-
-    return [lambda v=v: unit(v) for v in variants(max_opset)]
+    groups = witness.load(FAMILY.name)["groups"] if profile != "quick" else {}
+    return units(CAST, CASES, variants(max_opset), Context(PROFILES[profile], seed, max_opset, groups))
 
 
 # ---------------------------------------------------------------------------------------
@@ -738,15 +773,8 @@ def hunt_example(v: Variant, opset: int, x: np.ndarray):
     """A hunt Example: the defined elements of x as a node case, the others as a probe."""
     from generator.hunting import Example
 
-    (xd, yd, reading), (xu, why) = _split(v, x, opset)
-    case = _node_case(v, "hunt", xd, yd, reading, 0, ["hunt"], opset=opset) if xd.size else None
-    probe = None
-    if xu.size:
-        probe = Case(name=f"{v.base_name}_hunt_probe", kind="probe", model=_model(v, xu.shape, opset),
-                     inputs=[[xu]], outputs=None,
-                     meta=_meta(v, 0, ["hunt", "probe"], {"mode": "none", "reason": "the spec defines no result"},
-                                opset, undefined=why))
-    return Example(case, probe, _hunt_args(v, opset, x))
+    cases = {c.kind: c for c in cases_of(CAST, v, "hunt", x, 0, ["hunt"], opset=opset, probe_flags=("hunt", "probe"))}
+    return Example(cases.get("node"), cases.get("probe"), _hunt_args(v, opset, x))
 
 
 def hunt(max_opset: int = NEWEST_CAST):
@@ -760,4 +788,4 @@ def hunt(max_opset: int = NEWEST_CAST):
         items = draw(_hunt_tensor(v))
         return hunt_example(v, opset, _hunt_x(v, items))
 
-    return {v.base_name.removeprefix("test_cast_"): example(v) for v in variants(max_opset)}
+    return {v.label: example(v) for v in variants(max_opset)}

@@ -20,10 +20,12 @@ Sources of each rule (cited in the docstrings below as [Cast] and [note]):
              range stays undefined ([Cast]: "fixed point: undefined if OOR"; the note's "and
              truncating" does not settle it: see UNDEF_FLOAT_TO_SUBBYTE_OOR).
 
-Every function returns the result together with `why`: an array of str, "" where the spec
-defines the element, otherwise the reason it does not (such elements go to probe cases).
-cast_explained() also returns `reading`: per element, "" where a sentence of the texts gives the
-result, else the READING_* that the result rests on (docs/readings.md lists them).
+cast_outcome() is the operator under the reference contract (generator/outcome.py): the output, and the
+elements the spec leaves undefined by reason (they go to probe cases); explain() adds `reading`: per
+element, "" where a sentence of the texts gives the result, else the READING_* that the result rests on
+(docs/readings.md lists them). cast() / cast_explained() give the same as arrays (y, why[, reading]), why
+"" where the spec defines the element, for the modules that read Cast that way (runners/compare.py, the
+ConvertPromoteTypes and quantization references).
 
 Vectorized path: every float value of every supported source is exact in float64, so a float
 source is widened to float64 and rounded once (round-to-nearest-even with an unbounded exponent,
@@ -42,6 +44,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
+from generator.outcome import Outcome
 
 ROUND_MODES = ("up", "down", "nearest")
 
@@ -488,6 +491,21 @@ def cast_explained(x: np.ndarray, src: DType | str, to: DType | str, *, saturate
     return y.reshape(x.shape), why.reshape(x.shape), reading.reshape(x.shape)
 
 
+def explain(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = True, round_mode: str = "up",
+            opset: int = 25) -> tuple[Outcome, np.ndarray]:
+    """Cast under the reference contract: (Outcome (y,) with the undefined elements by reason, reading per
+    element as in cast_explained)."""
+    y, why, reading = cast_explained(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    return Outcome.by_element([y], why), reading
+
+
+def cast_outcome(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: bool = True, round_mode: str = "up",
+                 opset: int = 25) -> Outcome:
+    """Cast under the reference contract (generator/outcome.py): Outcome (y,), the undefined elements by
+    reason. [Cast], [Cast-24], [float4], [float6], [int4]"""
+    return explain(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)[0]
+
+
 def readings(reading: np.ndarray) -> list[str]:
     """The readings a set of elements rests on, in the order of READINGS."""
     present = set(np.asarray(reading, dtype=object).ravel().tolist())
@@ -533,15 +551,18 @@ def _exact_ints(ints: np.ndarray, y: np.ndarray) -> np.ndarray:
     return same
 
 
+def node_attributes(attrs: dict, opset: int) -> dict:
+    """saturate and round_mode of a Cast (or CastLike) node at `opset`, by ONNX name: the defaults where absent
+    or not yet defined (saturate from opset 19, round_mode from 24)."""
+    round_mode = attrs.get("round_mode", "up") if opset >= 24 else "up"
+    return {"saturate": bool(attrs.get("saturate", 1)) if opset >= 19 else True,
+            "round_mode": round_mode.decode() if isinstance(round_mode, bytes) else round_mode}
+
+
 def cast_node(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list[DType]) -> list[np.ndarray]:
     """Cast as a graph node, for the opconform backend: attributes by ONNX name."""
     to = dtypes.get(int(attrs["to"]))
-    saturate = bool(attrs.get("saturate", 1)) if opset >= 19 else True
-    round_mode = attrs.get("round_mode", "up") if opset >= 24 else "up"
-    if isinstance(round_mode, bytes):
-        round_mode = round_mode.decode()
-    y, _ = cast(inputs[0], input_types[0], to, saturate=saturate, round_mode=round_mode, opset=opset)
-    return [y]
+    return list(cast_outcome(inputs[0], input_types[0], to, opset=opset, **node_attributes(attrs, opset)).outputs)
 
 
 # (domain, op) -> node function: generator.reference.lookup finds it here

@@ -52,17 +52,20 @@ def _params(p: dict) -> tuple[DType, DType, bool, str, int]:
 
 
 def _node(kernel):
-    """A node function from kernel(x, src, to, saturate, round_mode, opset) -> y (as cast_node reads attrs)."""
+    """A node function from kernel(x, src, to, saturate, round_mode, opset) -> y (attributes as cast_node reads them)."""
     def fn(inputs, attrs, opset, input_types):
-        to = dtypes.get(int(attrs["to"]))
-        saturate = bool(attrs.get("saturate", 1)) if opset >= 19 else True
-        round_mode = attrs.get("round_mode", "up") if opset >= 24 else "up"
-        return [kernel(np.asarray(inputs[0]), dtypes.get(input_types[0]), to, saturate, round_mode, opset)]
+        a = ref.node_attributes(attrs, opset)
+        return [kernel(np.asarray(inputs[0]), dtypes.get(input_types[0]), dtypes.get(int(attrs["to"])), a["saturate"],
+                       a["round_mode"], opset)]
     return fn
 
 
+def _outcome(x, src, to, saturate, round_mode, opset):
+    return ref.cast_outcome(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+
+
 def _cast(x, src, to, saturate, round_mode, opset):
-    return ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)[0]
+    return _outcome(x, src, to, saturate, round_mode, opset).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------
@@ -231,9 +234,9 @@ def _tie_rule(rule: str, what: str, seen: str = ""):
         if not _rounding_pair(src, to):
             return _cast(x, src, to, saturate, round_mode, opset)
         if to.is_integer:  # int4 / int2: what is out of range stays so (the reference decides on x)
-            y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+            o = _outcome(x, src, to, saturate, round_mode, opset)
             z = _cast(_round_to_integers(x, src, rule), dtypes.get("double"), to, saturate, round_mode, opset)
-            return np.where(why == "", z, y)
+            return np.where(o.mask(), o.outputs[0], z)
         return _cast(_round_values(x, src, to, rule), dtypes.get("double"), to, saturate, round_mode, opset)
 
     def applies(p):
@@ -268,24 +271,25 @@ def _truncating_pair(p) -> bool:
 def _subbyte_add_half_float32(x, src, to, saturate, round_mode, opset):
     """float -> int4 / uint4 / int2 / uint2 as trunc(x +- 0.5) in float32 arithmetic, the source first rounded to
     float32: half away from zero, plus the sum's own rounding (0.49999997f + 0.5f == 1.0f)."""
-    y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    o = _outcome(x, src, to, saturate, round_mode, opset)
+    y = o.outputs[0]
     if not _subbyte_from_float(src, to):
         return y
     with np.errstate(all="ignore"):
         v = np.asarray(x, dtype=src.np_dtype).astype(np.float32)
         r = np.trunc(v + np.copysign(np.float32(0.5), v)).astype(np.float64)
-    ok = why == ""
+    ok = ~o.mask()
     z = _cast(np.where(ok, r, 0.0), dtypes.get("double"), to, saturate, round_mode, opset)
     return np.where(ok, z, y)
 
 
 def _int_round_nearest_even(x, src, to, saturate, round_mode, opset):
     """float -> int8..uint64 rounded to nearest even instead of truncated (in range, where the reference is defined)."""
-    y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
+    o = _outcome(x, src, to, saturate, round_mode, opset)
     if not (src.is_float and to.is_integer and to.bits >= 8):
-        return y
+        return o.outputs[0]
     z = _cast(_round_to_integers(x, src, "half_even"), dtypes.get("double"), to, saturate, round_mode, opset)
-    return np.where(why == "", z, y)
+    return np.where(o.mask(), o.outputs[0], z)
 
 
 # ---------------------------------------------------------------------------------------
@@ -429,9 +433,9 @@ def _ftz_source_equivalent(p) -> str | None:
         return "every subnormal input is below E8M0_MIN, where the table treats it as it treats zero"
     if not (_is_rounding_float(to) or to.is_integer):
         return None
-    y, why = ref.cast(x, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
-    z, _ = ref.cast(zeros, src, to, saturate=saturate, round_mode=round_mode, opset=opset)
-    if ((why != "") | same_elements(y, z, to, nan_sign=True)).all():
+    o = _outcome(x, src, to, saturate, round_mode, opset)
+    z = _cast(zeros, src, to, saturate, round_mode, opset)
+    if (o.mask() | same_elements(o.outputs[0], z, to, nan_sign=True)).all():
         return (f"the largest {src.name} subnormals give what zeros of their sign give (or are undefined), and "
                 f"rounding / truncation is monotone: every subnormal does")
     return None
@@ -529,7 +533,7 @@ def _string_via(ft: str):
     def kernel(x, src, to, saturate, round_mode, opset):
         if src.kind != "string" or to.kind in ("string", "bool"):
             return _cast(x, src, to, saturate, round_mode, opset)
-        y, _ = ref.cast(x, src, t, saturate=True, opset=opset)  # strtof / strtod
+        y = _cast(x, src, t, True, "up", opset)  # strtof / strtod
         if to.is_integer:  # then truncated toward zero as float -> integer
             vals = y.astype(np.float64)
             vals = np.where(np.isfinite(vals), np.trunc(vals), 0.0)

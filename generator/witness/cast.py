@@ -27,16 +27,16 @@ from generator.dtypes import DType
 from generator.faults import group_params, same_elements
 from generator.hunting import ulp
 from generator.families import cast as family
-from generator.reference import cast as ref
 from generator.reference import cast_faults
 
 MAX_WITNESSES = 2  # per (group, fault)
 
 
-def groups(max_opset: int) -> list[tuple[family.Variant, int]]:
-    """(variant, opset) of every group the family writes node cases for."""
+def groups(max_opset: int, variants=family.variants) -> list[tuple[family.Variant, int]]:
+    """(variant, opset) of every group the family writes node cases for (the Cast family's, or the variants of
+    another family made of Cast's case functions: generator/families/cast_like.py)."""
     out = []
-    for v in family.variants(max_opset):
+    for v in variants(max_opset):
         out.append((v, v.opset))
         if family._is_fnuz_sat_inf(v) and v.src.has_inf and max(24, v.opset) != v.opset and 24 <= max_opset:
             out.append((v, 24))
@@ -168,13 +168,12 @@ def pool(src: DType, to: DType) -> tuple[np.ndarray, bool]:
 # ---------------------------------------------------------------------------------------
 def _differs(fault, x: np.ndarray, v: family.Variant, opset: int) -> np.ndarray:
     """Element-wise: defined by the spec and the fault gives another result."""
-    y, why = ref.cast(x, v.src, v.to, saturate=v.saturate is not False, round_mode=v.round_mode or "up", opset=opset)
-    attrs = v.attrs
+    outcome = v.outcome(x, opset)
     try:
-        z = fault.fn([x], attrs, opset, [v.src])[0]
+        z = fault.fn([x], v.attrs, opset, [v.src])[0]
     except Exception as exc:  # a fault model must give a result wherever the reference does
         raise RuntimeError(f"{fault.name} raised on {v.base_name}: {exc}") from exc
-    return (why == "") & ~same_elements(y, z, v.to, nan_sign=fault.name == "cast.nan_sign_lost")
+    return ~outcome.mask() & ~same_elements(outcome.outputs[0], z, v.to, nan_sign=fault.name == "cast.nan_sign_lost")
 
 
 # faults that round monotonically onto the target: past an exactly representable R above the overflow
