@@ -1,0 +1,126 @@
+"""The QuantizeLinear fault models (generator/reference/quantize_linear_faults.py) and their witnesses
+(generator/witness/quantize_linear.py, catalogue generator/witness/catalogue/quantize_linear.json):
+  - every catalogued witness kills its fault, in its own group;
+  - every group of the family's cases has a witness or a proof for every fault;
+  - each fault is the reference where its equivalence proof says it cannot differ;
+  - the witness cases kill through the interpreter, and the kill matrix of the family has no survivor;
+  - the committed catalogue is what the search writes today.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from generator import dtypes, faults, witness
+from generator.families import quantize_linear as fam
+from generator.reference import quantize_linear as ref
+from generator.reference import quantize_linear_faults as F
+from generator.witness import quantize_linear as W
+
+CATALOGUE = witness.load("quantize_linear")
+FAULTS = {f.name: f for f in F.FAULTS}
+
+
+def test_group_key():
+    assert F.group_key({"params": {"version": 19, "y": "float8e5m2", "precision": "float", "saturate": 0}}) == \
+        "version=19 y=float8e5m2 precision=float saturate=0"
+    assert F.group_key({"params": {"version": 10, "y": "uint8", "precision": "float", "saturate": None}}) == \
+        "version=10 y=uint8 precision=float"
+
+
+def _witnesses():
+    for key, group in sorted(CATALOGUE["groups"].items()):
+        for name, entry in sorted(group["faults"].items()):
+            for i, w in enumerate(entry.get("witnesses", [])):
+                yield pytest.param(key, name, w, id=f"{W.slug(key)}-{name.split('.')[1]}-{i}")
+
+
+@pytest.mark.parametrize("key,name,w", list(_witnesses()))
+def test_witness_kills_its_fault_in_its_group(key, name, w):
+    assert W.differing(FAULTS[name], w, *W.decode(w)).any(), w["what"]
+    p = CATALOGUE["groups"][key]["params"]
+    assert ref.schema_version(int(w["opset"])) == p["version"] and w["zp_type"] == p["y"]
+
+
+def test_every_group_of_the_suite_has_every_fault_resolved():
+    suite = W.groups_of_suite(28)
+    assert set(suite) == set(CATALOGUE["groups"])
+    for key, group in CATALOGUE["groups"].items():
+        for fault in F.FAULTS:
+            entry = group["faults"].get(fault.name)
+            assert entry and (entry.get("equivalent") or entry.get("witnesses")), (key, fault.name)
+            assert bool(entry.get("equivalent")) == (fault.equivalent(group["params"]) is not None), (key, fault.name)
+
+
+def _random_inputs(params: dict, seed: int):
+    """Random x over random per-tensor scales / zero points in a group's configuration."""
+    rs = np.random.RandomState(seed)
+    y = dtypes.get(params["y"])
+    x_t, s_t, attrs = W.config_types(params)
+    if params.get("saturate") is not None:
+        attrs = dict(attrs, saturate=int(params["saturate"]))
+    for _ in range(4):
+        s = float(2.0 ** rs.randint(-3, 4)) * rs.choice([1.0, 1.5, 0.3])
+        span = (y.finite_max if y.is_float else max(abs(y.int_min), y.int_max)) * 1.5
+        x = rs.uniform(-span, span, 64) * s
+        z = 0.0 if y.is_float else float(rs.randint(y.int_min, y.int_max + 1))
+        w = W.witness_of(int(params["version"]), x_t, s_t, y.name, attrs, W._as(x, x_t), W._as(s, s_t),
+                         W._as(z, y.name), "random")
+        yield w, W.decode(w)
+
+
+@pytest.mark.parametrize("key", sorted(CATALOGUE["groups"]))
+def test_a_fault_proved_equivalent_never_differs(key):
+    group = CATALOGUE["groups"][key]
+    for name, entry in group["faults"].items():
+        if "equivalent" not in entry:
+            continue
+        for w, data in _random_inputs(group["params"], zlib.crc32(key.encode()) % 1000):
+            assert not W.differing(FAULTS[name], w, *data).any(), (key, name)
+
+
+def test_faults_are_the_reference_without_their_deviation():
+    x = np.array([0.5, 1.5, 2.5, -0.5, 3.0, 300.0], np.float32)
+    types = [dtypes.get("float"), dtypes.get("float"), dtypes.get("uint8")]
+    (y,) = ref.quantize_linear_node([x, np.float32(1), np.uint8(10)], {}, 13, types)
+    got = {n: f.fn([x, np.float32(1), np.uint8(10)], {}, 13, types)[0].tolist() for n, f in FAULTS.items()}
+    assert y.tolist() == [10, 12, 12, 10, 13, 255]
+    assert got["quantize_linear.round_half_away"] == [11, 12, 13, 9, 13, 255]
+    assert got["quantize_linear.truncate"] == [10, 11, 12, 10, 13, 255]
+    assert got["quantize_linear.wrap"] == [10, 12, 12, 10, 13, (300 + 10) % 256]
+    for n in ("quantize_linear.axis_ignored", "quantize_linear.blocks_from_end", "quantize_linear.divide_in_float32",
+              "quantize_linear.saturate_ignored", "quantize_linear.fnuz_inf_saturates",
+              "quantize_linear.float_zero_point_ignored"):
+        assert got[n] == y.tolist(), n
+
+
+def test_witness_cases_kill_through_the_interpreter():
+    n = 0
+    for case in fam.witness_cases(28):
+        group = CATALOGUE["groups"][F.group_key(case.meta)]
+        assert case.kind == "node" and len(case.meta["witnesses"]) == len(case.inputs), case.name
+        for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
+            for name in names:
+                assert "witnesses" in group["faults"][name]
+                got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
+                assert faults.differs(outputs, got, [dtypes.from_numpy(o.dtype) for o in outputs]), (case.name, name)
+                n += 1
+    assert n >= sum(len(e.get("witnesses", [])) for g in CATALOGUE["groups"].values() for e in g["faults"].values())
+
+
+def test_the_family_s_kill_matrix_has_no_survivor():
+    from generator.kill_matrix import KillMatrix
+
+    km = KillMatrix(["quantize_linear"])
+    for unit in fam.work("default", 0, 28):
+        for case in unit():
+            km.add(case)
+    m = km.matrix()["quantize_linear"]
+    assert m["counts"]["survived"] == 0 and m["counts"]["killed"] > 0, m["counts"]
+
+
+def test_committed_catalogue_is_what_the_search_writes():
+    assert W.find(28, 0) == CATALOGUE["groups"]

@@ -1,0 +1,105 @@
+"""The QuantizeLinear family (generator/families/quantize_linear.py): the contract, a case per semantics at an opset
+where it holds, every output type of every version, negatives the reference refuses, a generated suite the
+opconform backend passes (probes recorded), within its size budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator import dtypes, families
+from generator.families import quantize_linear as fam
+from generator.family import PROBE_COMPARE, Family
+from generator.reference import quantize_linear as ref
+
+
+@pytest.fixture(scope="module")
+def cases():
+    out = []
+    for unit in fam.work("default", 0, 28):
+        out.extend(unit())
+    return {c.name: c for c in out}
+
+
+def test_the_family_follows_the_contract(cases):
+    assert families.FAMILIES["quantize_linear"] == fam.__name__
+    assert isinstance(fam.FAMILY, Family) and fam.FAMILY.name == "quantize_linear" and fam.FAMILY.op == "QuantizeLinear"
+    assert set(fam.PROFILES) == set(families.PROFILES)
+    assert all(k.startswith("test_quantizelinear_") for k in fam.CATALOGUE)
+    for c in cases.values():
+        assert (c.meta["family"], c.meta["op"]) == ("quantize_linear", "QuantizeLinear"), c.name
+        assert c.meta["params"]["version"] == ref.schema_version(c.meta["opset"]), c.name
+        if c.kind == "probe":
+            assert c.meta["compare"] == PROBE_COMPARE and c.meta["undefined"] and c.outputs is None, c.name
+
+
+def test_every_version_and_every_output_type_has_a_node_case(cases):
+    node = [c for c in cases.values() if c.kind == "node"]
+    assert {c.meta["params"]["version"] for c in node} == set(ref.VERSIONS)
+    for v in ref.VERSIONS:
+        have = {c.meta["params"]["y"] for c in node if c.meta["params"]["version"] == v}
+        if v in (10, 19, 21, 23, 25, 28):  # every type is tested where it appears, and all at 25
+            new = set(ref.output_types(v)) - (set(ref.output_types(max(u for u in ref.VERSIONS if u < v)))
+                                              if v > 10 else set())
+            assert new <= have, (v, new - have)
+    assert set(ref.output_types(25)) <= {c.meta["params"]["y"] for c in node if c.meta["opset"] == 25}
+
+
+def test_granularities_axes_and_attributes_are_covered(cases):
+    node = [c for c in cases.values() if c.kind == "node"]
+    assert {c.meta["params"]["granularity"] for c in node} >= {"per-tensor", "per-axis", "blocked"}
+    axes = {c.meta["params"]["attrs"].get("axis") for c in node}
+    assert {0, -1, -3} <= axes
+    sat = {(c.meta["params"]["y"], c.meta["params"]["saturate"]) for c in node}
+    assert all((t, s) in sat for t in dtypes.FLOAT8_SATURATE_TYPES for s in (0, 1))
+    od = [c.meta["params"] for c in node if c.meta["params"]["attrs"].get("output_dtype")]
+    assert {p["zero_point"] is None for p in od} == {True, False}
+    assert any(c.meta["params"]["precision"] != c.meta["params"]["scale"] for c in node)  # the precision attribute
+
+
+def test_fnuz_inf_row_is_checked_once_per_semantics(cases):
+    for t in ("float8e4m3fnuz", "float8e5m2fnuz"):
+        y23 = cases[f"test_quantizelinear_{t}_inf_saturate_opset23"].outputs[0][0].astype(np.float64)
+        y24 = cases[f"test_quantizelinear_{t}_inf_saturate_opset24"].outputs[0][0].astype(np.float64)
+        assert np.isnan(y23[:2]).all() and y24[:2].tolist() == [dtypes.get(t).finite_max, -dtypes.get(t).finite_max]
+        assert cases[f"test_quantizelinear_{t}_inf_saturate_opset23"].meta["reading"]
+
+
+def test_negatives_are_refused_by_the_reference(cases):
+    from generator.interpret import compile_model, run_program
+
+    neg = [c for c in cases.values() if c.kind == "negative"]
+    assert len(neg) >= 8
+    for c in neg:
+        assert c.meta["phase"] in ("prepare", "run") and c.meta["error"], c.name
+        with pytest.raises(ValueError):
+            run_program(compile_model(c.model, validate=True), c.inputs[0])
+
+
+def test_the_expected_outputs_are_the_reference_s(cases):
+    from generator.interpret import compile_model, run_program
+
+    for c in cases.values():
+        if c.kind != "node":
+            continue
+        prog = compile_model(c.model)
+        for inputs, outputs in zip(c.inputs, c.outputs):
+            (y,) = run_program(prog, inputs)
+            t = dtypes.from_numpy(y.dtype)
+            assert y.dtype == outputs[0].dtype and np.array_equal(t.to_bits(y) if t.is_float else y,
+                                                                  t.to_bits(outputs[0]) if t.is_float else outputs[0]), c.name
+
+
+def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "ql"
+    subprocess.run([sys.executable, "-m", "generator.cli", "--family", "quantize_linear", str(out)], check=True,
+                   capture_output=True)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    n = sum(1 for kind in ("node", "probe", "negative") for _ in (out / kind).iterdir())
+    assert size < 5_000_000 and n < 300, (size, n)
+    r = subprocess.run([sys.executable, "-m", "pytest", str(out), "--backend", "opconform", "-q",
+                        "-p", "no:cacheprovider"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-2000:]
