@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import numpy as np
-from onnx import TensorProto
 
 from generator import dtypes, sampling, witness
 from generator.case import Case, node_model
@@ -206,8 +205,8 @@ def per_axis():
             x = ladder(30, d.int_min, d.int_max, t).reshape(shape)
             sets = []
             for k in range(2):
-                scales = arr([0.5, 0.125, 3.0, 0.2, 1.5][:shape[i]] if k == 0 else [0.1 * (j + 1) for j in range(shape[i])],
-                             s)
+                first = [0.5, 0.125, 3.0, 0.2, 1.5][:shape[i]]
+                scales = arr(first if k == 0 else [0.1 * (j + 1) for j in range(shape[i])], s)
                 zps = arr(np.linspace(d.int_min, d.int_max, shape[i]).round() if k else np.zeros(shape[i]), t)
                 sets.append((x, scales, zps))
             name = f'{t}_{dtypes.short(dtypes.get(s))}_{"default_axis" if axis is None else f"axis{axis}"}_opset{v}'
@@ -318,7 +317,8 @@ def float8_zero_point():
 def _neg(opset: int, x: str, scale: str, zp: str | None, shapes: tuple, error: str, **kw) -> Spec:
     """A model refused for its types or attributes (phase prepare: the model says all), or with shapes= ... and
     phase="run" for its shapes (a backend may wait for the data to see them: refused at prepare or at run)."""
-    return Spec(opset, x, scale, zero_point=zp is not None, shapes=shapes, error=error, phase=kw.pop("phase", "prepare"),
+    return Spec(opset, x, scale, zero_point=zp is not None, shapes=shapes, error=error,
+                phase=kw.pop("phase", "prepare"),
                 output_dtype=kw.pop("output_dtype", None), axis=kw.pop("axis", None),
                 block_size=kw.pop("block_size", 0), clause=kw.pop("clause", CLAUSE), flags=("negative",), zp_type=zp)
 
@@ -329,7 +329,8 @@ NEGATIVES = {
     "zero_point_shape_differs": _neg(13, "int8", "float", "int8", ((2, 3), (3,), ()),
                                      "`x_scale` and `x_zero_point` must have same shape", phase="run"),
     "per_axis_length_differs": _neg(13, "uint8", "float", "uint8", ((2, 3), (2,), (2,)),
-                                    "a 1-D tensor for per-axis quantization (of the axis' length)", axis=1, phase="run"),
+                                    "a 1-D tensor for per-axis quantization (of the axis' length)", axis=1,
+                                    phase="run"),
     "axis_out_of_range": _neg(13, "uint8", "float", "uint8", ((2, 3), (3,), (3,)),
                               "Accepted range is [-r, r-1] where r = rank(input)", axis=2, phase="run"),
     "axis_below_range": _neg(21, "uint8", "float", "uint8", ((2, 3), (2,), (2,)),
@@ -340,14 +341,17 @@ NEGATIVES = {
                                            "a scalar, a 1-D tensor, or rank identical to the input for blocked "
                                            "quantization (block_size is 0)", axis=1, phase="run"),
     "block_size_too_small": _neg(21, "int8", "float", "int8", ((2, 6), (2, 2), (2, 2)),
-                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=2, phase="run"),
+                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=2,
+                                 phase="run"),
     "block_size_too_large": _neg(21, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
-                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=3, phase="run"),
+                                 "the accepted range is [ceil(Di/Si), ceil(Di/(Si-1))-1]", axis=1, block_size=3,
+                                 phase="run"),
     "blocked_shape_differs_off_axis": _neg(21, "int8", "float", "int8", ((2, 6), (3, 3), (3, 3)),
                                            "the same shape as the input, except for one dimension", axis=1,
                                            block_size=2, phase="run"),
     "blocked_rank_differs": _neg(21, "int4", "float", "int4", ((2, 6), (2, 3, 1), (2, 3, 1)),
-                                 "a rank identical to the input for blocked quantization", axis=1, block_size=2, phase="run"),
+                                 "a rank identical to the input for blocked quantization", axis=1, block_size=2,
+                                 phase="run"),
     "block_size_opset19": _neg(19, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
                                "DequantizeLinear-19 has no attribute block_size", axis=1, block_size=2),
     "output_dtype_opset21": _neg(21, "int8", "float", "int8", ((4,), (), ()),
@@ -474,7 +478,8 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
     yield from split(name, datasets, outcomes, lambda ins: model_of(spec, ins[0].shape, ins[1].shape), meta_of)
 
 
-def work(profile: str = "default", seed: int = 0, max_opset: int = ref.OPSETS[-1]) -> list[Callable[[], Iterator[Case]]]:
+def work(profile: str = "default", seed: int = 0,
+         max_opset: int = ref.OPSETS[-1]) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: each catalogue entry, the random cases, the witnesses."""
     if max_opset < MIN_OPSET:
         return []

@@ -1,8 +1,9 @@
 """Witnesses of the DequantizeLinear fault models (generator/reference/dequantize_linear_faults.py).
 
 The search runs the family's catalogue (profile quick: no random case) through the kill matrix, with the groups
-of the random cases (whose random values are credited with no kill); for every (group, fault) pair left alive it draws data sets of the group's template model until one kills the
-fault: seeded PCG64 draws (generator.sampling), so no hypothesis is involved and the search is repeatable.
+of the random cases (whose random values are credited with no kill); for every (group, fault) pair left alive it
+draws data sets of the group's template model until one kills the fault: seeded PCG64 draws (generator.sampling),
+so no hypothesis is involved and the search is repeatable.
 Templates (one model per group, its params rebuild it):
   per-tensor   x (12,), a scalar scale
   per-axis     x (3, 3, 3), axis -1 (negative-axis groups) or 2: equal dimensions, so a wrong axis still runs
@@ -61,7 +62,8 @@ def _unhex(bits: list[str], t: dtypes.DType, shape) -> np.ndarray:
 
 def encode(what: str, x, scale, zp, params: dict) -> dict:
     xt, st = dtypes.get(params["x"]), dtypes.get(params["scale"])
-    return {"what": what, "x": _hex(x, xt), "scale": _hex(scale, st), "zero_point": None if zp is None else _hex(zp, xt)}
+    return {"what": what, "x": _hex(x, xt), "scale": _hex(scale, st),
+            "zero_point": None if zp is None else _hex(zp, xt)}
 
 
 def decode(wit: dict, params: dict) -> tuple:
