@@ -125,10 +125,11 @@ def _round_f16(q: Fraction) -> Fraction:
 
 @pytest.mark.parametrize("t, z, s", [("int8", 3, 0.3), ("uint8", 128, 7.0)])
 def test_every_float16_x_matches_an_exact_rational_computation(t, z, s):
-    """QL-19 with x and y_scale float16: the division in float16, then ties to even and saturation."""
+    """QL-23 with x and y_scale float16: the division in float16 (y_scale's type), then ties to even and
+    saturation."""
     x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
     scale = np.float16(s)
-    y, why = _ql(x, scale, _zp(t, z), opset=19)
+    y, why = _ql(x, scale, _zp(t, z), opset=23)
     lo, hi = INT_TYPES[t]
     fs = Fraction(float(scale))
     big = Fraction(65504)
@@ -240,6 +241,18 @@ def test_the_division_is_in_the_scale_s_type():
     y16, _ = _ql(x, s, np.uint16(0), opset=23)
     y32, _ = _ql(x, s, np.uint16(0), opset=23, precision=dtypes.get("float").onnx)
     assert int(y16[0]) == 514 and int(y32[0]) == 513
+
+
+def test_before_23_a_float16_division_is_open_where_float32_differs():
+    """QL-19 / 21 name no precision: float16 x / float16 y_scale in float16 or in float32."""
+    x = np.arange(0, 2048, dtype=np.float16) * np.float16(0.0625)
+    y19, why19 = _ql(x, np.float16(0.15), np.uint8(0), opset=19)
+    y23, why23 = _ql(x, np.float16(0.15), np.uint8(0), opset=23)
+    assert (why23 == "").all() and (why19 == Q.UNDEF_PRECISION_UNSTATED).any()
+    wide = np.rint(x.astype(np.float32) / np.float32(np.float16(0.15)))
+    ok = why19 == ""
+    assert (y19[ok] == y23[ok]).all() and (np.clip(wide, 0, 255)[ok] == y19[ok]).all()
+    assert (y23[~ok] != np.clip(wide, 0, 255)[~ok]).all()
 
 
 def test_operands_not_exact_in_the_precision_are_open_where_it_matters():

@@ -19,7 +19,8 @@ Sources (cited below as [QL-v] and [Cast]):
   [QL-28]  float6e2m3 / float6e3m2; saturate "has no effect for float4e2m1, float6e2m3, or float6e3m2".
 
 What the reference computes, per element, with P the division's precision (the `precision` attribute, else
-y_scale's type; float32 at opsets 10 / 13, whose y_scale is float):
+y_scale's type; float32 at opsets 10 / 13, whose y_scale is float; at 19 / 21, where no sentence names it, T1,
+with the elements a float32 division would change left open):
 
     q = x / y_scale                 one IEEE division in P of x and y_scale rounded to P (RNE)
     integer y:  clip(round_half_even(q) + y_zero_point, lo, hi)      the sum exact
@@ -65,6 +66,9 @@ UNDEF_PRECISION = ("the division's precision (y_scale's type or `precision`) is 
 UNDEF_OPERANDS = ("x or y_scale is not exact in the division's precision P, and rounding them to P before dividing "
                   "gives another y than rounding the exact quotient once: the texts state P, not the operands' "
                   "conversion [QL-23: 'The type of y_scale determines the precision of the division operation']")
+UNDEF_PRECISION_UNSTATED = ("QuantizeLinear-19 / 21 state no precision for x / y_scale (the sentence arrives at 23), and "
+                            "float16 / bfloat16 x and y_scale divided in their type (T1) or in float32 give different y "
+                            "[QL-19: y = saturate((x / y_scale) + y_zero_point); T1: float, float16, bfloat16, int32]")
 UNDEF_SUM = ("adding y_zero_point exactly, or in the division's precision, or (for a zero zero point of a float "
              "type, 'usually not used') not at all, gives different y here: the texts fix the precision of the "
              "division only [QL: saturate((x / y_scale) + y_zero_point)]")
@@ -293,14 +297,19 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
     # the reference: operands rounded to P, one IEEE division in P; alt: the exact quotient rounded once
     q = divide(to_precision(x64, p), to_precision(s64, p), p)
     q_exact_once = divide(x64, s64, p)
+    # before 23 the texts name no precision: a float16 / bfloat16 T1 may be divided in float32 (widened first)
+    f32 = dtypes.get("float")
+    q_wide = divide(x64, s64, f32) if v < 23 and p.name in ("float16", "bfloat16") else None
     if out.is_integer:
         y = _integer(q, zp64, out, p, sum_in_p=False)
         alt_operands = _integer(q_exact_once, zp64, out, p, sum_in_p=False)
+        alt_wide = y if q_wide is None else _integer(q_wide, zp64, out, f32, sum_in_p=False)
         alt_sum = _integer(q, zp64, out, p, sum_in_p=True)
         free = why == ""
         why[free & np.isnan(q)] = UNDEF_NAN_TO_INT
         why[(why == "") & np.isinf(x64)] = UNDEF_INF_TO_INT
         why[(why == "") & ~_same(y, alt_operands, out)] = UNDEF_OPERANDS
+        why[(why == "") & ~_same(y, alt_wide, out)] = UNDEF_PRECISION_UNSTATED
         why[(why == "") & ~_same(y, alt_sum, out)] = UNDEF_SUM
         return finish(y)
 
@@ -310,6 +319,7 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
     with np.errstate(all="ignore"):
         y, cast_why = to_out(to_precision(q + zp64, p))  # q and zp are P values: float64's sum rounds once to P
         alt_operands, _ = to_out(to_precision(q_exact_once + zp64, p))
+        alt_wide = y if q_wide is None else to_out(to_precision(q_wide + zp64, f32))[0]
         exact = q + zp64  # TwoSum: the float64 sum and its error
         bv = exact - q
         err = (q - (exact - bv)) + (zp64 - bv)
@@ -326,6 +336,7 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
     free = why == ""
     why[free & (cast_why != "")] = cast_why[free & (cast_why != "")]
     why[(why == "") & ~_same(y, alt_operands, out)] = UNDEF_OPERANDS
+    why[(why == "") & ~_same(y, alt_wide, out)] = UNDEF_PRECISION_UNSTATED
     why[(why == "") & alt_sum_differs] = UNDEF_SUM
     return finish(y, (READING_CAST_TABLES,))
 

@@ -123,6 +123,9 @@ def _float_only(params: dict) -> str | None:
 def _not_float32(params: dict) -> str | None:
     if params["precision"] == "float":
         return "the division's precision is float32 already"
+    if int(params["version"]) < 23:
+        return ("before 23 no sentence names the division's precision: elements a float32 division changes are "
+                "probes, so on defined elements the fault is the reference")
     return None
 
 
