@@ -48,7 +48,7 @@ UNSUPPORTED = UnsupportedTable(
     # operators are not supported for frontend ONNX"), or a converter does not implement a rank, mode or version
     types=(NotImplementedError,),
     text=(
-        r"unknown dtype `object`",  # a string tensor: TVM has no string element type
+        r"unknown dtype .object.",  # a string tensor: TVM has no string element type
         r"TensorCopyFromBytes: size mismatch",  # the runtime's host copy has no packing for this sub-byte type
         r"Check failed: dtype\.bits % 8 == 0",  # the VM's memory manager allocates no sub-byte element type
         r"from\.MatchesCode\(DLDataTypeCode::kDLFloat\) && to\.MatchesCode\(DLDataTypeCode::kDLFloat\)",
