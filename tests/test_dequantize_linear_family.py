@@ -4,6 +4,9 @@ negatives), the compare each case states, and the opconform backend passing ever
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import numpy as np
 import pytest
 
@@ -132,3 +135,58 @@ def test_the_suite_stays_small(cases):
     total = sum(sum(a.nbytes for a in ins) for c in cases.values() for ins in c.inputs)
     total += sum(sum(np.asarray(a).nbytes for a in outs) for c in cases.values() for outs in (c.outputs or []))
     assert len(cases) < 400 and total < 3_000_000
+
+
+# ---------------------------------------------------------------------------------------
+# the hunt strategy (hunt / hunt_example / rebuild)
+# ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hunted(hypothesis_home) -> list:
+    from hunt_draws import draw_runs
+
+    return [e for strat in fam.hunt(ref.OPSETS[-1]).values() for e in draw_runs(strat, 2, 8)]
+
+
+def test_hunt_examples_are_valid_cases_that_opconform_passes(hunted, tmp_path):
+    b = get_backend("opconform")
+    kinds = set()
+    for k, e in enumerate(hunted):
+        for case in (e.case, e.probe):
+            if case is None:
+                continue
+            kinds.add(case.kind)
+            case = dataclasses.replace(case, name=f"{case.name}_{k}")
+            write_case(case, tmp_path)
+            loaded = read_case(tmp_path / case.kind / case.name)
+            r = run_case_dataset(b, loaded, 0, "strict", {})
+            assert r.verdict == ("pass" if case.kind == "node" else "probe"), r.message
+    assert kinds == {"node", "probe"}
+
+
+def test_hunt_draws_kill_every_fault_model(hunted):
+    from generator.kill_matrix import KillMatrix
+    from generator.reference import dequantize_linear_faults as F
+
+    km = KillMatrix(["dequantize_linear"])
+    for e in hunted:
+        if e.case is not None:  # add() writes "kills" into the metadata: a copy's
+            km.add(dataclasses.replace(e.case, meta=dict(e.case.meta)))
+    rows = km.matrix()["dequantize_linear"]["groups"].values()
+    killed = {f for row in rows for f, st in row.items() if st["status"] == "killed"}
+    assert killed == {f.name for f in F.FAULTS}
+
+
+def test_rebuild_gives_every_hunt_example_again(hunted):
+    for e in hunted[:: 7]:
+        again = fam.rebuild(json.loads(json.dumps(e.args)))
+        for a, b in ((e.case, again.case), (e.probe, again.probe)):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.model.SerializeToString() == b.model.SerializeToString() and a.meta == b.meta
+                for x, y in zip(a.inputs[0] + (a.outputs or [[]])[0], b.inputs[0] + (b.outputs or [[]])[0]):
+                    assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def test_hunt_is_none_below_opset_10_and_slices_follow_max_opset():
+    assert fam.hunt(9) is None
+    assert set(fam.hunt(13)) == {"int8", "uint8", "int32"}
