@@ -7,7 +7,7 @@ changed (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py sa
                in the output type as DequantizeLinear-23 says, stays within the stated ulps)
 
 Faults (each a node function with the reference's signature):
-  zero_point_ignored          y = x * x_scale                   (what onnx's ReferenceEvaluator does for float4e2m1)
+  zero_point_ignored          y = x * x_scale                   (onnx's ReferenceEvaluator for float4e2m1)
   zero_point_other_signedness the zero point's bits read as the other signedness (int8 <-> uint8, int4 <-> uint4 ...)
   subbyte_sign_extension      int4 / int2 patterns not sign-extended (0b1000 = 8), uint4 / uint2 ones sign-extended
   difference_in_input_type    x - x_zero_point computed in x's own type (integers wrap, float8 / 4 / 6 round)
@@ -179,7 +179,8 @@ def _exact_in_bfloat16(p: dict) -> str | None:
 
 FAULTS: tuple[Fault, ...] = (
     Fault("dequantize_linear.zero_point_ignored", "computes x * x_scale, leaving out the zero point",
-          _node(zp_ignored=True), seen_in="onnx 1.23 ReferenceEvaluator (float4e2m1 inputs)", equivalent=_int32_zp),
+          _node(zp_ignored=True), equivalent=_int32_zp,
+          seen_in="onnx 1.23 ReferenceEvaluator (float4e2m1; float8 zero points it does not refuse)"),
     Fault("dequantize_linear.zero_point_other_signedness",
           "reads the zero point's bits as the other signedness (int8 <-> uint8, int4 <-> uint4, ...)",
           _node(zp_sign=True), applies=lambda p: _zp(p) and p.get("x") in _OTHER_SIGN),
@@ -205,7 +206,7 @@ FAULTS: tuple[Fault, ...] = (
           applies=lambda p: p.get("scale") in ("float16", "bfloat16") and p.get("output") != p.get("scale")),
     Fault("dequantize_linear.bfloat16_truncation",
           "computes y in float32 and cuts it to bfloat16 by truncation (round toward zero)",
-          _node(truncate_bf16=True), seen_in="OpenVINO 2026.4 CPU (bfloat16 scales / outputs)",
+          _node(truncate_bf16=True),  # OpenVINO 2026.4 CPU cuts some bfloat16 results so, not all: no seen_in
           applies=lambda p: p.get("output") == "bfloat16", equivalent=_exact_in_bfloat16),
     Fault("dequantize_linear.scale_distributed",
           "computes x * x_scale - x_zero_point * x_scale in float32 (each product rounded)",
