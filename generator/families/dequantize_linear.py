@@ -19,6 +19,10 @@ version says; case.json "opset" and spec.file name the version):
   random_*                seeded random values per granularity (generator.sampling)
   negative/ (kind)        models the version rules out; the backend must refuse them at prepare
   witness_*               the fault models' witnesses (generator/witness/catalogue/dequantize_linear.json)
+`hunt(max_opset)`: the live hunt's strategy (generator/hunting.py), one slice per x type: a small model and one
+data set per example, drawn toward the fault models' boundaries, built by cases_of as every case here;
+rebuild(args) gives it again from the drawn bit patterns.
+
 Expected values come from generator.reference.dequantize_linear only. Where plausible intermediate precisions
 give other finite values (the reference's `spread`), the case compares in ulps (mode ulp) and says why; where
 one overflows and another does not, or for an int32 input with a nonzero zero point, the data set goes to
