@@ -324,15 +324,18 @@ def no_zero_point_no_output_dtype_opset21():
 
 def _precision_pairs(p: str, count: int) -> tuple[np.ndarray, float]:
     """float32 x exact in P whose quotient by a P scale rounds to a tie j + 0.5 in P but not in float32 (the
-    division's precision decides the integer), with the scale."""
+    division's precision decides the integer; |j| < 120, so a zero point of 128 keeps y inside uint8), with the
+    scale."""
     pd = dtypes.get(p)
+    with np.errstate(invalid="ignore"):
+        vals = pd.all_values().astype(np.float64)
+    vals = np.unique(vals[np.isfinite(vals) & (vals > 0)])
     for s in (3.0, 7.0, 5.0, 11.0, 0.3):
         s_p = float(_arr(s, p).astype(np.float64))
-        xs = np.unique(_arr(np.arange(1, 60000) * 0.25, p).astype(np.float64))
-        with np.errstate(all="ignore"):
-            q_p = ref.divide(xs, np.full(xs.shape, s_p), pd)
-            q_32 = ref.divide(xs, np.full(xs.shape, s_p), dtypes.get("float"))
-        hit = xs[(np.rint(q_p) != np.rint(q_32)) & (np.abs(q_p) < 250)]
+        xs = vals[vals < 120 * s_p]
+        q_p = ref.divide(xs, np.full(xs.shape, s_p), pd)
+        q_32 = ref.divide(xs, np.full(xs.shape, s_p), dtypes.get("float"))
+        hit = xs[np.rint(q_p) != np.rint(q_32)]
         if hit.size >= count:
             return hit[np.linspace(0, hit.size - 1, count).astype(int)], s_p
     raise ValueError(f"no precision witnesses for {p}")

@@ -165,6 +165,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("quantize_linear.zero_point_before_rounding", "rounds x / y_scale + y_zero_point instead of adding the "
           "zero point to the rounded quotient (ties move with an odd zero point)", _node(zp_before_round=True),
           equivalent=_int_only, seen_in="OpenVINO 2026.4 CPU (measured here: its ties with odd zero points)"),
+    Fault("quantize_linear.zero_point_before_rounding_float32", "both: rounds x / y_scale + y_zero_point, and "
+          "divides in float32 whatever y_scale's type or `precision` says", _node(zp_before_round=True,
+                                                                                divide_in_float32=True),
+          equivalent=_int_only, seen_in="OpenVINO 2026.4 CPU (measured here: 72 of its 81 failing data sets)"),
     Fault("quantize_linear.divide_in_float32", "divides in float32 whatever y_scale's type or `precision` says",
           _node(divide_in_float32=True), equivalent=_not_float32,
           seen_in="onnx ReferenceEvaluator 1.23 (numpy promotion), OpenVINO 2026.4 (measured here)"),
