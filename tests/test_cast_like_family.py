@@ -169,14 +169,45 @@ def test_the_witness_catalogue_is_casts_group_by_group():
 
 
 def test_the_faults_are_casts_as_castlike_nodes():
-    assert [f.name.replace("cast_like.", "cast.", 1) for f in cast_like_faults.FAULTS] == \
+    assert [f.name.replace("cast_like.", "cast.", 1) for f in cast_like_faults.FAULTS[:-1]] == \
         [f.name for f in cast_faults.FAULTS]
+    assert cast_like_faults.FAULTS[-1] is cast_like_faults.ROUND_MODE_IGNORED
     x = np.array([0.5, 1.5, 2.5, 17.0, 464.0, -3.25], dtype=np.float32)
     f8 = dtypes.get("float8e4m3fn")
     for like, orig in zip(cast_like_faults.FAULTS, cast_faults.FAULTS):
         a = like.fn([x, np.zeros((2, 2), np.uint8).view(f8.np_dtype)], {"saturate": 0}, 21, [dtypes.get("float"), f8])
         b = orig.fn([x], {"to": f8.onnx, "saturate": 0}, 21, [dtypes.get("float")])
         assert np.array_equal(f8.to_bits(a[0]), f8.to_bits(b[0])), like.name
+
+
+def test_round_mode_ignored_is_onnxs_function_body():
+    """onnx's CastLike-24 / 25 function body is Cast <to, saturate>: what the fault does."""
+    schema = onnx.defs.get_schema("CastLike", fam.NEWEST)
+    node = onnx.helper.make_node("CastLike", ["input", "target_type"], ["output"], round_mode="down", saturate=0)
+    types = [onnx.helper.make_tensor_type_proto(t, [1]).SerializeToString()
+             for t in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT8E8M0)]
+    body = onnx.FunctionProto.FromString(schema.get_context_dependent_function(node.SerializeToString(), types))
+    (cast,) = body.node
+    assert cast.op_type == "Cast" and {a.name for a in cast.attribute} == {"to", "saturate"}
+    e8m0, f = dtypes.get("float8e8m0"), dtypes.get("float")
+    x = np.array([3.0, 1.25], dtype=np.float32)
+    y = cast_like_faults.ROUND_MODE_IGNORED.fn([x, e8m0.from_bits(np.array([0]))], {"round_mode": "down"}, 24, [f, e8m0])
+    assert y[0].astype(np.float64).tolist() == [4.0, 2.0]  # up, not down
+
+
+@pytest.mark.parametrize("src", ["bool", "int2", "uint2", "int4", "float4e2m1", "float8e8m0", "float8e4m3fn"])
+def test_round_mode_ignored_equivalences_hold_on_every_input(src):
+    s = dtypes.get(src)
+    x = s.all_values() if s.kind != "bool" else np.array([False, True])
+    to = dtypes.get("float8e8m0")
+    for sat in (0, 1):
+        for mode in ("down", "nearest"):
+            params = {"from": src, "to": "float8e8m0", "saturate": sat, "round_mode": mode, "opset": 25}
+            want = cast_ref.cast_outcome(x, s, to, saturate=bool(sat), round_mode=mode)
+            got = cast_like_faults.ROUND_MODE_IGNORED.fn([x, to.from_bits(np.array([1]))], {
+                "saturate": sat, "round_mode": mode}, 25, [s, to])[0]
+            same = (want.mask() | to.same_values(want.outputs[0], got)).all()
+            assert same == (cast_like_faults.ROUND_MODE_IGNORED.equivalent(params) is not None), (src, sat, mode)
 
 
 def test_every_fault_that_can_differ_is_killed(cases):

@@ -3,7 +3,9 @@ target type taken from target_type's element type as the reference does (generat
 
 CastLike-N is Cast-N with `to` read from its second input, so a plausible wrong CastLike is a plausible wrong
 Cast: the same deviations, named cast_like.<what> after cast.<what>, with Cast's applicability and equivalence
-proofs. A group is Cast's (from, to, saturate, round_mode, opset), at CastLike's opsets.
+proofs. One is CastLike's own: round_mode dropped, as the function body onnx gives CastLike-24 / 25 does
+(`output = Cast <to, saturate: int = @saturate> (input)`, onnx 1.23.2), though the schema documents round_mode.
+A group is Cast's (from, to, saturate, round_mode, opset), at CastLike's opsets.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import dataclasses
 from generator import dtypes
 from generator.faults import Fault
 from generator.reference import cast_faults
+from generator.reference.cast_like import cast_like_node
 
 group_key = cast_faults.group_key
 
@@ -29,4 +32,30 @@ def like(fault: Fault) -> Fault:
     return dataclasses.replace(fault, name="cast_like." + fault.name.split(".", 1)[1], fn=_like(fault.fn))
 
 
-FAULTS: tuple[Fault, ...] = tuple(like(f) for f in cast_faults.FAULTS)
+def _round_mode_ignored(inputs, attrs, opset, input_types):
+    return cast_like_node(inputs, {k: v for k, v in attrs.items() if k != "round_mode"}, opset, input_types)
+
+
+def _same_as_up(p: dict) -> str | None:
+    """Where the source has no positive value that round_mode maps otherwise than up does. A positive x = f * 2**k
+    (f in [1, 2)) goes to 2**k with down where f > 1, to 2**k with nearest where 1 < f < 1.5 (Cast-24): a source
+    whose f are only 1 (powers of two) agrees with up in every mode, one whose f are 1 or 1.5 in nearest."""
+    src, mode = dtypes.get(p["from"]), p["round_mode"]
+    if src.kind == "bool":
+        return ("1 is a power of two; 0 gives E8M0_MIN (saturate=1) or NaN (saturate=0, down / nearest; where up "
+                "leaves it undefined the reference's placeholder is NaN too)")
+    if src.nan_style == dtypes.E8M0 or (src.is_integer and src.int_max <= 1):
+        return f"every positive {src.name} value is a power of two, which every round_mode maps alike"
+    if mode == "nearest" and (src.is_float and src.mantissa_bits <= 1 or src.is_integer and src.int_max <= 3):
+        return (f"every positive {src.name} value is 2**k or 1.5 * 2**k, which nearest (ties up) maps as up does, "
+                f"within E8M0's range")
+    return None
+
+
+ROUND_MODE_IGNORED = Fault(
+    "cast_like.round_mode_ignored", "float8e8m0 targets: round_mode dropped (up), as onnx's CastLike-24 / 25 "
+    "function body, Cast <to, saturate>, does", _round_mode_ignored,
+    seen_in="onnxruntime 1.32.0 (CastLike-24 / 25 expanded by its function body)",
+    equivalent=_same_as_up, applies=lambda p: p.get("round_mode") in ("down", "nearest"))
+
+FAULTS: tuple[Fault, ...] = (*(like(f) for f in cast_faults.FAULTS), ROUND_MODE_IGNORED)
