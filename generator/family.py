@@ -34,11 +34,12 @@ class Family:
     op: str  # the operator: "DynamicQuantizeLinear"
     spec_file: str  # the default spec text under ../spec (a case may name another)
     domain: str = ""  # "" is ai.onnx
+    name_prefix: str = ""  # case names start with it; "" for test_<op in lower case>
 
     @property
     def prefix(self) -> str:
-        """Case names start with it: test_<op in lower case>."""
-        return f"test_{self.op.lower()}"
+        """What every case name of the family starts with."""
+        return self.name_prefix or f"test_{self.op.lower()}"
 
     def meta(self, *, opset: int, clause: str, compare: dict, flags: list[str], seed: int, params: dict,
              spec_file: str | None = None, reading: str | None = None, op: str | None = None, **extra) -> dict:

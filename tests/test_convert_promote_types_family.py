@@ -49,7 +49,7 @@ def test_the_family_follows_the_contract(cases):
     for c in cases.values():
         assert (c.meta["family"], c.meta["op"], c.meta["domain"]) == (fam.FAMILY.name, fam.FAMILY.op,
                                                                       fam.FAMILY.domain), c.name
-        assert c.meta["spec"]["file"] == fam.FAMILY.spec_file and c.name.startswith(fam.PREFIX), c.name
+        assert c.meta["spec"]["file"] == fam.FAMILY.spec_file and c.name.startswith(fam.FAMILY.prefix), c.name
         if c.kind == "probe":
             assert c.meta["compare"] == PROBE_COMPARE and c.meta["flags"] == ["probe"], c.name
             assert c.name.endswith("_probe") and c.outputs is None and c.meta["undefined"], c.name
@@ -72,14 +72,14 @@ def test_every_pair_attribute_and_shape_has_a_case(cases):
 
 def test_examples_are_cases_with_the_spec_result(cases):
     for what, a, b, ranks, attrs, result in fam.SPEC_EXAMPLES:
-        c = cases[f"{fam.PREFIX}_example_{what}"]
+        c = cases[f"{fam.FAMILY.prefix}_example_{what}"]
         if result is None:
             assert c.kind == "negative" and c.meta["phase"] == "prepare"
         else:
             assert c.kind == "node" and c.meta["common_type"] == ref.element_type(result).name
         node = c.model.graph.node[0]
         assert sorted(a.name for a in node.attribute) == sorted(attrs)  # unnamed attributes keep their defaults
-    xml = cases[f"{fam.PREFIX}_example_xml2_int16_uint32"]
+    xml = cases[f"{fam.FAMILY.prefix}_example_xml2_int16_uint32"]
     assert [x.shape for x in xml.inputs[0]] == [(256, 56), (3,)]
     assert xml.outputs[0][0].dtype == np.int64
 
@@ -113,7 +113,7 @@ def test_probes_hold_the_undefined_values(cases):
 
 
 def test_the_model_is_the_node_and_a_function_of_two_casts(cases):
-    c = cases[f"{fam.PREFIX}_uint64_int8_dim_dim_unsafe_target_f64"]
+    c = cases[f"{fam.FAMILY.prefix}_uint64_int8_dim_dim_unsafe_target_f64"]
     onnx.checker.check_model(c.model)
     node = c.model.graph.node[0]
     assert (node.domain, node.op_type) == (ref.DOMAIN, ref.OP_TYPE)
@@ -126,19 +126,19 @@ def test_the_model_is_the_node_and_a_function_of_two_casts(cases):
     assert {a.name: onnx.helper.get_attribute_value(a) for a in f.attribute_proto} == {
         "promote_unsafe": 0, "pytorch_scalar_promotion": 0, "u64_integer_promotion_target": b"f32"}
     # a float8 common type: Cast without saturation (the reference's conversion), at Cast-19 or later
-    f8 = cases[f"{fam.PREFIX}_int4_float8e5m2_dim_dim_safe"].model
+    f8 = cases[f"{fam.FAMILY.prefix}_int4_float8e5m2_dim_dim_safe"].model
     assert all(a.name != "saturate" or a.i == 0 for n in f8.functions[0].node for a in n.attribute)
     assert any(a.name == "saturate" for n in f8.functions[0].node for a in n.attribute)
     assert min(o.version for o in f8.opset_import if o.domain == "") >= 21  # int4
 
 
 def test_negative_cases(cases):
-    c = cases[f"{fam.PREFIX}_int8_uint8_dim_dim_safe"]
+    c = cases[f"{fam.FAMILY.prefix}_int8_uint8_dim_dim_safe"]
     assert c.kind == "negative" and c.inputs == [] and c.meta["phase"] == "prepare"
     assert c.meta["error"] == ref.ERR_WIDENING and c.meta["unsafe_common_type"] == "int16"
     assert c.meta["native"]["ops"] == [f"{ref.DOMAIN}::{ref.OP_TYPE}"]
     assert c.model.graph.output[0].type.tensor_type.elem_type == onnx.TensorProto.INT16
-    s = cases[f"{fam.PREFIX}_int64_uint8_scalar_dim_safe_pytorch"]
+    s = cases[f"{fam.FAMILY.prefix}_int64_uint8_scalar_dim_safe_pytorch"]
     assert s.kind == "negative" and s.meta["error"] == ref.ERR_LOWER_RANGE
     assert [len(i.type.tensor_type.shape.dim) for i in s.model.graph.input] == [0, 2]
 
@@ -146,8 +146,8 @@ def test_negative_cases(cases):
 @pytest.fixture(scope="module")
 def written(tmp_path_factory, cases):
     root = tmp_path_factory.mktemp("cpt")
-    names = [f"{fam.PREFIX}_int8_uint8_dim_dim_safe", f"{fam.PREFIX}_int8_uint8_dim_dim_unsafe",
-             f"{fam.PREFIX}_int8_uint8_scalar_dim_unsafe", f"{fam.PREFIX}_int64_uint8_scalar_dim_unsafe_pytorch_probe"]
+    names = [f"{fam.FAMILY.prefix}_int8_uint8_dim_dim_safe", f"{fam.FAMILY.prefix}_int8_uint8_dim_dim_unsafe",
+             f"{fam.FAMILY.prefix}_int8_uint8_scalar_dim_unsafe", f"{fam.FAMILY.prefix}_int64_uint8_scalar_dim_unsafe_pytorch_probe"]
     for n in names:
         write_case(cases[n], root)
     return {n: read_case(root / cases[n].kind / n) for n in names}
@@ -157,19 +157,19 @@ def written(tmp_path_factory, cases):
                                               ("onnx-reference", "unsupported")])
 def test_negative_cases_are_judged_only_natively(written, backend, verdict):
     b = get_backend(backend)
-    r = run_case_dataset(b, written[f"{fam.PREFIX}_int8_uint8_dim_dim_safe"], 0, "strict", {})
+    r = run_case_dataset(b, written[f"{fam.FAMILY.prefix}_int8_uint8_dim_dim_safe"], 0, "strict", {})
     assert r.verdict == verdict, r.message
     if verdict == "unsupported":
         assert "not applicable" in r.message and ref.OP_TYPE in r.message
     # the value part runs through the function body everywhere
-    case = written[f"{fam.PREFIX}_int8_uint8_dim_dim_unsafe"]
+    case = written[f"{fam.FAMILY.prefix}_int8_uint8_dim_dim_unsafe"]
     assert run_case_dataset(b, case, 0, "strict", {}).verdict == "pass"
-    probe = written[f"{fam.PREFIX}_int64_uint8_scalar_dim_unsafe_pytorch_probe"]
+    probe = written[f"{fam.FAMILY.prefix}_int64_uint8_scalar_dim_unsafe_pytorch_probe"]
     assert run_case_dataset(b, probe, 0, "strict", {}).verdict == "probe"
 
 
 def test_opconform_scalar_datasets(written):
-    case = written[f"{fam.PREFIX}_int8_uint8_scalar_dim_unsafe"]
+    case = written[f"{fam.FAMILY.prefix}_int8_uint8_scalar_dim_unsafe"]
     assert case.n_datasets == 3 and all(ins[0].shape == () for ins in case.inputs)
     b = get_backend("opconform")
     assert all(run_case_dataset(b, case, i, "strict", {}).verdict == "pass" for i in range(case.n_datasets))

@@ -138,7 +138,7 @@ def test_convert_promote_types_is_built_natively(backend, t0, t1, shapes, attrs)
     ys = backend.run(prepared, xs)
     for x, t, y in zip(xs, (a, b), ys):
         assert y.dtype == want.np_dtype and y.shape == x.shape
-        assert (want.to_bits(y) == want.to_bits(cpt.convert(x, t, want)[0])).all()
+        assert (want.to_bits(y) == want.to_bits(cpt.convert(x, t, want).outputs[0])).all()
 
 
 @pytest.mark.parametrize("t0, t1, shapes, attrs", [

@@ -42,9 +42,9 @@ from generator.family import Family, split, split_elements
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
 
-FAMILY = Family("convert_promote_types", ref.OP_TYPE, ref.SPEC_FILE, ref.DOMAIN)
+FAMILY = Family("convert_promote_types", ref.OP_TYPE, ref.SPEC_FILE, ref.DOMAIN,
+                name_prefix="test_convert_promote_types")
 GRID = ("input_0", "input_1", ("promote_unsafe", "pytorch_scalar_promotion"))  # the report's grid
-PREFIX = f"test_{FAMILY.name}"  # (not FAMILY.prefix, test_convertpromotetypes: the suite's names predate it)
 MIN_OPSET = 13  # ai.onnx opset of the function body: Cast-13 has bfloat16; newer types need newer Casts
 FUNCTION_IR = 9  # model-local functions: IR 8; their attributes with default values: IR 9
 
@@ -114,7 +114,7 @@ class Variant:
 def variant_name(t0: DType, t1: DType, shapes: str, unsafe: bool, pytorch: bool,
                  target: str = ref.DEFAULT_TARGET) -> str:
     """test_convert_promote_types_<type 0>_<type 1>_<shapes>_<safe|unsafe>[_pytorch][_target_<t>]"""
-    return (f"{PREFIX}_{dtypes.short(t0)}_{dtypes.short(t1)}_{shapes}_{'unsafe' if unsafe else 'safe'}"
+    return (f"{FAMILY.prefix}_{dtypes.short(t0)}_{dtypes.short(t1)}_{shapes}_{'unsafe' if unsafe else 'safe'}"
             + ("_pytorch" if pytorch else "") + (f"_target_{target}" if target != ref.DEFAULT_TARGET else ""))
 
 
@@ -184,7 +184,7 @@ def example_variants() -> Iterator[tuple[Variant, str | None]]:
         v = Variant(ref.element_type(n0), ref.element_type(n1), ranks, bool(attrs.get("promote_unsafe", False)),
                     bool(attrs.get("pytorch_scalar_promotion", False)),
                     attrs.get("u64_integer_promotion_target", ref.DEFAULT_TARGET),
-                    name=f"{PREFIX}_example_{what}", written=tuple(attrs), shapes=shapes)
+                    name=f"{FAMILY.prefix}_example_{what}", written=tuple(attrs), shapes=shapes)
         yield v, result
 
 
@@ -314,7 +314,7 @@ class Values:
         """Seeded draws for a type wider than 8 bits (empty for narrower ones: `dim` holds all of them)."""
         if t.name not in self._random:
             n = self.profile["random"] if t.bits > 8 else 0
-            x = random_values(t, n, sampling.case_seed(self.seed, f"{PREFIX}_{t.name}"))
+            x = random_values(t, n, sampling.case_seed(self.seed, f"{FAMILY.prefix}_{t.name}"))
             self._random[t.name] = _unique(x, t) if x.size else x
         return self._random[t.name]
 
