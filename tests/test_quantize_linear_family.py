@@ -103,3 +103,27 @@ def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", str(out), "--backend", "opconform", "-q",
                         "-p", "no:cacheprovider"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:]
+
+
+@pytest.mark.parametrize("name, fault", [
+    ("scale_float16_divides_in_float16_opset23", "divide_in_float32"),
+    ("scale_bfloat16_divides_in_bfloat16_opset23", "divide_in_float32"),
+    ("precision_float16_with_float32_scale_opset23", "divide_in_float32"),
+    ("int8_ties_saturation_opset10", "round_half_away"),
+    ("int8_ties_saturation_opset10", "zero_point_before_rounding"),
+    ("uint16_ties_saturation_opset21", "wrap"),
+    ("per_axis_negative_axis_opset13", "axis_ignored"),
+    ("blocked_axis1_short_last_block_opset21", "blocks_from_end"),
+    ("float8e5m2_nosaturate_opset19", "saturate_ignored"),
+    ("float8_zero_point_added_opset19", "float_zero_point_ignored"),
+    ("float8e4m3fnuz_inf_saturate_opset23", "fnuz_inf_saturates"),
+])
+def test_a_case_tells_the_fault_its_name_is_about(cases, name, fault):
+    """Each named case discriminates on its own (not only through the witness cases)."""
+    from generator import faults
+    from generator.reference import quantize_linear_faults as F
+
+    c = cases[f"test_quantizelinear_{name}"]
+    f = {x.name: x for x in F.FAULTS}[f"quantize_linear.{fault}"]
+    assert any(faults.differs(out, faults.fault_outputs(f, c.model, ins, c.meta), [dtypes.from_numpy(o.dtype) for o in out])
+               for ins, out in zip(c.inputs, c.outputs)), (name, fault)

@@ -215,7 +215,8 @@ def per_axis_axis0_opset13():
 
 @CATALOGUE
 def per_axis_negative_axis_opset13():
-    return Spec(13, _axis_sets((2, 3, 5), -1), attrs={"axis": -1}, clause=CLAUSE_AXIS)
+    """axis -1 of a (2, 5, 5) x: an implementation that reads the scales along axis 1 runs, and differs."""
+    return Spec(13, _axis_sets((2, 5, 5), -1), attrs={"axis": -1}, clause=CLAUSE_AXIS)
 
 
 @CATALOGUE
