@@ -96,8 +96,9 @@ def compile_model(model: onnx.ModelProto, lookup: Lookup = reference_lookup, val
         attrs = {a.name: decode_attribute(a) for a in node.attribute}
         if validate:
             check = getattr(fn, "validate", None)
-            if check is not None and all(n in types and n in ranks for n in node.input):
-                check(attrs, opsets[dom], [types[n] for n in node.input], [ranks[n] for n in node.input])
+            # an omitted optional input ("") is checked as None; a computed one (no static type) skips the check
+            if check is not None and all(n == "" or (n in types and n in ranks) for n in node.input):
+                check(attrs, opsets[dom], [types.get(n) for n in node.input], [ranks.get(n) for n in node.input])
             check_shapes = getattr(fn, "validate_shapes", None)
             if check_shapes is not None:
                 check_shapes([shapes.get(n) for n in node.input], attrs, opsets[dom])
