@@ -14,6 +14,10 @@ rows where the saturate=0 table states the sign of NaN.
 Expected values come from generator.reference.cast only. Each case cites in case.json "spec" the text its
 expectations come from (spec_of), and names in "reading" the readings they rest on where no sentence gives
 them (generator.reference.cast READING_*, docs/readings.md).
+
+The case functions (CASES: data_sets, fnuz_inf, negative_nan, shapes, witness) take a Form (the family, the
+node, the data set of x), so an operator with Cast's semantics reuses them with its own (CastLike:
+generator/families/cast_like.py).
 """
 
 from __future__ import annotations
