@@ -51,7 +51,8 @@ def _round(v: np.ndarray, how: str) -> np.ndarray:
 
 def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False, zp_before_round=False,
               divide_in_float32=False, reciprocal=False, axis_ignored=False, blocks_from_end=False,
-              saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False) -> list[np.ndarray]:
+              saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
+              int32_before_clip=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     (y_ref,) = ref.quantize_linear_node(inputs, attrs, opset, input_types)
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
@@ -79,7 +80,11 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
         else:
             q = ref.divide(xp, sp, p)
         if out.is_integer:
-            v = _round(q + zp64, rounding) if zp_before_round else _round(q, rounding) + zp64
+            if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN
+                rq = _round(q, rounding)
+                v = np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64
+            else:
+                v = _round(q + zp64, rounding) if zp_before_round else _round(q, rounding) + zp64
             v = np.where(np.isnan(v), 0.0, v)
             if wrap:
                 span = float(out.int_max - out.int_min + 1)
@@ -165,6 +170,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("quantize_linear.zero_point_before_rounding", "rounds x / y_scale + y_zero_point instead of adding the "
           "zero point to the rounded quotient (ties move with an odd zero point)", _node(zp_before_round=True),
           equivalent=_int_only, seen_in="OpenVINO 2026.4 CPU (measured here: its ties with odd zero points)"),
+    Fault("quantize_linear.int32_before_clip", "converts the rounded quotient to int32 before adding the zero point "
+          "and saturating: quotients beyond int32 become INT32_MIN (x86's conversion)", _node(int32_before_clip=True),
+          equivalent=_int_only, seen_in="onnx ReferenceEvaluator 1.23 (np.rint(x).astype(np.int32); measured here)"),
     Fault("quantize_linear.zero_point_before_rounding_float32", "both: rounds x / y_scale + y_zero_point, and "
           "divides in float32 whatever y_scale's type or `precision` says", _node(zp_before_round=True,
                                                                                 divide_in_float32=True),

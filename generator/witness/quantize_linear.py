@@ -121,6 +121,11 @@ def _per_tensor_candidates(params: dict):
         x = x[np.isfinite(_as(x, x_t).astype(np.float64)) | np.isinf(x)]
         for z in zps:
             yield np.unique(_as(x, x_t).astype(np.float64)), sv, z, f"per-tensor, y_scale {s}, zero point {z}"
+    # quotients far beyond every integer type (and beyond P: Inf, saturating): the largest x over a tiny scale
+    xt, st = dtypes.get(x_t), dtypes.get(s_t)
+    big = xt.finite_max if xt.is_float else float(xt.int_max)
+    tiny = st.smallest_subnormal if st.is_float else 1.0
+    yield np.array([big, -big, big / 2, -big / 2]), tiny, 0 if not y.is_float else 0.0, "per-tensor, huge quotients"
 
 
 def _per_axis(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
