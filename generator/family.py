@@ -4,6 +4,8 @@ A family is one module, generator/families/<name>.py, found by its file name (no
 
     FAMILY = Family(name, op, spec_file, ...)   what it tests; stamps every case's metadata (Family.meta)
     PROFILES                                    the profile names it knows (quick, default, exhaustive)
+    MIN_OPSET (or OPSET for a one-opset family) the lowest ai.onnx opset of any of its cases (gen-cases
+                                                refuses a --max-opset below every family's)
     work(profile, seed, max_opset) -> [unit]    units of generation, each a callable yielding Cases
     CATALOGUE (optional)                        its named case functions (Catalogue), one per thing checked
     hunt(max_opset), rebuild(args) (optional)   live hunting (generator/hunting.py)
@@ -96,8 +98,16 @@ class Catalogue(dict):
         self.prefix = prefix
 
     def __call__(self, fn: Callable) -> Callable:
-        key = self.prefix + fn.__name__
+        return self.add(fn.__name__, fn)
+
+    def add(self, name: str, fn: Callable) -> Callable:
+        """Register fn under prefix + name: for names no `def` can have ("4d") or entries made in a loop."""
+        key = self.prefix + name
         if key in self:
             raise ValueError(f"two catalogue entries named {key}")
         self[key] = fn
         return fn
+
+    def named(self, name: str) -> Callable[[Callable], Callable]:
+        """`@CATALOGUE.named("4d")`: the decorator form of add."""
+        return lambda fn: self.add(name, fn)

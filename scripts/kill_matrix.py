@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from generator.families import FAMILIES
 from generator.kill_matrix import KillMatrix, markdown
 from generator.serialize import CaseError, read_case
 
@@ -26,8 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     if not dirs:
         print(f"kill_matrix.py: error: {args.suite} has no node / graph / negative cases", file=sys.stderr)
         return 2
-    families = sorted({"cast", "convert_promote_types", "dynamic_quantize_linear", "layout", "qlinear_conv"})
-    km = KillMatrix(families)
+    km = KillMatrix(sorted(FAMILIES))
     for d in dirs:
         try:
             case = read_case(d)

@@ -66,6 +66,15 @@ def test_a_catalogue_registers_named_functions_once():
     with pytest.raises(ValueError, match="two catalogue entries"):
         cat(ties)
 
+    @cat.named("4d")
+    def four():
+        return 4
+
+    cat.add("loop_1", lambda: 5)
+    assert list(cat) == ["test_demo_ties", "test_demo_4d", "test_demo_loop_1"] and cat["test_demo_4d"]() == 4
+    with pytest.raises(ValueError, match="two catalogue entries"):
+        cat.add("4d", four)
+
 
 def test_families_and_references_are_found_by_module_name():
     assert set(families.FAMILIES) >= {"cast", "convert_promote_types", "dynamic_quantize_linear", "layout",

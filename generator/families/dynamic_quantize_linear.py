@@ -147,14 +147,6 @@ _TIE_KS = [0, 1, 2, 3, 64, 127, 128, 200, 253, 254]  # zero point ties k + 0.5: 
 _TIE_RANGES = [(-1.0, 1.0), (0.0, 3.0), (-2.0, 0.0), (-0.3, 7.9), (-100.0, 27.0), (-1e-3, 5e-3)]
 
 
-def _named(name: str):
-    """Register a catalogue function under `name`, which no Python function can have (it starts with a digit)."""
-    def register(fn):
-        fn.__name__ = name
-        return CATALOGUE(fn)
-    return register
-
-
 @CATALOGUE
 def mixed():
     """min < 0 < max: the zero point inside (0, 255)."""
@@ -196,7 +188,7 @@ def scalar():
     return SHAPE, [_f32(v).reshape(()) for v in _SINGLES]
 
 
-@_named("4d")
+@CATALOGUE.named("4d")
 def four_d():
     grid = np.linspace(-3.0, 5.0, 120).reshape(2, 3, 4, 5)
     return SHAPE, [_f32(grid), _f32(-grid[::-1] * 7.5), _f32(np.abs(grid))]

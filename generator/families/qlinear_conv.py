@@ -106,12 +106,6 @@ PROBES = Catalogue()
 U8, I8 = "uint8", "int8"
 
 
-def _register(name: str, build: Callable[[], Conv]) -> None:
-    """Add a catalogue entry made in a loop (a name no def statement can give)."""
-    build.__name__ = name
-    CATALOGUE(build)
-
-
 @CATALOGUE
 def pads_absent():
     return Conv()
@@ -156,8 +150,8 @@ def _same_padding() -> None:
     for mode in ("SAME_UPPER", "SAME_LOWER"):
         for (s, d, parity), (k, h) in grid.items():
             attrs = {"auto_pad": mode, "strides": [s, s], "dilations": [d, d]}
-            _register(f"{mode.lower()}_s{s}_d{d}_{parity}",
-                      lambda h=h, k=k, attrs=attrs: Conv(x_shape=(1, 2, h, h + 2), kernel=(k, k), m=3, attrs=attrs))
+            CATALOGUE.add(f"{mode.lower()}_s{s}_d{d}_{parity}",
+                          lambda h=h, k=k, attrs=attrs: Conv(x_shape=(1, 2, h, h + 2), kernel=(k, k), m=3, attrs=attrs))
 
 
 _same_padding()
@@ -339,8 +333,8 @@ def _type_triples() -> None:
     for x in (U8, I8):
         for w in (U8, I8):
             for y in (U8, I8):
-                _register(f"x_{x}_w_{w}_y_{y}",
-                          lambda t=(x, w, y): Conv(attrs={"pads": [1, 1, 1, 1]}, types=t, zero_points="ends"))
+                CATALOGUE.add(f"x_{x}_w_{w}_y_{y}",
+                              lambda t=(x, w, y): Conv(attrs={"pads": [1, 1, 1, 1]}, types=t, zero_points="ends"))
 
 
 _type_triples()
