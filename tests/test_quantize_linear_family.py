@@ -127,3 +127,70 @@ def test_a_case_tells_the_fault_its_name_is_about(cases, name, fault):
     f = {x.name: x for x in F.FAULTS}[f"quantize_linear.{fault}"]
     assert any(faults.differs(out, faults.fault_outputs(f, c.model, ins, c.meta), [dtypes.from_numpy(o.dtype) for o in out])
                for ins, out in zip(c.inputs, c.outputs)), (name, fault)
+
+
+# ---------------------------------------------------------------------------------------
+# the hunt strategy (generator/hunting.py)
+# ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hunted(hypothesis_home):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from hunt_draws import draw_runs
+
+    return {k: draw_runs(s, 6, 30) for k, s in fam.hunt(28).items()}
+
+
+def test_hunt_slices_and_opsets():
+    assert fam.hunt(9) is None and set(fam.hunt(13)) == {"integer"} and set(fam.hunt(28)) == {"integer", "float"}
+
+
+def test_hunted_examples_are_valid_and_rebuild(hunted, tmp_path):
+    import json
+
+    from generator.serialize import read_case, write_case
+
+    reasons = set()
+    for k, examples in hunted.items():
+        for i, ex in enumerate(examples):
+            assert ex.case is not None or ex.probe is not None
+            again = fam.rebuild(json.loads(json.dumps(ex.args)))
+            for case, twin in ((ex.case, again.case), (ex.probe, again.probe)):
+                if case is None:
+                    assert twin is None
+                    continue
+                assert twin.name == case.name and all(a.tobytes() == b.tobytes()
+                                                      for a, b in zip(twin.inputs[0], case.inputs[0]))
+                if i < 15:
+                    write_case(case, tmp_path / f"{k}{i}")
+                    read_case(tmp_path / f"{k}{i}" / case.kind / case.name)
+            if ex.probe is not None:
+                reasons.update(ex.probe.meta["undefined"])
+    assert {ref.UNDEF_NAN_TO_INT, ref.UNDEF_INF_TO_INT} <= reasons
+
+
+def test_hunted_cases_pass_on_opconform_and_kill_every_fault(hunted):
+    from generator import faults
+    from generator.interpret import compile_model, run_program
+    from generator.reference import quantize_linear_faults as F
+
+    killed = set()
+    for examples in hunted.values():
+        for ex in examples:
+            if ex.case is None:
+                continue
+            c = ex.case
+            (y,) = run_program(compile_model(c.model, validate=True), c.inputs[0])
+            assert not faults.differs(c.outputs[0], [y], [dtypes.from_numpy(y.dtype)]), c.name
+            for f in F.FAULTS:
+                if f.name in killed:
+                    continue
+                try:  # an ignored axis past a rank-1 x cannot run: no kill (as in the kill matrix)
+                    got = faults.fault_outputs(f, c.model, c.inputs[0], c.meta)
+                except ValueError:
+                    continue
+                if faults.differs(c.outputs[0], got, [dtypes.from_numpy(y.dtype)]):
+                    killed.add(f.name)
+    assert killed == {f.name for f in F.FAULTS}, sorted({f.name for f in F.FAULTS} - killed)
