@@ -30,6 +30,7 @@ from generator.case import Case, node_model
 from generator.family import Catalogue, Family, split
 from generator.outcome import Outcome
 from generator.reference import quantize_linear as ref
+from generator.reference.quant_axes import expand
 
 FAMILY = Family("quantize_linear", "QuantizeLinear", ref.SPEC_FILE)
 PROFILES = {"quick": dict(random=0), "default": dict(random=2), "exhaustive": dict(random=16)}
@@ -195,8 +196,6 @@ def _axis_sets(shape, axis: int, out: str = "uint8", block: int = 0) -> list[tup
         scales, zps = scales.reshape(pshape), zps.reshape(pshape)
         j = rng.integers(o.int_min - 3, o.int_max + 3, int(np.prod(shape)))
         half = rng.integers(0, 2, int(np.prod(shape)))
-        from generator.reference.quant_axes import expand
-
         s_full = expand(scales, shape, axis, block)
         x = (j.reshape(shape) + 0.5 * half.reshape(shape)) * s_full
         sets.append((_arr(x, "float"), _arr(scales, "float"), _arr(zps, out)))
@@ -384,7 +383,8 @@ def x_float32_scale_float16_operands_opset23():
 
 @CATALOGUE
 def float4e2m1_opset23():
-    return Spec(23, _float_sets("float4e2m1"), zp_type="float4e2m1", clause=CLAUSE_FLOAT8 + "; float4 note: RNE, saturating")
+    return Spec(23, _float_sets("float4e2m1"), zp_type="float4e2m1",
+                clause=CLAUSE_FLOAT8 + "; float4 note: RNE, saturating")
 
 
 @CATALOGUE
@@ -542,7 +542,8 @@ def _outcomes(spec: Spec):
     for x, s, z in spec.sets:
         r = ref.quantize_linear_explained(x, s, z, x_type=spec.x_type, scale_type=spec.scale_type,
                                           zero_point_type=spec.zp_type if z is not None else None, opset=spec.opset,
-                                          axis=int(spec.attrs.get("axis", 1)), saturate=int(spec.attrs.get("saturate", 1)),
+                                          axis=int(spec.attrs.get("axis", 1)),
+                                          saturate=int(spec.attrs.get("saturate", 1)),
                                           block_size=int(spec.attrs.get("block_size", 0)),
                                           output_dtype=int(spec.attrs.get("output_dtype", 0)),
                                           precision=int(spec.attrs.get("precision", 0)))
@@ -764,10 +765,9 @@ def hunt_args(draw, kind: str, max_opset: int) -> dict:
     n_s = int(np.prod(s_shape, dtype=np.int64))
     scales = [_hunt_scale(draw, s_t) for _ in range(n_s)]
     zps = [_hunt_zero_point(draw, out) if with_zp else 0.0 for _ in range(n_s)]
-    from generator.reference.quant_axes import expand
-
-    s_full = expand(np.array(scales).reshape(s_shape), shape, int(attrs.get("axis", 1)), int(attrs.get("block_size", 0)))
-    z_full = expand(np.array(zps).reshape(s_shape), shape, int(attrs.get("axis", 1)), int(attrs.get("block_size", 0)))
+    axis, block = int(attrs.get("axis", 1)), int(attrs.get("block_size", 0))
+    s_full = expand(np.array(scales).reshape(s_shape), shape, axis, block)
+    z_full = expand(np.array(zps).reshape(s_shape), shape, axis, block)
     x = [_hunt_element(draw, out, float(s), float(z), x_t) for s, z in zip(s_full.ravel(), z_full.ravel())]
     return {"opset": v, "x_type": x_t, "scale_type": s_t, "zp_type": out.name if with_zp else None, "attrs": attrs,
             "shape": list(shape), "x": [repr(float(e)) for e in x], "scale_shape": list(s_shape),

@@ -66,8 +66,9 @@ UNDEF_PRECISION = ("the division's precision (y_scale's type or `precision`) is 
 UNDEF_OPERANDS = ("x or y_scale is not exact in the division's precision P, and rounding them to P before dividing "
                   "gives another y than rounding the exact quotient once: the texts state P, not the operands' "
                   "conversion [QL-23: 'The type of y_scale determines the precision of the division operation']")
-UNDEF_PRECISION_UNSTATED = ("QuantizeLinear-19 / 21 state no precision for x / y_scale (the sentence arrives at 23), and "
-                            "float16 / bfloat16 x and y_scale divided in their type (T1) or in float32 give different y "
+UNDEF_PRECISION_UNSTATED = ("QuantizeLinear-19 / 21 state no precision for x / y_scale (the sentence arrives at 23), "
+                            "and float16 / bfloat16 x and y_scale divided in their type (T1) or in float32 give "
+                            "different y "
                             "[QL-19: y = saturate((x / y_scale) + y_zero_point); T1: float, float16, bfloat16, int32]")
 UNDEF_SUM = ("adding y_zero_point exactly, or in the division's precision, or (for a zero zero point of a float "
              "type, 'usually not used') not at all, gives different y here: the texts fix the precision of the "
