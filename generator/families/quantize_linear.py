@@ -6,7 +6,7 @@ data sets, expected outputs from generator.reference.quantize_linear only. gener
 elements the texts leave open to <name>_probe. Semantics that changed between versions are checked at an
 opset where each holds, and case.json names it (opset, params.version):
   opset 10      per-tensor int8 / uint8, float32 or int32 x, the schema's example
-  opset 13      per-axis (axis 1, 0, negative)
+  opset 13      per-axis (axis 1, 0, negative); negative and subnormal scales; a 0-d x
   opset 19      float16 / bfloat16 x (y_scale of x's type), float8 outputs with saturate on / off
   opset 21      int16 / uint16 / int4 / uint4, blocked quantization, output_dtype with and without a zero point
   opset 23      y_scale of its own type: the division in float16 / bfloat16, the precision attribute, float4e2m1
@@ -221,6 +221,31 @@ def per_axis_negative_axis_opset13():
 @CATALOGUE
 def per_axis_negative_axis_first_opset13():
     return Spec(13, _axis_sets((4, 3, 2), -3, "int8"), zp_type="int8", attrs={"axis": -3}, clause=CLAUSE_AXIS)
+
+
+@CATALOGUE
+def scale_negative_opset13():
+    """A negative y_scale: the formula divides by it (no text excludes it); ties and both ends."""
+    return Spec(13, _per_tensor("float", "float", "int8", [(-1.0, 0), (-0.5, 3), (-3.0, -7)],
+                                lambda s, z: int_values(dtypes.get("int8"), z, s)), zp_type="int8")
+
+
+@CATALOGUE
+def scale_subnormal_opset13():
+    """Subnormal float32 scales (IEEE gradual underflow; an implementation that flushes them to zero divides by 0):
+    x a few subnormal steps, quotients inside the range and ties."""
+    tiny = float(np.finfo(F32).smallest_subnormal)
+    sets = [(_arr(np.array([0, 1, 2, 3, 5, 64, 127, 128, 250, -1, -3]) * s * 0.5, "float"), _arr(s, "float"),
+             _arr(3, "uint8")) for s in (tiny * 2, tiny * 8, tiny * 1000, float(np.finfo(F32).tiny) / 2)]
+    return Spec(13, sets)
+
+
+@CATALOGUE
+def scalar_x_opset13():
+    """A 0-d x (per-tensor): ties and saturation, one element per data set."""
+    vals = [0.5, 1.5, 2.5, -0.5, -1.5, 300.0, -300.0, 127.5, 254.5]
+    return Spec(13, [(_arr(v, "float").reshape(()), _arr(1.0, "float"), _arr(z, "uint8")) for v in vals
+                     for z in (0, 1)])
 
 
 @CATALOGUE
