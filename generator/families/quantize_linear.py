@@ -35,6 +35,7 @@ from generator.reference.quant_axes import expand
 FAMILY = Family("quantize_linear", "QuantizeLinear", ref.SPEC_FILE)
 PROFILES = {"quick": dict(random=0), "default": dict(random=2), "exhaustive": dict(random=16)}
 CATALOGUE = Catalogue(FAMILY.prefix + "_")
+GRID = ("y", "version", ())  # the report's grid: output type x QuantizeLinear version, worst verdict per cell
 NEWEST_RUNNABLE = 25  # the newest opset onnxruntime 1.31+ runs (IR 13 / opset <= 26; 26 changes nothing here)
 
 F32 = np.float32
