@@ -104,6 +104,16 @@ def test_identity_is_bit_exact(backend, name, shape):
     assert (t.to_bits(y) == t.to_bits(x)).all()
 
 
+@pytest.mark.parametrize("name", ["bfloat16", "float16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+                                  "float8e5m2fnuz", "float8e8m0", "int8", "uint16"])
+def test_identity_every_bit_pattern(backend, name):
+    t = dtypes.get(name)
+    x = t.from_bits(np.arange(1 << t.bits))
+    model = node_model("Identity", [("x", t, x.shape)], [("y", t, x.shape)], {}, 21)
+    y = backend.run(backend.prepare(model, None), [x])[0]
+    assert y.dtype == t.np_dtype and (t.to_bits(y) == t.to_bits(x)).all()
+
+
 def test_wrong_input_count_is_an_error(backend):
     f32 = dtypes.get("float")
     prepared = backend.prepare(node_model("Relu", [("x", f32, (2,))], [("y", f32, (2,))], {}, 14), None)
