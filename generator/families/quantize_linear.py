@@ -408,6 +408,21 @@ def x_float32_scale_float16_operands_opset23():
 
 
 @CATALOGUE
+def x_int32_scale_float32_opset23():
+    """int32 x over a float32 y_scale (T1 and T2 apart from 23): the division in float32."""
+    x = np.concatenate([np.arange(-300, 301, 3), [2**24 + 1, 2**24 + 3, -(2**31), 2**31 - 1, 2**25 + 7]])
+    return Spec(23, [(_arr(x, "int32"), _arr(s, "float"), _arr(z, "uint8")) for s, z in ((2.0, 128), (0.3, 7))],
+                x_type="int32", clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
+def x_float16_scale_float32_opset23():
+    """float16 x over a float32 y_scale: the division in float32, x exact in it."""
+    return Spec(23, _int_sets("int8", "float16", "float", scales=(0.3, 3.0)), x_type="float16", zp_type="int8",
+                clause=CLAUSE_PRECISION)
+
+
+@CATALOGUE
 def float4e2m1_opset23():
     return Spec(23, _float_sets("float4e2m1"), zp_type="float4e2m1",
                 clause=CLAUSE_FLOAT8 + "; float4 note: RNE, saturating")
