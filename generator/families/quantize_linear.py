@@ -21,6 +21,7 @@ opset where each holds, and case.json names it (opset, params.version):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Iterator
 
 import numpy as np
@@ -36,6 +37,7 @@ FAMILY = Family("quantize_linear", "QuantizeLinear", ref.SPEC_FILE)
 PROFILES = {"quick": dict(random=0), "default": dict(random=2), "exhaustive": dict(random=16)}
 CATALOGUE = Catalogue(FAMILY.prefix + "_")
 GRID = ("y", "version", ())  # the report's grid: output type x QuantizeLinear version, worst verdict per cell
+MIN_OPSET = 10  # QuantizeLinear-10, the first version
 NEWEST_RUNNABLE = 25  # the newest opset onnxruntime 1.31+ runs (IR 13 / opset <= 26; 26 changes nothing here)
 
 F32 = np.float32
@@ -268,10 +270,7 @@ def _float8(t: str, saturate: int, opset: int) -> Spec:
 
 for _t in dtypes.FLOAT8_SATURATE_TYPES:
     for _sat in (1, 0):
-        def _f(t=_t, sat=_sat):
-            return _float8(t, sat, 19)
-        _f.__name__ = f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset19"
-        CATALOGUE(_f)
+        CATALOGUE.add(f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset19", partial(_float8, _t, _sat, 19))
 
 
 def _fnuz_inf(t: str, opset: int) -> Spec:
@@ -282,10 +281,7 @@ def _fnuz_inf(t: str, opset: int) -> Spec:
 
 for _t in ("float8e4m3fnuz", "float8e5m2fnuz"):
     for _op in (23, 24):
-        def _g(t=_t, op=_op):
-            return _fnuz_inf(t, op)
-        _g.__name__ = f"{_t}_inf_saturate_opset{_op}"
-        CATALOGUE(_g)
+        CATALOGUE.add(f"{_t}_inf_saturate_opset{_op}", partial(_fnuz_inf, _t, _op))
 
 
 @CATALOGUE
@@ -296,11 +292,13 @@ def float8_zero_point_added_opset19():
                 zp_type="float8e4m3fn")
 
 
+def _int_type(t: str, opset: int) -> Spec:
+    """Ties over the whole range and saturation at both ends of an integer output type."""
+    return Spec(opset, _int_sets(t), zp_type=t)
+
+
 for _t, _op in (("int16", 21), ("uint16", 21), ("int4", 21), ("uint4", 21), ("int2", 25), ("uint2", 25)):
-    def _h(t=_t, op=_op):
-        return Spec(op, _int_sets(t), zp_type=t)
-    _h.__name__ = f"{_t}_ties_saturation_opset{_op}"
-    CATALOGUE(_h)
+    CATALOGUE.add(f"{_t}_ties_saturation_opset{_op}", partial(_int_type, _t, _op))
 
 
 @CATALOGUE
@@ -336,10 +334,8 @@ def _output_dtype(t: str, opset: int, with_zp: bool) -> Spec:
 
 for _t in ("int8", "int16", "uint4", "float8e4m3fn"):
     for _with in (False, True):
-        def _o(t=_t, w=_with):
-            return _output_dtype(t, 21, w)
-        _o.__name__ = f"output_dtype_{_t}_{'with' if _with else 'without'}_zero_point_opset21"
-        CATALOGUE(_o)
+        CATALOGUE.add(f"output_dtype_{_t}_{'with' if _with else 'without'}_zero_point_opset21",
+                      partial(_output_dtype, _t, 21, _with))
 
 
 @CATALOGUE
@@ -445,23 +441,25 @@ def scale_float8e8m0_probe_opset24():
                 scale_type="float8e8m0", clause=CLAUSE_PRECISION, flags=("probe",))
 
 
+def _float6(t: str, saturate: int) -> Spec:
+    return Spec(28, _float_sets(t), zp_type=t, attrs={"saturate": saturate},
+                clause="saturate has no effect for float4e2m1, float6e2m3, or float6e3m2")
+
+
 for _t in ("float6e2m3", "float6e3m2"):
     for _sat in (1, 0):
-        def _f6(t=_t, sat=_sat):
-            return Spec(28, _float_sets(t), zp_type=t, attrs={"saturate": sat},
-                        clause="saturate has no effect for float4e2m1, float6e2m3, or float6e3m2")
-        _f6.__name__ = f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset28"
-        CATALOGUE(_f6)
+        CATALOGUE.add(f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset28", partial(_float6, _t, _sat))
+
+
+def _newest(t: str) -> Spec:
+    """Every output type again at the newest opset onnxruntime runs."""
+    if dtypes.get(t).is_float:
+        return Spec(NEWEST_RUNNABLE, _float_sets(t), zp_type=t, clause=CLAUSE_FLOAT8)
+    return Spec(NEWEST_RUNNABLE, _int_sets(t, scales=(0.5, 3.0)), zp_type=t)
 
 
 for _t in ref.output_types(NEWEST_RUNNABLE):
-    def _n(t=_t):
-        o = dtypes.get(t)
-        if o.is_float:
-            return Spec(NEWEST_RUNNABLE, _float_sets(t), zp_type=t, clause=CLAUSE_FLOAT8)
-        return Spec(NEWEST_RUNNABLE, _int_sets(t, scales=(0.5, 3.0)), zp_type=t)
-    _n.__name__ = f"{_t}_opset{NEWEST_RUNNABLE}"
-    CATALOGUE(_n)
+    CATALOGUE.add(f"{_t}_opset{NEWEST_RUNNABLE}", partial(_newest, _t))
 
 
 @CATALOGUE
@@ -671,7 +669,7 @@ def random_cases(n: int, seed: int, max_opset: int) -> Iterator[Case]:
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = 28) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the catalogue, the witnesses, the random cases."""
-    if max_opset < 10:
+    if max_opset < MIN_OPSET:
         return []
     opts = PROFILES[profile]
     units = [lambda: catalogue_cases(max_opset), lambda: witness_cases(max_opset)]
@@ -838,7 +836,7 @@ def rebuild(args: dict):
 
 def hunt(max_opset: int):
     """The hunt strategy: slices "integer" and "float" (float outputs from 19), or None below opset 10."""
-    if max_opset < 10:
+    if max_opset < MIN_OPSET:
         return None
     from hypothesis import strategies as st
 
