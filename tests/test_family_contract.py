@@ -77,8 +77,9 @@ def test_a_catalogue_registers_named_functions_once():
 
 
 def test_families_and_references_are_found_by_module_name():
-    assert set(families.FAMILIES) >= {"cast", "convert_promote_types", "dynamic_quantize_linear", "layout",
-                                      "qlinear_conv"}
+    assert set(families.FAMILIES) >= {"cast", "cast_like", "convert_promote_types", "dequantize_linear",
+                                      "dynamic_quantize_linear", "layout", "qlinear_conv", "quantize_linear"}
     ops = {op for _, op in reference.references()}
-    assert {"Cast", "DynamicQuantizeLinear", "QLinearConv", "ConvertPromoteTypes", "Conv", "MaxPool"} <= ops
+    assert {"Cast", "CastLike", "DynamicQuantizeLinear", "QLinearConv", "ConvertPromoteTypes", "Conv", "MaxPool",
+            "QuantizeLinear", "DequantizeLinear"} <= ops
     assert reference.lookup("ai.onnx", "Cast") is reference.lookup("", "Cast")

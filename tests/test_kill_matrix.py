@@ -13,7 +13,8 @@ from generator.serialize import graph_io_types, read_case, read_manifest
 
 SUITE = Path(__file__).resolve().parent.parent / "cases"
 MATRIX = SUITE / "tables" / "kill_matrix.json"
-FAMILIES_WITH_FAULTS = ("cast", "convert_promote_types", "dynamic_quantize_linear", "layout", "qlinear_conv")
+FAMILIES_WITH_FAULTS = ("cast", "cast_like", "convert_promote_types", "dequantize_linear", "dynamic_quantize_linear",
+                        "layout", "qlinear_conv", "quantize_linear")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ version says; case.json "opset" and spec.file name the version):
   e8m0_scale              [DQL-24] float8e8m0 scales (powers of two, NaN), MX-style float4 blocks
   scale_specials          zero, negative, subnormal, huge, Inf and NaN scales (IEEE 754 arithmetic)
   float8_zero_point       float8 zero points, NaN / Inf among them
-  random_*                seeded random values per granularity (generator.sampling)
+  <granularity>_<type>_random  seeded random values per granularity (generator.sampling)
   negative/ (kind)        models the version rules out; the backend must refuse them at prepare
   witness_*               the fault models' witnesses (generator/witness/catalogue/dequantize_linear.json)
 `hunt(max_opset)`: the live hunt's strategy (generator/hunting.py), one slice per x type: a small model and one
@@ -497,7 +497,7 @@ def work(profile: str = "default", seed: int = 0,
     def random() -> Iterator[Case]:
         for variant, spec in random_specs(opts["random"], seed):
             if spec.opset <= max_opset:
-                yield from cases_of(f"{FAMILY.prefix}_random_{variant}",
+                yield from cases_of(f"{FAMILY.prefix}_{variant}_random",
                                     spec, sampling.case_seed(seed, f"test_dequantizelinear_random_{variant}"))
 
     units = [lambda n=n: entry(n) for n in CATALOGUE]

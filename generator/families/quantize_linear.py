@@ -664,7 +664,7 @@ def random_cases(n: int, seed: int, max_opset: int) -> Iterator[Case]:
             x = s.uniform(-1.0, 1.0, 48).reshape(shape) * (o.int_max - o.int_min) * scale[:, None]
             sets.append((_arr(x, "float"), _arr(scale, "float"), _arr(zp, out)))
         spec = Spec(opset, sets, zp_type=out, attrs={"axis": 0}, flags=("random",), clause=CLAUSE_AXIS)
-        yield from spec_cases(f"random_{i}", spec, seed=int(s.integers(0, 2**31 - 1)))
+        yield from spec_cases(f"per_axis_{out}_{i}_random", spec, seed=int(s.integers(0, 2**31 - 1)))
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = 28) -> list[Callable[[], Iterator[Case]]]:

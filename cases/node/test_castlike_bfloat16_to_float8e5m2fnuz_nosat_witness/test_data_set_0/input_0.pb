@@ -1,0 +1,1 @@
+	BinputJẶaGbG�6�7pGqG伓

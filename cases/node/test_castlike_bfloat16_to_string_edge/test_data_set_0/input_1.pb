@@ -1,0 +1,1 @@
+2NaN2text2text21.52text2NaNBtarget_type

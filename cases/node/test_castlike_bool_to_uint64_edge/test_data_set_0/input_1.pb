@@ -1,0 +1,1 @@
+Btarget_typeJ0V/æÏûix•8³%n„kôŠnĞl…qEş`v<SFF99ö@8e…Á-6

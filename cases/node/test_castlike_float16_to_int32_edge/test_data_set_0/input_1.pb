@@ -1,0 +1,1 @@
+Btarget_typeJ³_ÿYë])«eÌuw	™øMñ²FŞq”

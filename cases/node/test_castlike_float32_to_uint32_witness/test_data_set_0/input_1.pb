@@ -1,0 +1,1 @@
+Btarget_typeJf’v5„)ˆ©é[YÜi‚ïÙ#ÀflÂ

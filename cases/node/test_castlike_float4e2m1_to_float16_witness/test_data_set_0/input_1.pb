@@ -1,0 +1,2 @@
+
+Btarget_typeJæ¹O.ºïðWG]¨

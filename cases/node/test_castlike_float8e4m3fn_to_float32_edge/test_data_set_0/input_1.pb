@@ -1,0 +1,1 @@
+Btarget_typeJmY)äÍ ;]ÁE«ãÁjv ‰ƒ Úmÿ

@@ -1,0 +1,1 @@
+20Btarget_type

@@ -1,0 +1,1 @@
+Btarget_typeJ/,8ôç9øâÑrßfÀow¢#œtBe¤

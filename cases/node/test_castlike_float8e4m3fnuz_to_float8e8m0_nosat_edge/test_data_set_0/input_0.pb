@@ -1,0 +1,1 @@
+BinputJ@HLV8DJ>Au<BF~CEIKGM;=€

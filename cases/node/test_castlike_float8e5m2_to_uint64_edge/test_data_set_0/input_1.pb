@@ -1,0 +1,1 @@
+Btarget_typeJ0g‚<ÀÁà=§ğ\WÇa¡l``£ñHuWvÑVºEÂŠ>¤ìã!ã™L¹uŒÔt1w

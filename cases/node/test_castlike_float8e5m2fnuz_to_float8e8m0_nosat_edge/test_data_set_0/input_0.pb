@@ -1,0 +1,1 @@
+BinputJ@DFK<BE?Z>AC~G=€

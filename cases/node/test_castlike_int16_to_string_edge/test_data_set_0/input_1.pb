@@ -1,0 +1,1 @@
+2text2text2text2NaN21.52textBtarget_type

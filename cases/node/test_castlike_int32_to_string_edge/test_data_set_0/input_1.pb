@@ -1,0 +1,1 @@
+2textBtarget_type

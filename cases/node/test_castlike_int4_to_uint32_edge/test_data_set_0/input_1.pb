@@ -1,0 +1,1 @@
+Btarget_typeJνΊWzvlZ]$¨δZ΄4κμ

@@ -1,0 +1,1 @@
+Btarget_typeJx…n;£ò”3Gø!M>»BYøb3:ZÚU

@@ -1,0 +1,1 @@
+Btarget_typeJÌE>ÐV>¸4ü	ªÞyF.r	ÄaÝ>€ëd

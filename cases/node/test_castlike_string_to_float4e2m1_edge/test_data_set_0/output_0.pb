@@ -1,0 +1,1 @@
+BBoutputJ!€¢RGaW}€pw÷w÷pwo~Ÿ€‘¢¢€Ä³Õ

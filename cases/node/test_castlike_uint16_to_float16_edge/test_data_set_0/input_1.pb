@@ -1,0 +1,2 @@
+
+Btarget_typeJז	מעס³	mQ 

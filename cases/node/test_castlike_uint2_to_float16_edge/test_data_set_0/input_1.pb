@@ -1,0 +1,2 @@
+
+Btarget_typeJчи)е {Qп▐а0P

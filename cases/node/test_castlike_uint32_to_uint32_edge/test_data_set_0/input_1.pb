@@ -1,0 +1,1 @@
+Btarget_typeJs¡÷–}os?A×…(M<ÉZÿÓ%jÚ}

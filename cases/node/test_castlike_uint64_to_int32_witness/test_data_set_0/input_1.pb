@@ -1,0 +1,1 @@
+Btarget_typeJH£ÒÛùV•ªWmÜ„6×BĞwƒR[=X

@@ -1,0 +1,1 @@
+Btarget_typeJ{‡Z¦„Š‹3 ù|Þ<´TŽdzK‚1 õj

@@ -1,0 +1,1 @@
+Bx_scaleJ$‚Ù›BsÎBºÝÒ<-Ë™?YÛC»µ¹Aå&TBb$v=GzY=

@@ -1,0 +1,1 @@
+	ByJl™I 6aJhÐTJ#9"JÞÛHŽÊcÛÀµ•D¦BéÂÃ0¡FÊeFimHG]¿ªÉI9IHµ ÊÊ'^ëÈ8¤ÈKxÉpo¢IÛH§I»N¨I	ŸD”É_BÃRÄÔU‚D)ˆ>Ä.pPÄ

@@ -1,0 +1,1 @@
+Bx_scaleJ$fÕ…C\Z¸Bb{ÖAºuÙ@TÜ®;B³ë?—L@<¥é€CT=C

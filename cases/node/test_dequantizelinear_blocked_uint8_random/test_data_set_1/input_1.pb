@@ -1,0 +1,1 @@
+Bx_scaleJ$¾LÃ>.§:=}@IBªSCÅDDAº½ðB@uFC™Š¼<GGßA

@@ -1,0 +1,1 @@
+Bx_zero_pointJ	XU¿9–Wï^ÿ

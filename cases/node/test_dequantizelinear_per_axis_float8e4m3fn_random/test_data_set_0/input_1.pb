@@ -1,0 +1,1 @@
+	Bx_scaleJ$I±Cþ[Cu¥‘Aÿ*°?ðvICQ?.obAUû°?(÷?

@@ -1,0 +1,1 @@
+	Bx_scaleJ$G	¨BkÜA†¥<¿]C‘ÍrCÁN&<;ÜAÝK"AºyB

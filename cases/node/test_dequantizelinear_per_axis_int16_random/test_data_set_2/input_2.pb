@@ -1,0 +1,1 @@
+	Bx_zero_pointJF\Rñr{Á¿9WÍÛÁn—ø)

@@ -1,0 +1,1 @@
+	Bx_scaleJ$ÞªBê<T6z?²H`@©í¥Cn"BKÆ6@N8tBs§ @

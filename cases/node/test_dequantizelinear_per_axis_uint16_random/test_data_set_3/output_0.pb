@@ -1,0 +1,1 @@
+	ByJlé¨DôO4DAëÉÈ6ÌÄf(REzý}IU4&Çm¤Eê§]DS>Eic~C'Éú<Ä7#Dî„pG{Â›ÇÖæE *C9ÞWÄ‡×‰C©1[É:n§¿j×4G‘GôRIÇ ÛCV`€D

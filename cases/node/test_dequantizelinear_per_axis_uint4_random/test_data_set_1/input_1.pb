@@ -1,0 +1,1 @@
+	Bx_scaleJ${g,B—îˆBçžFAÜ<Cl_€?WYA/[oBÖâ=H•y?

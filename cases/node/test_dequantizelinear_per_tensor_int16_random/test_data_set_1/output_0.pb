@@ -1,0 +1,1 @@
+	ByJlZCIÒ-ÒHJÐ¯H]IöïÇð•GIóLóH…ÒH®õ\IgÝ"IN¹ùHéWYIËSI¬|ÏGÛr¬HæõjI’vëGhcWI’K9IRAÀÇ‚J	HhZãHº~=IÄp…FÓCIÕëFI'·ìH

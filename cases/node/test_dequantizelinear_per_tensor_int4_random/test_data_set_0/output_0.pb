@@ -1,0 +1,1 @@
+	ByJlFdCFd”BFdCFd”B½×ÄX}¹ÃFdC½×ÄFdÄX}9ÄX}¹ÃFdÃFd”ÂFd”Bi–^Ãi–^Äi–ÞÃi–^ÃFd”ÃFdÃFd”ÃÏð&Äi–^ÄFdCi–^Äò"qÄFdÄ

@@ -1,0 +1,1 @@
+ByJE®D®D®D®DRÆ®D®D‚D­D®D®D

@@ -1,0 +1,1 @@
+Bx_scaleJu×ß<%{x>AÔBáZB

@@ -1,0 +1,1 @@
+ByJVD½CuÂSC„D‚D²ÀuÂD€DNDED

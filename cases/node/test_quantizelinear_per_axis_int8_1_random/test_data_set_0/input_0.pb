@@ -1,0 +1,1 @@
+BxJÀ—bA‘ððÁž$RÂïjÂŸöð¿™ÏgÂUCVB"ÄFBfå?â	OBüØÁA:jÊA˜/Á½Ê#À¶ödBo=BR•ÀÈÃ¡ÁŽXøAŸÃýÁSì@Ô¯+Ámã³A¡„”A¦4´Ás®r?•ùQÀªàü@ÇRA3)Â«NpA	ÔÍA˜&ŽBDZ?B<žlÂRAPÃbk/Bc0CðCV<ÃIò+B“ÂnPšBÛ$B0”Àtá@áy7Cƒ¢ýÂ

@@ -1,0 +1,1 @@
+Btarget_typeJ0MÉbYùLølK§‚‹	PE$2éprZÌjÃeÜ4.sYH¸H}Ä—]#0KA

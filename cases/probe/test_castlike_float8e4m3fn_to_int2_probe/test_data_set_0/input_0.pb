@@ -1,0 +1,1 @@
+&BinputJ&@DNÎ<BÂ9mí~þÄHJÈIFKÆÉÊËÁÃÅ?AGCEÇ;=LÌÿ

@@ -1,0 +1,1 @@
+BinputJmí~şÑPXWØQOYRÒV×ÙÖZSÓUÚÕÿ

@@ -1,0 +1,1 @@
+Btarget_typeJ-ô¬’LPú6ãÌ

@@ -1,0 +1,1 @@
+202text2text2text21.52NaNBtarget_type

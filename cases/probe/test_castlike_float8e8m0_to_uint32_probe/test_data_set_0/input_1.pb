@@ -1,0 +1,1 @@
+Btarget_typeJiÎˆÀšj#¸ ½déEhê¬ƒÇh2$

@@ -1,0 +1,1 @@
+Btarget_typeJîºQBÖEîœƒÛh†ä2bèH°›
