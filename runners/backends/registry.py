@@ -25,6 +25,7 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "openvino-tflite": ("runners.backends.openvino_tflite", "OpenVinoTfliteBackend", "openvino", "openvino"),
     "tflite2onnx+onnxruntime": ("runners.backends.pipelines", "Tflite2OnnxOnnxRuntime", None, "tflite2onnx"),
     "onnx2tf+litert": ("runners.backends.pipelines", "Onnx2TfLiteRT", None, "onnx2tf"),
+    "tvm": ("runners.backends.tvm", "TvmBackend", "tvm", "tvm"),
 }
 
 
