@@ -83,3 +83,25 @@ def test_families_and_references_are_found_by_module_name():
     assert {"Cast", "CastLike", "DynamicQuantizeLinear", "QLinearConv", "ConvertPromoteTypes", "Conv", "MaxPool",
             "QuantizeLinear", "DequantizeLinear"} <= ops
     assert reference.lookup("ai.onnx", "Cast") is reference.lookup("", "Cast")
+
+
+@pytest.mark.parametrize("name", sorted(families.FAMILIES))
+def test_every_family_declares_itself_on_the_contract(name):
+    """FAMILY names its module; PROFILES, work and the lowest opset are there; no family keeps its own metadata
+    stamping (the copies the contract replaced)."""
+    module = families.load(name)
+    assert isinstance(module.FAMILY, Family) and module.FAMILY.name == name
+    assert set(families.PROFILES) <= set(module.PROFILES)
+    assert callable(module.work)
+    assert isinstance(getattr(module, "MIN_OPSET", getattr(module, "OPSET", None)), int)
+    assert not hasattr(module, "_meta") and "case_meta" not in vars(module)
+
+
+def test_every_committed_case_is_named_and_stamped_by_its_family():
+    import json
+    from pathlib import Path
+
+    manifest = json.loads((Path(__file__).resolve().parents[1] / "cases" / "manifest.json").read_text())
+    assert {e["family"] for e in manifest["cases"]} == set(families.FAMILIES)
+    for e in manifest["cases"]:
+        assert e["name"].startswith(families.load(e["family"]).FAMILY.prefix + "_"), e["name"]
