@@ -18,14 +18,12 @@ from generator.reference import convert_promote_types as ref
 from generator.serialize import read_case, write_case
 from runners.backends.registry import get_backend
 from runners.execute import run_case_dataset
+from family_cases import generate
 
 
 @pytest.fixture(scope="module")
 def cases():
-    out = []
-    for unit in fam.work("default", 0, 28):
-        out.extend(unit())
-    return {c.name: c for c in out}
+    return generate(fam, max_opset=28)
 
 
 def test_the_family_follows_the_contract(cases):

@@ -16,15 +16,13 @@ from generator.family import PROBE_COMPARE, Family
 from generator.reference import dequantize_linear as ref
 from generator.serialize import read_case, write_case
 from runners.backends.registry import get_backend
-from runners.execute import PreparedCache, run_case_dataset
+from runners.execute import run_case_dataset
+from family_cases import generate, opconform_failures
 
 
 @pytest.fixture(scope="module")
 def cases():
-    out = [c for unit in fam.work("default", 0, ref.OPSETS[-1]) for c in unit()]
-    names = [c.name for c in out]
-    assert len(names) == len(set(names))
-    return {c.name: c for c in out}
+    return generate(fam, max_opset=ref.OPSETS[-1])
 
 
 def test_the_family_follows_the_contract(cases):
@@ -107,16 +105,7 @@ def test_compare_is_exact_unless_intermediate_precisions_part(cases):
 
 
 def test_the_opconform_backend_passes_every_case(cases, tmp_path):
-    b = get_backend("opconform")
-    cache = PreparedCache()
-    bad = []
-    for c in cases.values():
-        write_case(c, tmp_path)
-        loaded = read_case(tmp_path / c.kind / c.name)
-        for i in range(max(loaded.n_datasets, 1)):
-            r = run_case_dataset(b, loaded, i, "strict", cache)
-            if r.verdict not in ("pass", "probe"):
-                bad.append(r.message)
+    bad = opconform_failures(cases.values(), tmp_path)
     assert not bad, bad[:5]
 
 

@@ -20,13 +20,14 @@ from generator.reference import qlinear_conv as qlc_ref
 from generator.serialize import case_files, read_case, write_case
 from runners.backends.registry import get_backend
 from runners.compare import resolve_spec
-from runners.execute import PreparedCache, run_case_dataset
+from runners.execute import run_case_dataset
+from family_cases import generate, opconform_results
 
 F32 = np.float32
 
 
 def _generate(module, profile: str = "default", seed: int = 0) -> dict:
-    return {c.name: c for unit in module.work(profile, seed) for c in unit()}
+    return generate(module, profile, seed)
 
 
 @pytest.fixture(scope="module")
@@ -284,16 +285,10 @@ def test_generation_is_deterministic_and_seeded(module):
 
 
 def test_our_backend_passes_every_case(dql_cases, qlc_cases, tmp_path):
-    backend = get_backend("opconform")
-    cache = PreparedCache()
     bad = []
-    for case in list(dql_cases.values()) + list(qlc_cases.values()):
-        write_case(case, tmp_path)
-        loaded = read_case(tmp_path / case.kind / case.name)
-        for i in range(max(loaded.n_datasets, 1)):
-            r = run_case_dataset(backend, loaded, i, "strict", cache)
-            if r.verdict not in ("pass", "probe"):
-                bad.append(r.message)
-            if case.kind == "node":
-                assert r.tiers_met == ["strict", "tolerant"], r.message
+    for case, r in opconform_results(list(dql_cases.values()) + list(qlc_cases.values()), tmp_path):
+        if r.verdict not in ("pass", "probe"):
+            bad.append(r.message)
+        if case.kind == "node":
+            assert r.tiers_met == ["strict", "tolerant"], r.message
     assert not bad, bad[:5]

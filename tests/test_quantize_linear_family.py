@@ -11,14 +11,12 @@ from generator import dtypes, families
 from generator.families import quantize_linear as fam
 from generator.family import PROBE_COMPARE, Family
 from generator.reference import quantize_linear as ref
+from family_cases import generate
 
 
 @pytest.fixture(scope="module")
 def cases():
-    out = []
-    for unit in fam.work("default", 0, 28):
-        out.extend(unit())
-    return {c.name: c for c in out}
+    return generate(fam, max_opset=28)
 
 
 def test_the_family_follows_the_contract(cases):
