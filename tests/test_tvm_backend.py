@@ -166,6 +166,12 @@ SAYINGS = [
     (tvm.error.InternalError("Check failed: (from.MatchesCode(DLDataTypeCode::kDLFloat) && "
                              "to.MatchesCode(DLDataTypeCode::kDLFloat)) is false: "), True),
     (tvm.error.InternalError("Data type T.bfloat16 not supported for finiteness ops. Skipping it..."), True),
+    (TypeError("Unsupported input datatype for operation: float6"), True),
+    (TypeError("Unsupported output datatype attribute for operation: 'uint2'"), True),
+    (TypeError("scale param datatype should be one of [float32, float16], but got T.bfloat16"), True),
+    (TypeError("zero_point param datatype should be one of ['int8', 'uint8'], but got T.float8_e4m3fn"), True),
+    (ValueError("DequantizeLinear blocked quantization is not supported yet."), True),
+    (ValueError("QuantizeLinear float8 quantization with saturate=0 is not supported yet."), True),
     # a check of the inputs against the compiled signature, an unknown element type number, an attribute refused
     (ValueError('Check failed: (ptr->ndim == ndim) is false: ErrorContext(fn=main, loc=param[0], param=x, '
                 'annotation=R.Tensor((), dtype="float32"))  expect Tensor with ndim 0 but get 1'), False),
