@@ -60,30 +60,36 @@ def test_seed_changes_only_random_data(tmp_path):
     assert changed and all(name.endswith(("_random", "_probe", "_extreme_exponent")) for name in changed), sorted(changed)[:5]
 
 
-def test_check_passes_on_identical_and_names_a_changed_file(quick_suite, capsys):
-    assert cli.main([str(quick_suite), "--check", *QUICK]) == 0
-    target = next(quick_suite.glob("node/*/test_data_set_0/output_0.pb"))
+# --check's mechanics on the small suite; CI checks the committed suite whole (.ci/run: gen-cases --check cases)
+def test_check_passes_on_identical_and_names_a_changed_file(small_suite, capsys):
+    assert cli.main([str(small_suite), "--check"]) == 0
+    target = next(small_suite.glob("node/*/test_data_set_0/output_0.pb"))
     original = target.read_bytes()
     try:
         data = bytearray(original)
         data[-1] ^= 0x01
         target.write_bytes(bytes(data))
         capsys.readouterr()
-        assert cli.main([str(quick_suite), "--check", *QUICK]) == 1
+        assert cli.main([str(small_suite), "--check"]) == 1
         out = capsys.readouterr().out
         assert f"{target}: differs" in out
     finally:
         target.write_bytes(original)
 
 
-def test_check_reports_missing_and_unexpected_files(quick_suite, capsys):
-    extra = quick_suite / "node" / "stray.txt"
+def test_check_reports_missing_and_unexpected_files(small_suite, capsys):
+    extra = small_suite / "node" / "stray.txt"
     extra.write_text("x")
+    gone = next(small_suite.glob("node/*/case.json"))
+    original = gone.read_bytes()
+    gone.unlink()
     try:
-        assert cli.main([str(quick_suite), "--check", *QUICK]) == 1
-        assert f"{extra}: unexpected" in capsys.readouterr().out
+        assert cli.main([str(small_suite), "--check"]) == 1
+        out = capsys.readouterr().out
+        assert f"{extra}: unexpected" in out and f"{gone}: missing" in out
     finally:
         extra.unlink()
+        gone.write_bytes(original)
 
 
 def test_manifest_lists_cases_with_params(quick_suite):
@@ -694,6 +700,19 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is pid (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_a_killed_run_takes_its_workers_along_and_the_next_run_removes_its_leftover(tmp_path):
     out = tmp_path / "suite"
@@ -701,19 +720,21 @@ def test_a_killed_run_takes_its_workers_along_and_the_next_run_removes_its_lefto
     p, marker = _start(tmp_path, "pool", out, *SMALL)
     _wait_for(marker, p)
     worker = int(marker.read_text())
+    workers = _children(p.pid)  # both of the pool's: each holds the lock of the run's directory
     leftover = _hidden(tmp_path)
-    assert len(leftover) == 1 and worker != p.pid
+    assert len(leftover) == 1 and worker != p.pid and worker in workers
     os.kill(p.pid, signal.SIGKILL)  # the parent only, as the OOM killer does
     p.wait()  # not communicate(): a worker that outlived it would hold its pipes open
     try:
-        for _ in range(600):  # the worker gets SIGKILL as its parent dies (without the fix it slept on, locked)
-            if _gone(worker):
+        for _ in range(600):  # workers get SIGKILL as their parent dies (without the fix one slept on, locked)
+            if all(map(_gone, workers)):
                 break
             time.sleep(0.1)
-        assert _gone(worker), "a worker outlived its killed parent"
+        assert all(map(_gone, workers)), "a worker outlived its killed parent"
     finally:
-        if not _gone(worker):
-            os.kill(worker, signal.SIGKILL)
+        for pid in workers:
+            if not _gone(pid):
+                os.kill(pid, signal.SIGKILL)
         p.stdout.close()
         p.stderr.close()
     assert cli.main([str(out), *SMALL]) == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.serialize import read_manifest
-from runners.results import CRASH, TIMEOUT
+from runners.results import CRASH, PASS, PROBE, TIMEOUT
 from runners.worker import (DEFAULT_MEMORY, MAX_TIMEOUT, IsolatedRunner, WorkerDied, _says_out_of_memory,
                             check_timeout, describe_exit, format_size, parse_size)
 
@@ -44,16 +44,16 @@ def test_describe_exit_names_the_signal():
 
 
 def test_whole_suite_with_5_crashes_and_2_hangs(pytester, monkeypatch):
-    """DESIGN / issue: the 7 chosen cases get crash / timeout, every other verdict equals a clean run."""
+    """DESIGN / issue: the 7 chosen cases get crash / timeout, every other verdict equals a clean run.
+    A clean run of the fixture backend (opconform's) passes every item and records every probe: that is
+    tests/test_committed_suite.py's claim for the backend, and any other verdict here changes `changed`."""
     manifest = read_manifest(SUITE)
     node = sorted(c["name"] for c in manifest["cases"] if c["kind"] == "node")
     segfault, abort, hang = node[10:13], node[500:502], [node[900], node[1500]]
-    clean_result, clean = _run(pytester, monkeypatch, SUITE, {}, "-q")
-    assert clean_result.ret == 0
     result, doc = _run(pytester, monkeypatch, SUITE, {"SEGFAULT": segfault, "ABORT": abort, "HANG": hang},
                        "-q", "--case-timeout", "3")
-    got, want = _verdicts(doc), _verdicts(clean)
-    assert got.keys() == want.keys()
+    got = _verdicts(doc)
+    want = {f"{r['case']}[{r['dataset']}]": PROBE if r["kind"] == "probe" else PASS for r in doc["records"]}
     changed = {k: v for k, v in got.items() if v != want[k]}
     assert changed == {**{f"{n}[0]": CRASH for n in segfault + abort}, **{f"{n}[0]": TIMEOUT for n in hang}}
     messages = {f"{r['case']}[{r['dataset']}]": r["message"] for r in doc["records"]}
