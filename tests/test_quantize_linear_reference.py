@@ -16,8 +16,13 @@ INT_TYPES = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int1
 
 
 def _ql(x, s, z=None, **kw):
-    r = Q.quantize_linear_explained(x, s, z, **kw)
-    return r.y, r.why
+    """(y, why): the reference's y and, per element, the reason it is undefined ("" where defined)."""
+    outcome = Q.quantize_linear(x, s, z, **kw)
+    (y,) = outcome.outputs
+    why = np.full(y.shape, "", dtype=object)
+    for reason, mask in outcome.undefined.items():
+        why[np.broadcast_to(np.asarray(mask, dtype=bool), y.shape)] = reason
+    return y, why
 
 
 def _zp(t: str, v=0):
@@ -288,6 +293,16 @@ def test_undefined_elements_by_reason():
 def test_outcome_contract():
     o = Q.quantize_linear(np.array([np.nan, 1.0], np.float32), np.float32(1), np.uint8(0), opset=13)
     assert o.reasons == [Q.UNDEF_NAN_TO_INT] and o.mask().tolist() == [True, False]
+
+
+def test_explained_is_the_outcome_and_the_readings():
+    """(Outcome, readings) as Cast's explain: float outputs rest on Cast's tables, integer outputs on no reading."""
+    x = np.array([1.0, np.inf], np.float32)
+    o, readings = Q.quantize_linear_explained(x, np.float32(1), _zp("float8e4m3fnuz"), opset=23)
+    assert readings == (Q.READING_CAST_TABLES,) and o.defined
+    assert o.outputs[0].astype(np.float64)[0] == 1.0 and np.isnan(o.outputs[0].astype(np.float64)[1])
+    o, readings = Q.quantize_linear_explained(x, np.float32(1), np.uint8(0), opset=13)
+    assert readings == () and o.reasons == [Q.UNDEF_INF_TO_INT] and o.outputs[0].tolist()[0] == 1
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import numpy as np
 
 from generator import dtypes, sampling, witness
 from generator.case import Case, node_model
-from generator.family import Catalogue, Family, split
+from generator.family import Catalogue, Family, split, split_elements
 from generator.outcome import Outcome
 from generator.reference import quantize_linear as ref
 from generator.reference.quant_axes import expand
@@ -577,16 +577,16 @@ def _granularity(spec: Spec) -> str:
         return "invalid"
 
 
-def _outcomes(spec: Spec):
+def _explained(spec: Spec) -> Iterator[tuple[Outcome, tuple[str, ...]]]:
+    """(Outcome, readings) of each data set (reference.quantize_linear_explained)."""
     for x, s, z in spec.sets:
-        r = ref.quantize_linear_explained(x, s, z, x_type=spec.x_type, scale_type=spec.scale_type,
-                                          zero_point_type=spec.zp_type if z is not None else None, opset=spec.opset,
-                                          axis=int(spec.attrs.get("axis", 1)),
-                                          saturate=int(spec.attrs.get("saturate", 1)),
-                                          block_size=int(spec.attrs.get("block_size", 0)),
-                                          output_dtype=int(spec.attrs.get("output_dtype", 0)),
-                                          precision=int(spec.attrs.get("precision", 0)))
-        yield r
+        yield ref.quantize_linear_explained(x, s, z, x_type=spec.x_type, scale_type=spec.scale_type,
+                                            zero_point_type=spec.zp_type if z is not None else None,
+                                            opset=spec.opset, axis=int(spec.attrs.get("axis", 1)),
+                                            saturate=int(spec.attrs.get("saturate", 1)),
+                                            block_size=int(spec.attrs.get("block_size", 0)),
+                                            output_dtype=int(spec.attrs.get("output_dtype", 0)),
+                                            precision=int(spec.attrs.get("precision", 0)))
 
 
 def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) -> Iterator[Case]:
@@ -599,20 +599,23 @@ def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) 
                            seed=seed, params=params, phase=spec.phase, error=spec.negative)
         yield Case(full, "negative", _model(spec, spec.sets[0]), inputs, None, meta)
         return
-    results = list(_outcomes(spec))
-    readings = sorted({r for res in results for r in res.readings})
+    results = list(_explained(spec))
+    readings = sorted({r for _, rs in results for r in rs})
     compare = COMPARE_FLOAT if spec.out.is_float else COMPARE_INT
     elementwise = spec.sets[0][0].ndim == 1 and spec.sets[0][1].ndim == 0
     datasets, outcomes = [], []
-    for (x, sc, z), res in zip(spec.sets, results):
-        parts = [np.ones(x.shape, bool)]
-        if elementwise:  # per-tensor 1-D x: defined elements to the node case, the others to the probe
-            bad = res.why != ""
-            parts = [p for p in (~bad, bad) if p.any()]
-        for keep in parts:
-            datasets.append([v for v in (x[keep] if elementwise else x, sc, z) if v is not None])
-            y, why = (res.y[keep], res.why[keep]) if elementwise else (res.y, res.why)
-            outcomes.append(Outcome.by_element((y,), why))
+    for (x, sc, z), (outcome, _) in zip(spec.sets, results):
+        if not elementwise:  # a data set as a whole: to the probe if any element is undefined
+            datasets.append([v for v in (x, sc, z) if v is not None])
+            outcomes.append(outcome)
+            continue
+        # per-tensor 1-D x: the defined elements to the node case, the others to the probe
+        xd, kept, xu, reasons = split_elements(x, outcome)
+        left = Outcome((outcome.outputs[0][outcome.mask()],), dict.fromkeys(reasons, np.True_))
+        for part, part_outcome in ((xd, kept), (xu, left)):
+            if part.size:
+                datasets.append([v for v in (part, sc, z) if v is not None])
+                outcomes.append(part_outcome)
     shape = ("n",) if elementwise else None
 
     def meta_of(flags=None, compare=compare, **more):

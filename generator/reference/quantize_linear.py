@@ -196,16 +196,10 @@ def check_shapes(opset: int, x_shape: tuple, scale_shape: tuple, zero_point_shap
 # ---------------------------------------------------------------------------------------
 # arithmetic
 # ---------------------------------------------------------------------------------------
-def _cast(v: np.ndarray, src: DType | str, to: DType | str, saturate: bool = True,
-          opset: int = 25) -> tuple[np.ndarray, np.ndarray]:
-    """The project's Cast (generator/reference/cast.py), as (y, why) whichever result form it has."""
-    r = cast_ref.cast(v, src, to, saturate=saturate, opset=opset)
-    if isinstance(r, Outcome):
-        why = np.full(np.shape(r.outputs[0]), "", dtype=object)
-        for reason, mask in r.undefined.items():
-            why[np.broadcast_to(np.asarray(mask, dtype=bool), why.shape)] = reason
-        return r.outputs[0], why
-    return r
+def _cast(v: np.ndarray, src: DType | str, to: DType | str, saturate: bool = True, opset: int = 25) -> Outcome:
+    """The project's Cast (generator/reference/cast.py) under the reference contract: Outcome (y,), the elements
+    its texts leave undefined by reason."""
+    return cast_ref.cast_outcome(v, src, to, saturate=saturate, opset=opset)
 
 
 def to_precision(v: np.ndarray, p: DType) -> np.ndarray:
@@ -213,7 +207,7 @@ def to_precision(v: np.ndarray, p: DType) -> np.ndarray:
     v = np.asarray(v, dtype=np.float64)
     if p.name == "double":
         return v.copy()
-    y, _ = _cast(v, "double", p)
+    y = _cast(v, "double", p).outputs[0]
     with np.errstate(invalid="ignore"):
         return np.asarray(y).astype(np.float64)
 
@@ -248,18 +242,12 @@ def _same(a: np.ndarray, b: np.ndarray, out: DType) -> np.ndarray:
     return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
-@dataclass(frozen=True)
-class Result:
-    y: np.ndarray  # of out.np_dtype, x's shape; placeholders where undefined
-    why: np.ndarray  # object array of str: "" where defined
-    readings: tuple[str, ...]  # READING_* the defined elements rest on
-
-
 def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, scale_type=None, zero_point_type=None,
                               axis: int = 1, saturate: bool = True, block_size: int = 0, output_dtype: int = 0,
-                              precision: int = 0, opset: int = 28) -> Result:
-    """QuantizeLinear [QL-10..28], every element with the reason it is undefined ("" where defined) and the
-    readings its result rests on. Types default to the arrays' own (dtypes.from_numpy). Raises ModelError /
+                              precision: int = 0, opset: int = 28) -> tuple[Outcome, tuple[str, ...]]:
+    """QuantizeLinear [QL-10..28] under the reference contract, as Cast's `explain`: (Outcome (y,) with the
+    undefined elements by reason, the READING_* the defined elements rest on). y has out's dtype and x's shape,
+    placeholders where undefined. Types default to the arrays' own (dtypes.from_numpy). Raises ModelError /
     QuantShapeError for a model the schema rules out."""
     x, y_scale = np.asarray(x), np.asarray(y_scale)
     x_t = dtypes.get(x_type) if x_type is not None else dtypes.from_numpy(x.dtype)
@@ -286,7 +274,7 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
 
     def finish(y64_or_y, readings=()):
         y = y64_or_y if out.is_float else np.where(why == "", y64_or_y, 0).astype(np.int64).astype(out.np_dtype)
-        return Result(np.asarray(y).reshape(x.shape), why, tuple(readings))
+        return Outcome.by_element((np.asarray(y).reshape(x.shape),), why), tuple(readings)
 
     if not p.is_float or p.nan_style == dtypes.E8M0:
         why[...] = UNDEF_PRECISION
@@ -318,24 +306,26 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
         return _cast(v64, "double", out, saturate, opset)
 
     with np.errstate(all="ignore"):
-        y, cast_why = to_out(to_precision(q + zp64, p))  # q and zp are P values: float64's sum rounds once to P
-        alt_operands, _ = to_out(to_precision(q_exact_once + zp64, p))
-        alt_wide = y if q_wide is None else to_out(to_precision(q_wide + zp64, f32))[0]
+        converted = to_out(to_precision(q + zp64, p))  # q and zp are P values: float64's sum rounds once to P
+        y = converted.outputs[0]
+        alt_operands = to_out(to_precision(q_exact_once + zp64, p)).outputs[0]
+        alt_wide = y if q_wide is None else to_out(to_precision(q_wide + zp64, f32)).outputs[0]
         exact = q + zp64  # TwoSum: the float64 sum and its error
         bv = exact - q
         err = (q - (exact - bv)) + (zp64 - bv)
-    alt_sum, _ = to_out(exact)
+    alt_sum = to_out(exact).outputs[0]
     inexact = np.isfinite(err) & (err != 0)
     if inexact.any():  # the exact sum lies beyond the float64 one toward err: Cast is monotone, so both agree or not
-        beyond, _ = to_out(np.nextafter(exact, np.where(err > 0, np.inf, -np.inf)))
+        beyond = to_out(np.nextafter(exact, np.where(err > 0, np.inf, -np.inf))).outputs[0]
         alt_sum_differs = ~_same(alt_sum, y, out) | (inexact & ~_same(beyond, y, out))
     else:
         alt_sum_differs = ~_same(alt_sum, y, out)
     if zp_absent or not np.any(zp64):  # a zero zero point left out: only -0 quotients can differ
-        left_out, _ = to_out(q)
+        left_out = to_out(q).outputs[0]
         alt_sum_differs |= ~_same(left_out, y, out)
     free = why == ""
-    why[free & (cast_why != "")] = cast_why[free & (cast_why != "")]
+    for reason, mask in converted.undefined.items():  # Cast's reasons, one per element
+        why[free & np.broadcast_to(np.asarray(mask, dtype=bool), why.shape)] = reason
     why[(why == "") & ~_same(y, alt_operands, out)] = UNDEF_OPERANDS
     why[(why == "") & ~_same(y, alt_wide, out)] = UNDEF_PRECISION_UNSTATED
     why[(why == "") & alt_sum_differs] = UNDEF_SUM
@@ -349,8 +339,7 @@ def _placeholder(v64: np.ndarray, out: DType) -> np.ndarray:
 def quantize_linear(x, y_scale, y_zero_point=None, **kw) -> Outcome:
     """QuantizeLinear [QL-10..28] as an Outcome: (y,) and the undefined elements by reason
     (quantize_linear_explained has the keyword arguments)."""
-    r = quantize_linear_explained(x, y_scale, y_zero_point, **kw)
-    return Outcome.by_element((r.y,), r.why)
+    return quantize_linear_explained(x, y_scale, y_zero_point, **kw)[0]
 
 
 # ---------------------------------------------------------------------------------------
@@ -392,9 +381,8 @@ def quantize_linear_node(inputs: list[np.ndarray], attrs: dict, opset: int,
     x, s = inputs[0], inputs[1]
     z = inputs[2] if len(inputs) > 2 else None
     z_t = input_types[2] if z is not None else None
-    r = quantize_linear_explained(x, s, z, x_type=input_types[0], scale_type=input_types[1], zero_point_type=z_t,
-                                  opset=opset, **_attrs(attrs, opset))
-    return [r.y]
+    return list(quantize_linear(x, s, z, x_type=input_types[0], scale_type=input_types[1], zero_point_type=z_t,
+                                opset=opset, **_attrs(attrs, opset)).outputs)
 
 
 quantize_linear_node.validate = validate

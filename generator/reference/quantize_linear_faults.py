@@ -54,17 +54,18 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
               int32_before_clip=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
-    (y_ref,) = ref.quantize_linear_node(inputs, attrs, opset, input_types)
+    ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
     z = inputs[2] if len(inputs) > 2 else None
     z_t = input_types[2] if z is not None else None
     a = ref._attrs(attrs, opset)
     sig = ref.check_types(opset, input_types[0], input_types[1], z_t, a["output_dtype"], a["precision"])
     out, p = sig.out, sig.precision
+    reference = ref.quantize_linear(x, s, z, x_type=input_types[0], scale_type=input_types[1], zero_point_type=z_t,
+                                    opset=opset, **a)
+    (y_ref,) = reference.outputs
     if not p.is_float or p.nan_style == dtypes.E8M0:
         return [y_ref]
-    r = ref.quantize_linear_explained(x, s, z, x_type=input_types[0], scale_type=input_types[1],
-                                      zero_point_type=z_t, opset=opset, **a)
     axis = 1 if axis_ignored else a["axis"]
     block = a["block_size"]
     x64 = ref._values(x, dtypes.get(input_types[0]))
@@ -97,9 +98,9 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
         else:
             v = q if float_zp_ignored else ref.to_precision(q + zp64, p)
             sat = True if saturate_ignored else a["saturate"]
-            y, _ = ref._cast(v, "double", out, sat, 24 if fnuz_inf_cast24 else opset)
+            y = ref._cast(v, "double", out, sat, 24 if fnuz_inf_cast24 else opset).outputs[0]
     y = np.asarray(y).reshape(x.shape)
-    keep = r.why != ""
+    keep = reference.mask()
     if keep.any():
         y = np.where(keep, y_ref, y) if not out.is_float else out.from_bits(
             np.where(keep, out.to_bits(y_ref), out.to_bits(y)))
