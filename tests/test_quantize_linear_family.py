@@ -52,6 +52,11 @@ def test_granularities_axes_and_attributes_are_covered(cases):
     assert all((t, s) in sat for t in dtypes.FLOAT8_SATURATE_TYPES for s in (0, 1))
     od = [c.meta["params"] for c in node if c.meta["params"]["attrs"].get("output_dtype")]
     assert {p["zero_point"] is None for p in od} == {True, False}
+    for y, v in (("float4e2m1", 23), ("int2", 25)):  # output_dtype where each type arrives, with and without
+        assert {p["zero_point"] is None for p in od if (p["y"], p["version"]) == (y, v)} == {True, False}, y
+    newest = ref.schema_version(fam.NEWEST_RUNNABLE)  # saturate=0 at the newest runnable opset too
+    assert all((t, 0) in {(c.meta["params"]["y"], c.meta["params"]["saturate"]) for c in node
+                          if c.meta["params"]["version"] == newest} for t in dtypes.FLOAT8_SATURATE_TYPES)
     assert any(c.meta["params"]["precision"] != c.meta["params"]["scale"] for c in node)  # the precision attribute
 
 
@@ -72,6 +77,38 @@ def test_negatives_are_refused_by_the_reference(cases):
         assert c.meta["phase"] in ("prepare", "run") and c.meta["error"], c.name
         with pytest.raises(ValueError):
             run_program(compile_model(c.model, validate=True), c.inputs[0])
+
+
+def test_negatives_the_schema_s_type_constraints_or_attributes_rule_out_fail_onnx_s_checker(cases):
+    """A negative whose rule is a type constraint or an attribute list is refused by onnx.checker too (the shape
+    rules, which onnx's inference does not check, are the texts' alone)."""
+    import onnx
+
+    checked = ("scale_not_x_type", "zero_point_int16", "output_dtype_not_zero_point_type", "block_size_attribute",
+               "float4_zero_point", "scale_float8e8m0_opset23", "int2_zero_point", "precision_attribute",
+               "zero_point_int32")
+    neg = [c for c in cases.values() if c.kind == "negative" and any(k in c.name for k in checked)]
+    assert len(neg) == len(checked)
+    for c in neg:
+        with pytest.raises((onnx.checker.ValidationError, onnx.shape_inference.InferenceError)):
+            onnx.checker.check_model(c.model, full_check=True)
+
+
+def test_the_mx_layout_float4e2m1_over_float8e8m0_blocks(cases):
+    """Blocks of 32 along the last axis, one power-of-two e8m0 scale each: x / scale is exact in float32, so y is
+    the float4e2m1 conversion of the block's quotients: every value, ties to even, beyond 6 saturating."""
+    c = cases["test_quantizelinear_blocked_float4e2m1_float8e8m0_scales_block32_opset24"]
+    assert c.meta["params"]["granularity"] == "blocked" and c.meta["params"]["scale"] == "float8e8m0"
+    for (x, s), (y,) in zip(c.inputs, c.outputs):
+        q = x.astype(np.float64) / np.repeat(s.astype(np.float64), 32, axis=1)
+        assert np.unique(s.astype(np.float64)).size == 4
+        for row_q, row_y in zip(q, y.astype(np.float64)):
+            for b in range(2):
+                assert row_q[32 * b:32 * b + 32].tolist() == row_q[:32].tolist()  # the same quotients in each block
+                assert row_y[32 * b:32 * b + 32].tolist() == row_y[:32].tolist()
+        ties = {0.25: 0.0, 0.75: 1.0, 1.25: 1.0, 1.75: 2.0, 2.5: 2.0, 3.5: 4.0, 5.0: 4.0, 7.0: 6.0, 100.0: 6.0}
+        got = dict(zip(q[0, :32].tolist(), y.astype(np.float64)[0, :32].tolist()))
+        assert all(got[k] == v and got[-k] == -v for k, v in ties.items() if k != 100.0) and got[100.0] == 6.0
 
 
 def test_the_expected_outputs_are_the_reference_s(cases):
@@ -114,6 +151,10 @@ def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
     ("per_axis_negative_axis_opset13", "axis_ignored"),
     ("blocked_axis1_short_last_block_opset21", "blocks_from_end"),
     ("float8e5m2_nosaturate_opset19", "saturate_ignored"),
+    ("float8e4m3fn_nosaturate_opset25", "saturate_ignored"),
+    ("float8e4m3fnuz_nosaturate_opset25", "saturate_ignored"),
+    ("float8e5m2_nosaturate_opset25", "saturate_ignored"),
+    ("float8e5m2fnuz_nosaturate_opset25", "saturate_ignored"),
     ("float8_zero_point_added_opset19", "float_zero_point_ignored"),
     ("float8e4m3fnuz_inf_saturate_opset23", "fnuz_inf_saturates"),
 ])

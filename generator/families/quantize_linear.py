@@ -271,6 +271,8 @@ def _float8(t: str, saturate: int, opset: int) -> Spec:
 for _t in dtypes.FLOAT8_SATURATE_TYPES:
     for _sat in (1, 0):
         CATALOGUE.add(f"{_t}_{'saturate' if _sat else 'nosaturate'}_opset19", partial(_float8, _t, _sat, 19))
+for _t in dtypes.FLOAT8_SATURATE_TYPES:  # saturate=0 again at the newest runnable opset (the _newest cases: 1)
+    CATALOGUE.add(f"{_t}_nosaturate_opset{NEWEST_RUNNABLE}", partial(_float8, _t, 0, NEWEST_RUNNABLE))
 
 
 def _fnuz_inf(t: str, opset: int) -> Spec:
@@ -332,10 +334,10 @@ def _output_dtype(t: str, opset: int, with_zp: bool) -> Spec:
     return Spec(opset, sets, zp_type=t if with_zp else None, attrs={"output_dtype": o.onnx}, clause=CLAUSE_OUTPUT_DTYPE)
 
 
-for _t in ("int8", "int16", "uint4", "float8e4m3fn"):
+for _t, _op in (("int8", 21), ("int16", 21), ("uint4", 21), ("float8e4m3fn", 21), ("float4e2m1", 23), ("int2", 25)):
     for _with in (False, True):
-        CATALOGUE.add(f"output_dtype_{_t}_{'with' if _with else 'without'}_zero_point_opset21",
-                      partial(_output_dtype, _t, 21, _with))
+        CATALOGUE.add(f"output_dtype_{_t}_{'with' if _with else 'without'}_zero_point_opset{_op}",
+                      partial(_output_dtype, _t, _op, _with))
 
 
 @CATALOGUE
@@ -435,10 +437,33 @@ def scale_float8e8m0_precision_float32_opset24():
 
 
 @CATALOGUE
-def scale_float8e8m0_probe_opset24():
+def scale_float8e8m0_division_opset24():
     """Without precision, the division 'in float8e8m0' (probe)."""
     return Spec(24, [(_arr([1.0, 2.5, -3.0, 100.0], "float"), _arr(2.0, "float8e8m0"), _arr(0, "uint8"))],
                 scale_type="float8e8m0", clause=CLAUSE_PRECISION, flags=("probe",))
+
+
+@CATALOGUE
+def blocked_float4e2m1_float8e8m0_scales_block32_opset24():
+    """The MX layout: float4e2m1 y in blocks of 32 along the last axis, one power-of-two float8e8m0 scale per block
+    (T2 from 24), no zero point (output_dtype), the division in float32 (precision). Each block holds x / scale on
+    every float4e2m1 value, every midpoint (ties to even) and beyond 6 (saturating); four different scales per
+    data set, so a scale read from another block or axis changes y."""
+    o = dtypes.get("float4e2m1")
+    vals = np.unique(o.all_values().astype(np.float64))
+    vals = vals[np.isfinite(vals) & (vals != 0)]  # +-0.5 .. +-6; a -0 quotient is open (the zero point's sum)
+    pos = np.concatenate([[0.0], vals[vals > 0]])
+    mids = (pos[1:] + pos[:-1]) / 2  # 0.25 .. 5
+    q = np.concatenate([[0.0], vals, mids, -mids, [7.0, -7.0, 100.0]])  # 32 quotients a block
+    assert q.size == 32
+    sets = []
+    for exps in ((-4, 0, 3, 10), (5, -8, 0, -1)):
+        scales = np.ldexp(1.0, np.array(exps)).reshape(2, 2)
+        x = np.stack([np.concatenate([q * s for s in row]) for row in scales])
+        sets.append((_arr(x, "float"), _arr(scales, "float8e8m0"), None))
+    return Spec(24, sets, scale_type="float8e8m0", zp_type=None,
+                attrs={"axis": -1, "block_size": 32, "output_dtype": o.onnx, "precision": dtypes.get("float").onnx},
+                clause=CLAUSE_BLOCKED + "; T2 (24): float8e8m0; " + CLAUSE_PRECISION)
 
 
 def _float6(t: str, saturate: int) -> Spec:
@@ -482,10 +507,17 @@ def int32_scale_opset19():
 SHAPE_PHASE = "run"
 
 
-def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp_type="uint8", phase="prepare"):
+def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp_type="uint8", phase="prepare",
+         clause=CLAUSE_FORMULA):
     return Spec(opset, [(_arr(x, x_type), _arr(s, scale_type), None if z is None else _arr(z, zp_type))],
                 x_type=x_type, scale_type=scale_type, zp_type=zp_type if z is not None else None, attrs=attrs or {},
-                negative=why, phase=phase, flags=("negative",))
+                negative=why, phase=phase, flags=("negative",), clause=clause)
+
+
+def _t3(opset: int) -> str:
+    """The clause of the zero point's and y's type constraint at an opset (T2 before 23, T3 from it)."""
+    return (f"{'T3' if ref.schema_version(opset) >= 23 else 'T2'} (QuantizeLinear-{ref.schema_version(opset)}): "
+            f"{', '.join(ref.output_types(opset))}: The type of the input `y_zero_point` and the output `y`")
 
 
 @CATALOGUE
@@ -543,6 +575,59 @@ def negative_block_size_attribute_opset19():
 @CATALOGUE
 def negative_float4_zero_point_opset21():
     return _neg(21, np.ones(4), 1.0, 0.0, "float4e2m1 outputs start at opset 23", zp_type="float4e2m1")
+
+
+@CATALOGUE
+def negative_axis_out_of_range_opset13():
+    return _neg(13, np.ones((2, 3)), np.ones(3), np.zeros(3), "axis 2 of a rank-2 x: accepted range is [-r, r-1]",
+                {"axis": 2}, phase=SHAPE_PHASE,
+                clause="axis: Negative value means counting dimensions from the back. Accepted range is [-r, r-1] "
+                       "where r = rank(input)")
+
+
+@CATALOGUE
+def negative_blocked_zero_point_shape_differs_opset21():
+    return _neg(21, np.ones((2, 6)), np.ones((2, 3)), np.zeros((3, 2)),
+                "a blocked y_zero_point of shape (3, 2) for a y_scale of shape (2, 3): y_zero_point must have the "
+                "same shape as y_scale", {"axis": 1, "block_size": 2}, phase=SHAPE_PHASE,
+                clause="In all cases, `y_zero_point` must have the same shape as `y_scale`")
+
+
+@CATALOGUE
+def negative_blocked_scale_rank_differs_opset21():
+    return _neg(21, np.ones((2, 6)), np.ones(3), np.zeros(3),
+                "a 1-D y_scale with block_size 2 for a rank-2 x: a blocked scale's shape is x's except along axis",
+                {"axis": 1, "block_size": 2}, phase=SHAPE_PHASE,
+                clause="Blocked quantization: The scale's shape is identical to the input's shape, except for one "
+                       "dimension, in which blocking is performed")
+
+
+@CATALOGUE
+def negative_scale_float8e8m0_opset23():
+    """The model of scale_float8e8m0_precision_float32_opset24 one opset early: T2 gains float8e8m0 at 24."""
+    return _neg(23, np.ones(4), 1.0, 0, "a float8e8m0 y_scale at opset 23 (T2: float, float16, bfloat16, int32)",
+                {"precision": dtypes.get("float").onnx}, scale_type="float8e8m0",
+                clause=f"T2 (QuantizeLinear-23): {', '.join(ref.scale_types(23))}: The type of the input 'y_scale'")
+
+
+@CATALOGUE
+def negative_int2_zero_point_opset24():
+    return _neg(24, np.ones(4), 1.0, 0, "an int2 y_zero_point at opset 24 (T3 gains int2 / uint2 at 25)", zp_type="int2",
+                clause=_t3(24))
+
+
+@CATALOGUE
+def negative_precision_attribute_opset21():
+    return _neg(21, np.ones(4), 1.0, 0, "precision is no attribute of version 21 (it arrives at 23)",
+                {"precision": dtypes.get("float").onnx},
+                clause=f"QuantizeLinear-21 attributes: {', '.join(sorted(ref.attributes(21)))} (onnx.checker: "
+                       "Unrecognized attribute)")
+
+
+@CATALOGUE
+def negative_zero_point_int32_opset25():
+    return _neg(25, np.ones(4), 1.0, 0, "an int32 y_zero_point (T3 has no int32)", zp_type="int32",
+                clause=_t3(25))
 
 
 # ---------------------------------------------------------------------------------------------
