@@ -202,8 +202,8 @@ def _as_type(values: list, t: DType) -> np.ndarray:
     if t.is_integer:
         ints = sorted({int(v) for v in values if t.int_min <= v <= t.int_max})
         return np.array(ints, dtype=object).astype(t.np_dtype)
-    y, why = cast_ref.cast(np.array([float(v) for v in values], dtype=np.float64), "double", t)
-    return y[why == ""]
+    outcome = cast_ref.cast_outcome(np.array([float(v) for v in values], dtype=np.float64), "double", t)
+    return outcome.outputs[0][~outcome.mask()]
 
 
 def _unique(a: np.ndarray, t: DType) -> np.ndarray:
@@ -288,8 +288,7 @@ def scalar_values(t: DType, k: int) -> np.ndarray:
         picks = [t.finite_max, -1.5, np.nan, -t.smallest_subnormal, 0.0]
     picks = picks[:k]
     if t.is_float:
-        y, _ = cast_ref.cast(np.array(picks, dtype=np.float64), "double", t)
-        return y
+        return cast_ref.cast_outcome(np.array(picks, dtype=np.float64), "double", t).outputs[0]
     return np.array(picks, dtype=object).astype(t.np_dtype)
 
 
@@ -742,7 +741,7 @@ def _within(src: DType, to: DType):
         return st.integers(lo, hi).map(lambda v: _bits_of(src, v))
     if src.is_float and to.is_float and to.bits < src.bits:
         def exact(b: int) -> int:
-            y, _ = cast_ref.cast(to.from_bits(np.array([b], dtype=np.uint64)), to, src)
+            y = cast_ref.cast_outcome(to.from_bits(np.array([b], dtype=np.uint64)), to, src).outputs[0]
             return int(src.to_bits(np.asarray(y).reshape(1))[0])
         return st.integers(0, (1 << to.bits) - 1).map(exact)
     return None

@@ -238,11 +238,11 @@ def convert(x: np.ndarray, src: DType | str, to: DType | str) -> Outcome:
     57344), as Inf does between the IEEE types. The Outcome's one output is y (x's shape); its undefined
     elements are Cast's own (none for a float target without saturation) and UNDEF_RANGE."""
     src, to = dtypes.get(src), dtypes.get(to)
-    y, why = cast_ref.cast(x, src, to, saturate=False)
+    cast = cast_ref.cast_outcome(x, src, to, saturate=False)
+    y = cast.outputs[0]
     # booleans fit everywhere; Cast defines every value -> bool; float -> integer ranges are Cast's own
     if src.kind == "bool" or to.kind == "bool" or src == to or (src.is_float and to.is_integer):
-        return Outcome.by_element([y], why)
-    why = why.copy()
+        return cast
     if to.is_integer:
         ints = np.array([int(v) for v in np.asarray(x).ravel().tolist()], dtype=object).reshape(np.shape(x))
         out = np.asarray((ints < to.int_min) | (ints > to.int_max), dtype=bool)
@@ -253,8 +253,8 @@ def convert(x: np.ndarray, src: DType | str, to: DType | str) -> Outcome:
             v = np.asarray(x).astype(np.float64)
             w = np.asarray(y).astype(np.float64)
         out = (np.isfinite(v) & ~np.isfinite(w)) | (np.isinf(v) & (not to.has_inf))
-    why[out & (why == "")] = UNDEF_RANGE
-    return Outcome.by_element([y], why)
+    out = out & ~cast.mask()
+    return Outcome((y,), {**cast.undefined, UNDEF_RANGE: out}) if out.any() else cast
 
 
 def convert_promote_types(x0: np.ndarray, x1: np.ndarray, t0: DType | str, t1: DType | str, **attrs) -> Outcome:

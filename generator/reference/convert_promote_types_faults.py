@@ -171,7 +171,7 @@ def convert_reference(x: np.ndarray, src: DType, to: DType) -> np.ndarray:
 
 
 def _cast(x, src: DType, to: DType, saturate: bool = False) -> np.ndarray:
-    return cast_ref.cast(np.asarray(x, dtype=src.np_dtype), src, to, saturate=saturate)[0]
+    return cast_ref.cast_outcome(np.asarray(x, dtype=src.np_dtype), src, to, saturate=saturate).outputs[0]
 
 
 def _via(inter: DType) -> Convert:
