@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -49,6 +50,26 @@ def load(family: str) -> dict:
 
 def dumps(catalogue: dict) -> str:
     return json.dumps(catalogue, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def group_faults(faults: Iterable, params: dict, witnesses_of: Callable[[object], tuple[str, list]]) -> dict:
+    """One group's "faults" entry of the catalogue: {fault name: {"equivalent": proof} | {"how", "witnesses"}}.
+
+    faults: the family's fault models (generator/reference/<family>_faults.py FAULTS), in order; params: the
+    group's params as fault.equivalent(params) takes them (with "opset"). A fault whose equivalent(params)
+    gives a proof gets {"equivalent": proof} and no search; for each other one, witnesses_of(fault) gives
+    (how, witnesses): how "construction" | "exhaustive" | "search", the witnesses already in the family's JSON
+    form. A fault with no witness is left out (the kill matrix says why)."""
+    out = {}
+    for fault in faults:
+        proof = fault.equivalent(params)
+        if proof:
+            out[fault.name] = {"equivalent": proof}
+            continue
+        how, witnesses = witnesses_of(fault)
+        if witnesses:
+            out[fault.name] = {"how": how, "witnesses": list(witnesses)}
+    return out
 
 
 def searcher(family: str):

@@ -25,6 +25,7 @@ import numpy as np
 
 from generator.reference import dynamic_quantize_linear as ref
 from generator.reference import dynamic_quantize_linear_faults as F
+from generator.witness import group_faults
 
 OPSET = 11
 LENGTH = 8
@@ -112,13 +113,6 @@ def find(max_opset: int, budget: float) -> dict:
     if max_opset < OPSET:
         return {}
     params = {"what": "witness"}
-    faults = {}
-    for fault in F.FAULTS:
-        proof = fault.equivalent(dict(params, opset=OPSET))
-        if proof:
-            faults[fault.name] = {"equivalent": proof}
-            continue
-        witnesses = [encode(x, what) for x, what in construct(fault) if differs(fault, x)]
-        if witnesses:
-            faults[fault.name] = {"how": "construction", "witnesses": witnesses}
+    faults = group_faults(F.FAULTS, dict(params, opset=OPSET), lambda fault: (
+        "construction", [encode(x, what) for x, what in construct(fault) if differs(fault, x)]))
     return {F.group_key({"opset": OPSET, "params": params}): {"params": params, "faults": faults}}

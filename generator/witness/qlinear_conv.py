@@ -45,6 +45,7 @@ from generator import dtypes
 from generator.families import qlinear_conv as fam
 from generator.reference import qlinear_conv as ref
 from generator.reference import qlinear_conv_faults as F
+from generator.witness import group_faults
 
 OPSET = 10
 # onnxruntime implements (u8, u8, u8), (u8, s8, u8), (s8, s8, s8): first, so most classes run there
@@ -393,17 +394,13 @@ def find(max_opset: int, budget: float) -> dict:
         index = turn[same_dilated] = turn.get(same_dilated, -1) + 1
         conv = configuration(*parts, index)
         params = conv.params()
-        faults = {}
-        for fault in F.FAULTS:
-            proof = fault.equivalent(dict(params, opset=OPSET))
-            if proof:
-                faults[fault.name] = {"equivalent": proof}
-                continue
-            witnesses = [d for d in construct(fault, conv) if _differs(fault, d)]
-            how = "construction"
-            if not witnesses:
-                witnesses, how = search(fault, conv, budget / len(classes), len(groups)), "search"
-            if witnesses:
-                faults[fault.name] = {"how": how, "witnesses": [d.encode() for d in witnesses]}
-        groups[F.key_of(*parts)] = {"params": params, "faults": faults}
+
+        def witnesses_of(fault, conv=conv) -> tuple[str, list]:
+            built = [d for d in construct(fault, conv) if _differs(fault, d)]
+            how, found = ("construction", built) if built else \
+                ("search", search(fault, conv, budget / len(classes), len(groups)))
+            return how, [d.encode() for d in found]
+
+        groups[F.key_of(*parts)] = {"params": params,
+                                    "faults": group_faults(F.FAULTS, dict(params, opset=OPSET), witnesses_of)}
     return groups
