@@ -7,13 +7,14 @@ A family is one module, generator/families/<name>.py, found by its file name (no
     MIN_OPSET (or OPSET for a one-opset family) the lowest ai.onnx opset of any of its cases (gen-cases
                                                 refuses a --max-opset below every family's)
     work(profile, seed, max_opset) -> [unit]    units of generation, each a callable yielding Cases
-    CATALOGUE (optional)                        its named case functions (Catalogue), one per thing checked
+    CATALOGUE                                   its named case functions (Catalogue), one per thing checked
     hunt(max_opset), rebuild(args) (optional)   live hunting (generator/hunting.py)
     extra_files(profile, seed, max_opset)       (optional) files written beside the cases
 
 and its reference, generator/reference/<name>.py, returns an Outcome (generator/outcome.py) per data set.
 `split` turns data sets and their outcomes into the node case of the defined ones and the probe case of the
-others, so no family sorts data sets itself.
+others, so no family sorts data sets itself: given the node case's metadata (Family.meta), it derives the
+probe's (probe_meta). Family.negative makes a negative case (a model the backend must refuse).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from generator.outcome import Outcome
 
 # what a probe case's compare says: it is never judged
 PROBE_COMPARE = {"mode": "none", "reason": "the spec defines no result"}
+# what a negative case's compare says: the backend must refuse its model (Family.negative)
+NEGATIVE_COMPARE = {"mode": "none", "reason": "the backend must refuse the model"}
 
 
 @dataclass(frozen=True)
@@ -51,20 +54,37 @@ class Family:
                          spec_file=spec_file or self.spec_file, clause=clause, compare=compare, flags=flags,
                          seed=seed, params=params, reading=reading, **extra)
 
+    def negative(self, name: str, model, datasets: list, *, phase: str, **meta) -> Case:
+        """The negative case `name`: a model the spec calls invalid, which the backend must refuse (compare
+        NEGATIVE_COMPARE) by the end of `phase` ("prepare": when preparing; "run": when preparing or running, before
+        any output); datasets: its inputs, if running is to be tried ([] for "prepare"); meta: the rest of its
+        metadata as for meta() (opset, clause, flags, seed, params, the error or invalid text, ...)."""
+        return Case(name, "negative", model, datasets, None,
+                    self.meta(compare=dict(NEGATIVE_COMPARE), phase=phase, **meta))
+
 
 def probe_name(name: str) -> str:
     return name if name.endswith("_probe") else f"{name}_probe"
 
 
+def probe_meta(meta: dict, reasons: Iterable[str], flags: Iterable[str] = ("probe",)) -> dict:
+    """A probe case's metadata, from its defined (node) case's: flags ["probe"], PROBE_COMPARE, the reasons in
+    "undefined"; no "reading" (a probe expects nothing, so it rests on no reading); everything else as meta."""
+    probe = {k: v for k, v in meta.items() if k != "reading"}
+    probe.update(flags=list(flags), compare=dict(PROBE_COMPARE), undefined=sorted(reasons))
+    return probe
+
+
 def split(name: str, datasets: Iterable[list[np.ndarray]], outcomes: Iterable[Outcome],
-          model_of: Callable[[list[np.ndarray]], object], meta_of: Callable[..., dict],
-          kind: str = "node") -> Iterator[Case]:
+          model_of: Callable[[list[np.ndarray]], object], meta: dict | Callable[..., dict],
+          kind: str = "node", probe_flags: Iterable[str] = ("probe",)) -> Iterator[Case]:
     """The `kind` case (name) of the data sets whose outcome is defined, and the probe case (<name>_probe) of the
     others, with the reasons in case.json "undefined".
 
-    model_of(inputs of the first data set) builds a case's model; meta_of(flags=None, compare=None, **extra)
-    its metadata: called with no arguments for the defined case, and with flags ["probe"], PROBE_COMPARE and
-    undefined=[reasons] for the probe."""
+    model_of(inputs of the first data set) builds a case's model. meta is the defined case's metadata
+    (Family.meta); the probe's is derived from it (probe_meta, with probe_flags). The older form, a function
+    meta(flags=None, compare=None, **extra), is called with no arguments for the defined case, and with flags
+    ["probe"], PROBE_COMPARE and undefined=[reasons] for the probe."""
     defined, outputs, undefined, reasons = [], [], [], set()
     for inputs, outcome in zip(datasets, outcomes, strict=True):
         if outcome.defined:
@@ -74,10 +94,11 @@ def split(name: str, datasets: Iterable[list[np.ndarray]], outcomes: Iterable[Ou
             undefined.append(inputs)
             reasons.update(outcome.reasons)
     if defined:
-        yield Case(name, kind, model_of(defined[0]), defined, outputs, meta_of())
+        yield Case(name, kind, model_of(defined[0]), defined, outputs, meta() if callable(meta) else dict(meta))
     if undefined:
         yield Case(probe_name(name), "probe", model_of(undefined[0]), undefined, None,
-                   meta_of(flags=["probe"], compare=dict(PROBE_COMPARE), undefined=sorted(reasons)))
+                   meta(flags=list(probe_flags), compare=dict(PROBE_COMPARE), undefined=sorted(reasons))
+                   if callable(meta) else probe_meta(meta, reasons, probe_flags))
 
 
 def split_elements(x: np.ndarray, outcome: Outcome) -> tuple[np.ndarray, Outcome, np.ndarray, list[str]]:

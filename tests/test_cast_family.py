@@ -244,7 +244,7 @@ def test_the_family_follows_the_contract(default_cases):
     assert np.array_equal(ref.explain(x, "float", "int8")[1], reading)
     node = reference.lookup("", "Cast")([x], {"to": onnx.TensorProto.INT8}, 13, [dtypes.get("float")])
     assert np.array_equal(node[0], y)
-    assert list(fam.CASES) == ["data_sets", "fnuz_inf", "negative_nan", "shapes", "witness"]
+    assert list(fam.CATALOGUE) == ["data_sets", "fnuz_inf", "negative_nan", "shapes", "witness"]
     for c in default_cases:
         assert c.meta["family"] == "cast" and c.meta["op"] == "Cast" and c.name.startswith(fam.FAMILY.prefix)
         if c.kind == "probe":

@@ -6,7 +6,7 @@ import pytest
 from generator import families, reference
 from generator.case import node_model
 from generator.dtypes import get
-from generator.family import PROBE_COMPARE, Catalogue, Family, split, split_elements
+from generator.family import NEGATIVE_COMPARE, PROBE_COMPARE, Catalogue, Family, probe_meta, split, split_elements
 from generator.outcome import Outcome
 
 FAM = Family("demo", "Demo", "Demo.txt")
@@ -48,6 +48,58 @@ def test_split_puts_defined_sets_in_the_node_case_and_the_rest_in_the_probe():
     assert only.name == "test_demo_x_probe"
 
 
+def test_split_derives_the_probe_metadata_from_the_node_case_metadata():
+    """Given the node case's metadata (a dict), split stamps the probe's: flags, PROBE_COMPARE, the reasons;
+    no reading (a probe expects nothing); the rest as the node's."""
+    sets = [[np.full(2, v, np.float32)] for v in (1.0, 2.0, 3.0)]
+    outs = [Outcome.of(sets[0]), Outcome.of(sets[1], "b"), Outcome.of(sets[2], "a")]
+    meta = FAM.meta(opset=13, clause="c", compare={"mode": "exact"}, flags=["edge"], seed=7, params={"what": "w"},
+                    reading="a reading", extra_field=1)
+    node, probe = split("test_demo_w", sets, outs, _model, meta)
+    assert node.meta == meta and node.meta is not meta
+    assert probe.meta == probe_meta(meta, ["b", "a"])
+    want = {k: v for k, v in meta.items() if k != "reading"}
+    want.update(flags=["probe"], compare=PROBE_COMPARE, undefined=["a", "b"])
+    assert probe.meta == want and "reading" not in probe.meta and probe.meta["extra_field"] == 1
+    # the closure form gives the same cases
+    closure = lambda flags=None, compare=None, **extra: dict(  # noqa: E731
+        meta, **({} if flags is None else {"flags": flags, "compare": compare}), **extra)
+    old_node, old_probe = split("test_demo_w", sets, outs, _model, closure)
+    assert old_node.meta == node.meta and {k: v for k, v in old_probe.meta.items() if k != "reading"} == probe.meta
+    (hunt,) = split("test_demo_h", sets[1:2], outs[1:2], _model, meta, probe_flags=("hunt", "probe"))
+    assert hunt.meta["flags"] == ["hunt", "probe"]
+
+
+def test_a_negative_case_must_be_refused():
+    model = _model([np.zeros(2, np.float32)])
+    case = FAM.negative("test_demo_bad", model, [], phase="prepare", opset=13, clause="c", flags=["negative"], seed=0,
+                        params={"what": "bad"}, error="why not")
+    assert case.kind == "negative" and case.outputs is None and case.inputs == []
+    assert case.meta["compare"] == NEGATIVE_COMPARE and case.meta["phase"] == "prepare"
+    assert case.meta["error"] == "why not" and case.meta["family"] == "demo"
+
+
+def test_group_faults_gives_proofs_witnesses_or_nothing():
+    from types import SimpleNamespace
+
+    from generator.witness import group_faults
+
+    def fault(name, proof=None):
+        return SimpleNamespace(name=name, equivalent=lambda params: proof if params["opset"] == 13 else None)
+
+    faults = [fault("f.same", "same rounding"), fault("f.found"), fault("f.none")]
+    asked = []
+
+    def witnesses_of(f):
+        asked.append(f.name)
+        return ("construction", [[1, 2]]) if f.name == "f.found" else ("search", [])
+
+    got = group_faults(faults, {"opset": 13}, witnesses_of)
+    assert got == {"f.same": {"equivalent": "same rounding"},
+                   "f.found": {"how": "construction", "witnesses": [[1, 2]]}}
+    assert asked == ["f.found", "f.none"]
+
+
 def test_split_elements_keeps_defined_elements_with_their_outputs():
     x = np.arange(4, dtype=np.float32)
     ok_x, ok, bad_x, reasons = split_elements(x, Outcome.by_element([x * 2], np.array(["", "r", "", ""])))
@@ -87,14 +139,15 @@ def test_families_and_references_are_found_by_module_name():
 
 @pytest.mark.parametrize("name", sorted(families.FAMILIES))
 def test_every_family_declares_itself_on_the_contract(name):
-    """FAMILY names its module; PROFILES, work and the lowest opset are there; no family keeps its own metadata
-    stamping (the copies the contract replaced)."""
+    """FAMILY names its module; PROFILES, work and the lowest opset are there; its named case functions are a
+    Catalogue called CATALOGUE; no family keeps its own metadata stamping (the copies the contract replaced)."""
     module = families.load(name)
     assert isinstance(module.FAMILY, Family) and module.FAMILY.name == name
     assert set(families.PROFILES) <= set(module.PROFILES)
     assert callable(module.work)
     assert isinstance(getattr(module, "MIN_OPSET", getattr(module, "OPSET", None)), int)
     assert not hasattr(module, "_meta") and "case_meta" not in vars(module)
+    assert isinstance(module.CATALOGUE, Catalogue) and module.CATALOGUE, "its named case functions: CATALOGUE"
 
 
 def test_every_committed_case_is_named_and_stamped_by_its_family():

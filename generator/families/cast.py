@@ -15,7 +15,7 @@ Expected values come from generator.reference.cast only. Each case cites in case
 expectations come from (spec_of), and names in "reading" the readings they rest on where no sentence gives
 them (generator.reference.cast READING_*, docs/readings.md).
 
-The case functions (CASES: data_sets, fnuz_inf, negative_nan, shapes, witness) take a Form (the family, the
+The case functions (CATALOGUE: data_sets, fnuz_inf, negative_nan, shapes, witness) take a Form (the family, the
 node, the data set of x), so an operator with Cast's semantics reuses them with its own (CastLike:
 generator/families/cast_like.py).
 """
@@ -453,17 +453,10 @@ def cases_of(form: Form, v: Variant, what: str, x: np.ndarray, seed: int, flags:
             sets.append(form.dataset(v, xu, seed))
             outcomes.append(v.outcome(xu, opset) if xd.size else outcome)
     spec_file, clause = spec_of(v)
-    node_flags, node_compare = flags, compare or _compare(v)
-
-    def meta_of(flags: list[str] | None = None, compare: dict | None = None, **more) -> dict:
-        node = flags is None  # split asks for the node case's metadata with no arguments, the probe's with some
-        return form.family.meta(opset=opset, spec_file=spec_file, clause=clause, seed=seed, params=v.params,
-                                flags=node_flags if node else list(probe_flags), compare=node_compare if node
-                                else compare, reading="; ".join(ref.readings(reading)) or None if node else None,
-                                **extra, **more)
-
+    meta = form.family.meta(opset=opset, spec_file=spec_file, clause=clause, seed=seed, params=v.params, flags=flags,
+                            compare=compare or _compare(v), reading="; ".join(ref.readings(reading)) or None, **extra)
     name = f"{form.base(v)}_{what}" if what else form.base(v)
-    yield from split(name, sets, outcomes, lambda inputs: form.model(v, inputs, opset), meta_of)
+    yield from split(name, sets, outcomes, lambda inputs: form.model(v, inputs, opset), meta, probe_flags=probe_flags)
 
 
 @dataclass(frozen=True)
@@ -491,10 +484,10 @@ def _without_inf(v: Variant, x: np.ndarray) -> np.ndarray:
 
 
 # Cast's case functions, in the order a variant's cases are written: each (form, variant, context) -> cases
-CASES = Catalogue()
+CATALOGUE = Catalogue()
 
 
-@CASES
+@CATALOGUE
 def data_sets(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """The edge catalogue (edge_inputs), every bit pattern of a source of <= 8 bits (16 in the exhaustive
     profile) or seeded draws of a wider one, decimal strings with extreme exponents apart; one probe holds the
@@ -524,7 +517,7 @@ def data_sets(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
         yield from cases_of(form, v, "", _unique(xu, v.src), s, ["probe"])
 
 
-@CASES
+@CATALOGUE
 def fnuz_inf(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """The saturate=1 row for +-Inf -> FNUZ changed in Cast-24: one case per semantics."""
     if not (_is_fnuz_sat_inf(v) and v.src.has_inf):
@@ -539,7 +532,7 @@ def fnuz_inf(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
                             semantics=semantics)
 
 
-@CASES
+@CATALOGUE
 def negative_nan(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """saturate=0 rows that state the sign of NaN: -NaN -> -NaN (E4M3FN, E5M2), -Inf -> -NaN (E4M3FN)."""
     if not (v.saturate is False and v.to.nan_style in (dtypes.FN, dtypes.IEEE) and v.src.is_float
@@ -552,7 +545,7 @@ def negative_nan(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     yield from cases_of(form, v, "negative_nan", np.concatenate(x), ctx.seed_of(form, v), ["edge"], compare=compare)
 
 
-@CASES
+@CATALOGUE
 def shapes(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """0-d, empty and 3-d tensors, for pairs into and out of float32 (every type on both sides)."""
     if not ctx.profile["shapes"] or v.saturate is False or v.round_mode not in (None, "up"):
@@ -568,7 +561,7 @@ def shapes(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
         yield from cases_of(form, v, what, x, ctx.seed_of(form, v), ["shape"])
 
 
-@CASES
+@CATALOGUE
 def witness(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """The committed witnesses of the variant's groups (generator/witness/catalogue/<family>.json): inputs on
     which a fault model of generator/reference/cast_faults.py and the reference differ. One case per group;
@@ -609,7 +602,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST_CAST) 
     from generator import witness
 
     groups = witness.load(FAMILY.name)["groups"] if profile != "quick" else {}
-    return units(CAST, CASES, variants(max_opset), Context(PROFILES[profile], seed, max_opset, groups))
+    return units(CAST, CATALOGUE, variants(max_opset), Context(PROFILES[profile], seed, max_opset, groups))
 
 
 # ---------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from onnx import helper
 from generator import dtypes, sampling
 from generator.case import Case, node_model
 from generator.dtypes import DType
-from generator.family import Family, split, split_elements
+from generator.family import Catalogue, Family, split, split_elements
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
 
@@ -64,7 +64,6 @@ SHAPES = {"dim_dim": (1, 2), "scalar_dim": (0, 2), "dim_scalar": (1, 0), "scalar
 U64_TARGETS = ("f64", "f16", "bf16", "f8e4m3", "i64", "u64", "i32")
 
 EXACT = {"mode": "exact", "reason": "Cast defines one result for every value inside the common type's range"}
-REFUSE = {"mode": "none", "reason": "the backend must refuse the model"}
 NATIVE = {"ops": [f"{FAMILY.domain}::{FAMILY.op}"],
           "reason": "only a native ConvertPromoteTypes decides the common type; the model's function body (two "
                     "Casts) cannot refuse a pair"}
@@ -352,13 +351,11 @@ def model(v: Variant, common: DType, shapes: tuple[tuple, tuple]) -> onnx.ModelP
     return m
 
 
-def meta_of(v: Variant, d: ref.Decision, seed: int, flags: list[str], opset: int, **fixed) -> Callable[..., dict]:
-    """The case.json metadata of v's cases as generator.family.split asks for it, meta(flags, compare, **extra):
-    these flags and the exact comparison unless told otherwise; `fixed` goes into each."""
-    def meta(flags: list[str] = flags, compare: dict = EXACT, **extra) -> dict:
-        return FAMILY.meta(opset=opset, clause=d.clause, compare=dict(compare), flags=flags, seed=seed,
-                           params=v.params, domain_version=ref.VERSION, **fixed, **extra)
-    return meta
+def meta_args(v: Variant, d: ref.Decision, seed: int, flags: list[str], opset: int, **fixed) -> dict:
+    """What the case.json metadata of v's cases holds besides compare (Family.meta's arguments); `fixed` goes
+    into it too."""
+    return dict(opset=opset, clause=d.clause, flags=flags, seed=seed, params=v.params, domain_version=ref.VERSION,
+                **fixed)
 
 
 def negative_case(v: Variant, d: ref.Decision, seed: int, flags: list[str], name: str | None = None,
@@ -367,10 +364,9 @@ def negative_case(v: Variant, d: ref.Decision, seed: int, flags: list[str], name
     to the type unsafe mode gives; the shapes are v's (a spec example's), else three elements a dimension."""
     unsafe = v.unsafe_common
     shapes = shapes or v.shapes or tuple(() if r == 0 else _dim_shape(r, 3) for r in v.ranks)
-    meta = meta_of(v, d, seed, flags, onnx_opset(v.t0, v.t1, unsafe))
-    return Case(name or v.name, "negative", model(v, unsafe, shapes), [], None,
-                meta(compare=REFUSE, phase="prepare", error=d.error, common_type=None,
-                     unsafe_common_type=unsafe.name, native=NATIVE))
+    return FAMILY.negative(name or v.name, model(v, unsafe, shapes), [], phase="prepare", error=d.error,
+                           common_type=None, unsafe_common_type=unsafe.name, native=NATIVE,
+                           **meta_args(v, d, seed, flags, onnx_opset(v.t0, v.t1, unsafe)))
 
 
 def cases_of(v: Variant, d: ref.Decision, name: str, datasets: list[list[np.ndarray]], seed: int,
@@ -379,9 +375,10 @@ def cases_of(v: Variant, d: ref.Decision, name: str, datasets: list[list[np.ndar
     (generator.family.split); case.json names the common type; `extra` goes into it too."""
     common = d.common
     outcomes = [ref.convert_promote_types(*ins, v.t0, v.t1, **v.options) for ins in datasets]
-    return split(name, datasets, outcomes, lambda ins: model(v, common, tuple(np.shape(x) for x in ins)),
-                 meta_of(v, d, seed, flags, onnx_opset(v.t0, v.t1, common), common_type=common.name,
-                         common_type_openvino=ref.element_name(common), **extra))
+    meta = FAMILY.meta(compare=dict(EXACT), **meta_args(v, d, seed, flags, onnx_opset(v.t0, v.t1, common),
+                                                      common_type=common.name,
+                                                      common_type_openvino=ref.element_name(common), **extra))
+    return split(name, datasets, outcomes, lambda ins: model(v, common, tuple(np.shape(x) for x in ins)), meta)
 
 
 def value_cases(v: Variant, d: ref.Decision, name: str, candidates: list[np.ndarray], seed: int,
@@ -439,13 +436,51 @@ def variant_cases(v: Variant, values: Values, seed: int, flags: list[str]) -> It
         yield from value_cases(v, d, f"{v.name}_random", cands, s, flags + ["random"])
 
 
+def example_case(v: Variant, result: str | None, values: Values, seed: int) -> Iterator[Case]:
+    """The cases of one example of the spec text (v), whose common type the text gives (result; None: safe mode
+    refuses the pair)."""
+    d = v.decision
+    want = None if result is None else ref.element_type(result)
+    if d.common != want:  # the reference must agree with every example of the spec text
+        raise AssertionError(f"{v.name}: the reference gives {d.common}, the spec says {result}")
+    yield from variant_cases(v, values, seed, ["example"])
+
+
 def example_cases(values: Values, seed: int) -> Iterator[Case]:
     for v, result in example_variants():
-        d = v.decision
-        want = None if result is None else ref.element_type(result)
-        if d.common != want:  # the reference must agree with every example of the spec text
-            raise AssertionError(f"{v.name}: the reference gives {d.common}, the spec says {result}")
-        yield from variant_cases(v, values, seed, ["example"])
+        yield from example_case(v, result, values, seed)
+
+
+# ---------------------------------------------------------------------------------------
+# the catalogue: fn(values, seed, matrix) -> the cases of one thing checked, each named for it: the matrix of
+# one ordered pair (<type 0>_<type 1>: its shapes x attributes, matrix "all" or "reduced" as the profile says),
+# the u64_integer_promotion_target pairs, one example of the spec text each (example_<what>)
+# ---------------------------------------------------------------------------------------
+CATALOGUE = Catalogue(FAMILY.prefix + "_")
+
+
+def _pair_entry(t0: DType, t1: DType) -> Callable[[Values, int, str], Iterator[Case]]:
+    def pair(values: Values, seed: int, matrix: str) -> Iterator[Case]:
+        for v in pair_variants(t0, t1, matrix):
+            yield from variant_cases(v, values, seed, ["matrix"])
+    return pair
+
+
+for _t0 in ref.spec_types():
+    for _t1 in ref.spec_types():
+        CATALOGUE.add(f"{dtypes.short(_t0)}_{dtypes.short(_t1)}", _pair_entry(_t0, _t1))
+
+
+@CATALOGUE
+def u64_target(values: Values, seed: int, matrix: str) -> Iterator[Case]:
+    """u64 beside a signed integer, unsafe, with each target of U64_TARGETS."""
+    for v in target_variants():
+        yield from variant_cases(v, values, seed, ["u64_target"])
+
+
+for _v, _result in example_variants():
+    CATALOGUE.add(_v.name.removeprefix(CATALOGUE.prefix),
+                  lambda values, seed, matrix, v=_v, result=_result: example_case(v, result, values, seed))
 
 
 # ---------------------------------------------------------------------------------------
@@ -488,24 +523,18 @@ def extra_files(profile: str = "default", seed: int = 0, max_opset: int | None =
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
-    """Units of generation: one per ordered pair of types, one for the targets, one for the examples."""
+    """Units of generation: one per catalogue entry (an ordered pair of types, the targets, an example of the
+    spec), one per type for the witness cases."""
     values = Values(PROFILES[profile], seed)
     newest = onnx.defs.onnx_opset_version() if max_opset is None else max_opset
+    matrix = PROFILES[profile]["matrix"]
 
     def keep(cases: Iterator[Case]) -> Iterator[Case]:
         return (c for c in cases if c.meta["opset"] <= newest)
 
-    def pair(t0: DType, t1: DType) -> Iterator[Case]:
-        for v in pair_variants(t0, t1, PROFILES[profile]["matrix"]):
-            yield from keep(variant_cases(v, values, seed, ["matrix"]))
-
-    def targets() -> Iterator[Case]:
-        for v in target_variants():
-            yield from keep(variant_cases(v, values, seed, ["u64_target"]))
-
-    units = [lambda a=a, b=b: pair(a, b) for a in ref.spec_types() for b in ref.spec_types()]
+    units = [lambda fn=fn: keep(fn(values, seed, matrix)) for fn in CATALOGUE.values()]
     witnesses = [lambda a=a: keep(witness_cases(a, profile, values, seed)) for a in ref.spec_types()]
-    return units + [targets, lambda: keep(example_cases(values, seed))] + witnesses
+    return units + witnesses
 
 
 # ---------------------------------------------------------------------------------------

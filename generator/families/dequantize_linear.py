@@ -47,7 +47,6 @@ PROFILES = {"quick": dict(random=0), "default": dict(random=4), "exhaustive": di
 CLAUSE = "The dequantization formula is `y = (x - x_zero_point) * x_scale`"
 EXACT = {"mode": "exact", "reason": "(x - x_zero_point) * x_scale is exact in the output type, or rounds to one "
                                     "value whatever intermediate precision an implementation takes"}
-NEGATIVE_COMPARE = {"mode": "none", "reason": "the backend must refuse the model"}
 
 
 @dataclass
@@ -455,12 +454,11 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
     what = name.removeprefix(FAMILY.prefix + "_")
     spec_file = f"{FAMILY.spec_file}-{ref.version(spec.opset)}"
     if spec.error:
-        meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(NEGATIVE_COMPARE),
-                           flags=list(spec.flags), seed=seed, params=_params(spec, what), spec_file=spec_file,
-                           phase=spec.phase, error=spec.error)
         data = [] if spec.phase == "prepare" else [[_zeros(t, sh) for t, sh in zip(
             (spec.x, spec.scale, spec.zp_type or spec.x), spec.shapes[:3 if spec.zero_point else 2])]]
-        yield Case(name, "negative", model_of(spec, spec.shapes[0], spec.shapes[1]), data, None, meta)
+        yield FAMILY.negative(name, model_of(spec, spec.shapes[0], spec.shapes[1]), data, phase=spec.phase,
+                              opset=spec.opset, clause=spec.clause, flags=list(spec.flags), seed=seed,
+                              params=_params(spec, what), spec_file=spec_file, error=spec.error)
         return
     outcomes, spread = [], 0
     kw = dict(axis=1 if spec.axis is None else spec.axis, block_size=spec.block_size,
@@ -472,14 +470,10 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
         if out.defined:
             spread = max(spread, int(sp.max(initial=0)))
     datasets = [[x, s] + ([z] if spec.zero_point else []) for x, s, z in spec.sets]
-    reading = spec.reading or (ref.READING_ONE_ROUNDING if spread else None)
-
-    def meta_of(flags=None, compare=None, **extra):
-        return FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=compare or _compare(spread),
-                           flags=flags or list(spec.flags), seed=seed, params=_params(spec, what),
-                           spec_file=spec_file, reading=reading if flags is None else None, **extra)
-
-    yield from split(name, datasets, outcomes, lambda ins: model_of(spec, ins[0].shape, ins[1].shape), meta_of)
+    meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=_compare(spread), flags=list(spec.flags),
+                       seed=seed, params=_params(spec, what), spec_file=spec_file,
+                       reading=spec.reading or (ref.READING_ONE_ROUNDING if spread else None))
+    yield from split(name, datasets, outcomes, lambda ins: model_of(spec, ins[0].shape, ins[1].shape), meta)
 
 
 def work(profile: str = "default", seed: int = 0,

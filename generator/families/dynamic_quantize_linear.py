@@ -344,12 +344,10 @@ def _model(inputs: list[np.ndarray]):
 def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int, **extra) -> Iterator[Case]:
     """The node case test_dynamicquantizelinear_<what> of the defined data sets (one x each) and the probe case
     of the others (generator.family.split); `extra` goes into case.json."""
-    def meta_of(flags: list[str] = flags, compare: dict = COMPARE, **more) -> dict:
-        return FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=compare, flags=flags, seed=seed,
-                           params={"what": what}, **extra, **more)
-
+    meta = FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=COMPARE, flags=flags, seed=seed, params={"what": what},
+                       **extra)
     yield from split(f"{FAMILY.prefix}_{what}", [[x] for x in datasets],
-                     [ref.dynamic_quantize_linear(x) for x in datasets], _model, meta_of)
+                     [ref.dynamic_quantize_linear(x) for x in datasets], _model, meta)
 
 
 def witness_cases() -> Iterator[Case]:

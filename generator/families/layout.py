@@ -270,12 +270,11 @@ def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]],
     outcomes = [L.run(tfl, xs) for xs in data]
     defined = [(xs, list(o.outputs)) for xs, o in zip(data, outcomes) if o.defined]
 
-    def meta_of(flags: list[str] | None = None, compare: dict | None = None, **extra) -> dict:
-        return FAMILY.meta(
-            op=p.op, opset=OPSET, clause=p.clause, compare=compare or compare_spec(list(tfl.outputs), [y for _, y in defined]),
-            flags=flags or ["random", "layout"], seed=seed,
-            params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
-                    "ops": [op.type for op in tfl.ops], **(params or {})}, **extra)
+    meta = FAMILY.meta(
+        op=p.op, opset=OPSET, clause=p.clause, compare=compare_spec(list(tfl.outputs), [y for _, y in defined]),
+        flags=["random", "layout"], seed=seed,
+        params={"what": p.what, "explicit_layouts": {k: list(v) for k, v in sorted(p.explicit.items())},
+                "ops": [op.type for op in tfl.ops], **(params or {})})
 
     def with_twin(case: Case) -> Case:
         if case.kind != "graph":
@@ -290,7 +289,7 @@ def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]],
     return [with_twin(c) for c in split(name, [onnx_form(tfl.inputs, xs) for xs in data],
                                         [Outcome(tuple(onnx_form(tfl.outputs, o.outputs)), o.undefined)
                                          for o in outcomes],
-                                        lambda _: onnx_model(cv.graph, name), meta_of, kind="graph")]
+                                        lambda _: onnx_model(cv.graph, name), meta, kind="graph")]
 
 
 _BY_WHAT: dict[str, str] = {}
@@ -299,18 +298,18 @@ _BY_WHAT: dict[str, str] = {}
 def source_pattern(meta: dict) -> Pattern:
     """The pattern of a graph case (its TFLite-form source graph and explicit layouts) rebuilt as it was made:
     a hunted case from its params "pattern" and "sizes" (hunted_cases); a suite case as build made it,
-    PATTERNS[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's "name",
+    CATALOGUE[name] drawing from numpy's PCG64 seeded with the case's seed. The name is case.json's "name",
     or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
     (generator/reference/layout_faults.py)."""
     params = meta.get("params") or {}
     if "pattern" in params:
-        return PATTERNS[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
+        return CATALOGUE[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
     name = meta.get("name")
     if name is None:
         if not _BY_WHAT:
-            _BY_WHAT.update((m(sampling.Stream(0)).what, n) for n, m in PATTERNS.items())
+            _BY_WHAT.update((m(sampling.Stream(0)).what, n) for n, m in CATALOGUE.items())
         name = _BY_WHAT[params["what"]]
-    return PATTERNS[name](sampling.Stream(meta["seed"]))
+    return CATALOGUE[name](sampling.Stream(meta["seed"]))
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
@@ -318,15 +317,16 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
     if max_opset is not None and max_opset < OPSET:
         return []
     datasets = PROFILES[profile]["datasets"]
-    return [lambda n=n, m=m: iter(build(m, n, seed, datasets)) for n, m in sorted(PATTERNS.items())]
+    return [lambda n=n, m=m: iter(build(m, n, seed, datasets)) for n, m in sorted(CATALOGUE.items())]
 
 
 # ---------------------------------------------------------------------------------------
 # the patterns (TFLite form: NHWC, OHWI weights)
 # ---------------------------------------------------------------------------------------
 # A pattern: fn(rng, d=None) -> Pattern draws its weights from rng and takes its sizes and attribute values
-# from d (Dims; None: the suite's); @PATTERNS names its case test_layout_<fn name>.
-PATTERNS = Catalogue(FAMILY.prefix + "_")
+# from d (Dims; None: the suite's); @CATALOGUE names its case test_layout_<fn name>.
+CATALOGUE = Catalogue(FAMILY.prefix + "_")
+PATTERNS = CATALOGUE  # the name generator/witness/layout.py and the layout / backend tests use
 
 
 class _B:
@@ -395,7 +395,7 @@ def _stride_text(strides) -> str:
     return str(strides[0]) if len(set(strides)) == 1 else _window_text(strides)
 
 
-@PATTERNS
+@CATALOGUE
 def conv_elementwise_chain(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -427,20 +427,20 @@ def _concat(b: _B, axis: int, other_c: int = 2, ambiguous: bool = False) -> L.Gr
     return b.done(b.op("concat", [c, x2], "y", axis=axis))
 
 
-@PATTERNS
+@CATALOGUE
 def conv_concat_channel_axis(rng, d=None) -> Pattern:
     return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), 3),
                    what="Concat axis 3 (C) of a Conv output and a graph input propagation reaches only through "
                         "the Concat: ONNX axis 1, the second input NCHW too")
 
 
-@PATTERNS
+@CATALOGUE
 def conv_concat_negative_axis(rng, d=None) -> Pattern:
     return Pattern("Concat", PROPAGATION, _concat(_B(rng, d), -1),
                    what="Concat axis -1 (C): ONNX axis -3")
 
 
-@PATTERNS
+@CATALOGUE
 def conv_concat_height_negative_axis(rng, d=None) -> Pattern:
     g = _concat(_B(rng, d), -3, other_c=8)
     h, total = g.tensors["conv"].shape[1], g.tensors["y"].shape[1]
@@ -448,7 +448,7 @@ def conv_concat_height_negative_axis(rng, d=None) -> Pattern:
                    what=f"Concat axis -3 (H, {h} + {total - h} = {total}): ONNX axis -2")
 
 
-@PATTERNS
+@CATALOGUE
 def conv_concat_ambiguous_4x4x4(rng, d=None) -> Pattern:
     g = _concat(_B(rng, d), 3, ambiguous=True)
     s = g.tensors["conv"].shape[1]
@@ -467,7 +467,7 @@ def _conv_to_fc(b: _B, terminate: str) -> tuple[L.Graph, list[int]]:
     return b.done(b.op("fully_connected", [f, w, bias], "y")), shape
 
 
-@PATTERNS
+@CATALOGUE
 def conv_reshape_fully_connected(rng, d=None) -> Pattern:
     g, shape = _conv_to_fc(_B(rng, d), "reshape")
     return Pattern("Reshape", PROPAGATION, g,
@@ -475,14 +475,14 @@ def conv_reshape_fully_connected(rng, d=None) -> Pattern:
                         "NHWC's, so the ONNX graph must restore NHWC before it")
 
 
-@PATTERNS
+@CATALOGUE
 def conv_flatten_fully_connected(rng, d=None) -> Pattern:
     g, _ = _conv_to_fc(_B(rng, d), "flatten")
     return Pattern("Flatten", PROPAGATION, g,
                    what="Conv -> Flatten -> FullyConnected (Gemm): as with Reshape")
 
 
-@PATTERNS
+@CATALOGUE
 def reshape_conv(rng, d=None) -> Pattern:
     b = _B(rng, d)
     image = [b.d.size("N", 1, 1, 3), b.d.size("H", 5, 1, 9), b.d.size("W", 7, 1, 9), b.d.size("C", 3, 1, 8)]
@@ -508,12 +508,12 @@ def _reshape_concat(rng, d, explicit: bool) -> Pattern:
                          "without an explicit layout B, C and D keep the TFLite arrangement"))
 
 
-@PATTERNS
+@CATALOGUE
 def reshape_concat_explicit_layout(rng, d=None) -> Pattern:
     return _reshape_concat(rng, d, True)
 
 
-@PATTERNS
+@CATALOGUE
 def reshape_concat_no_explicit_layout(rng, d=None) -> Pattern:
     return _reshape_concat(rng, d, False)
 
@@ -525,7 +525,7 @@ def _broadcast(b: _B, op: str, operand: Callable[[tuple], tuple], as_input: bool
     return b.done(b.op(op, [c, x], "y"))
 
 
-@PATTERNS
+@CATALOGUE
 def add_broadcast_c(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "add", lambda s: (s[3],))
     y, c = g.tensors["y"].shape, g.tensors["y"].shape[3]
@@ -533,7 +533,7 @@ def add_broadcast_c(rng, d=None) -> Pattern:
                    what=f"Conv {_shape_text(y)} + weight ({c},): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
-@PATTERNS
+@CATALOGUE
 def mul_broadcast_wc(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]))
     w, c = g.tensors["y"].shape[2:]
@@ -542,7 +542,7 @@ def mul_broadcast_wc(rng, d=None) -> Pattern:
                         "with the data transposed")
 
 
-@PATTERNS
+@CATALOGUE
 def add_broadcast_11c(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "add", lambda s: (1, 1, s[3]))
     c = g.tensors["y"].shape[3]
@@ -550,7 +550,7 @@ def add_broadcast_11c(rng, d=None) -> Pattern:
                    what=f"Conv + weight (1, 1, C): lifted to (1, 1, 1, {c}), ONNX (1, {c}, 1, 1)")
 
 
-@PATTERNS
+@CATALOGUE
 def mul_broadcast_wc_graph_input(rng, d=None) -> Pattern:
     g = _broadcast(_B(rng, d), "mul", lambda s: (s[2], s[3]), as_input=True)
     w, c = g.tensors["y"].shape[2:]
@@ -567,35 +567,35 @@ def _reduce(b: _B, op: str, axes, keepdims: bool) -> tuple[L.Graph, str]:
     return b.done(y), _shape_text((s[0], s[3], s[1], s[2]) if keepdims else s)
 
 
-@PATTERNS
+@CATALOGUE
 def mean_hw_negative_axes_keepdims1(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "mean", [-3, -2], True)
     return Pattern("ReduceMean", PROPAGATION, g,
                    what=f"Mean over H, W as axes [-3, -2], keepdims 1: ONNX axes [-2, -1], output {out}")
 
 
-@PATTERNS
+@CATALOGUE
 def mean_hw_keepdims0(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "mean", [1, 2], False)
     return Pattern("ReduceMean", PROPAGATION, g,
                    what=f"Mean over H, W, keepdims 0: output {out} in both layouts")
 
 
-@PATTERNS
+@CATALOGUE
 def reduce_max_c_negative_axis_keepdims0(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "reduce_max", [-1], False)
     return Pattern("ReduceMax", PROPAGATION, g,
                    what=f"ReduceMax over C as axis -1, keepdims 0: ONNX axis -3, output {out}")
 
 
-@PATTERNS
+@CATALOGUE
 def reduce_max_hc_keepdims1(rng, d=None) -> Pattern:
     g, out = _reduce(_B(rng, d), "reduce_max", [-1, 1], True)
     return Pattern("ReduceMax", PROPAGATION, g,
                    what=f"ReduceMax over C and H as axes [-1, 1], keepdims 1: ONNX axes [-3, 2], output {out}")
 
 
-@PATTERNS
+@CATALOGUE
 def mean_h_keepdims0_softmax(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -605,7 +605,7 @@ def mean_h_keepdims0_softmax(rng, d=None) -> Pattern:
                         "tensor, so the Softmax on C (-1) becomes axis -2 (witness: a converter that drops it)")
 
 
-@PATTERNS
+@CATALOGUE
 def pad_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -619,7 +619,7 @@ def pad_asymmetric(rng, d=None) -> Pattern:
                         + ",".join(f"[{p},{q}]" for p, q in pads) + f"] -> ONNX pads [{onnx_pads}]")
 
 
-@PATTERNS
+@CATALOGUE
 def slice_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -632,7 +632,7 @@ def slice_asymmetric(rng, d=None) -> Pattern:
                    what=f"Slice begin {begin} size {size}: begin / size permuted with the layout")
 
 
-@PATTERNS
+@CATALOGUE
 def strided_slice_asymmetric(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -653,7 +653,7 @@ def strided_slice_asymmetric(rng, d=None) -> Pattern:
                         + (f" ({back} backwards)" if back else ""))
 
 
-@PATTERNS
+@CATALOGUE
 def softmax_channel_axis(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -661,7 +661,7 @@ def softmax_channel_axis(rng, d=None) -> Pattern:
                    what="TFLite Softmax (last axis = C) after Conv: ONNX Softmax axis -3 (C of NCHW)")
 
 
-@PATTERNS
+@CATALOGUE
 def softmax_last_axis_1x256x256(rng, d=None) -> Pattern:
     b = _B(rng, d)
     shape = (1, b.d.size("H", 256, 1, 16), b.d.size("W", 256, 1, 16))
@@ -672,7 +672,7 @@ def softmax_last_axis_1x256x256(rng, d=None) -> Pattern:
                         "shape; a converter that guesses NCW / NWC from the shape transposes it")
 
 
-@PATTERNS
+@CATALOGUE
 def transpose_in_propagated_region(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -685,7 +685,7 @@ def transpose_in_propagated_region(rng, d=None) -> Pattern:
                         + f" inside the NCHW region: ONNX perm {onnx_perm}")
 
 
-@PATTERNS
+@CATALOGUE
 def prelu_per_channel_slope(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv()
@@ -698,7 +698,7 @@ def prelu_per_channel_slope(rng, d=None) -> Pattern:
                    what=f"PRelu with slope {form}: ONNX slope {_shape_text(onnx_shape)}")
 
 
-@PATTERNS
+@CATALOGUE
 def split_channel_axis(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv(cout_min=2)
@@ -709,7 +709,7 @@ def split_channel_axis(rng, d=None) -> Pattern:
                    what=f"Split on C into [{first}, {cout - first}]: ONNX axis 1, both outputs NCHW")
 
 
-@PATTERNS
+@CATALOGUE
 def pool_max_then_average(rng, d=None) -> Pattern:
     b = _B(rng, d)
     c = b.image_conv(h=11, w=13, cout=7)
@@ -723,7 +723,7 @@ def pool_max_then_average(rng, d=None) -> Pattern:
                         + ("" if s2 == (1, 1) else f"/ {_stride_text(s2)} ") + "SAME (padding not counted)")
 
 
-@PATTERNS
+@CATALOGUE
 def depthwise_conv_multiplier2(rng, d=None) -> Pattern:
     b = _B(rng, d)
     x = b.image(n=1, h=9, w=13, c=3)
@@ -736,7 +736,7 @@ def depthwise_conv_multiplier2(rng, d=None) -> Pattern:
                         f"{_shape_text((1,) + k + (c * m,))} -> {_shape_text((c * m, 1) + k)}, group {c}")
 
 
-@PATTERNS
+@CATALOGUE
 def rank3_explicit_nwc(rng, d=None) -> Pattern:
     b = _B(rng, d)
     x = b.input("x", (b.d.size("N", 1, 1, 3), b.d.size("W", 11, 1, 12), b.d.size("C", 5, 1, 8)))
@@ -750,7 +750,7 @@ def rank3_explicit_nwc(rng, d=None) -> Pattern:
                         f"(axis {axis} -> {onnx_axis})")
 
 
-@PATTERNS
+@CATALOGUE
 def rank5_conv3d(rng, d=None) -> Pattern:
     b = _B(rng, d)
     sizes = [("N", 1, 3), ("D", 3, 6), ("H", 5, 6), ("W", 7, 6), ("C", 2, 4)]
@@ -779,12 +779,12 @@ HUNT_DATA: dict[str, Callable[[sampling.Stream, tuple], np.ndarray]] = {
 
 
 def hunted_cases(pattern: str, seed: int, d: Dims, data: str = "uniform [-1, 2)") -> list[Case]:
-    """The graph case (or probe: assemble) of PATTERNS[pattern] with the sizes d gives (drawn, or replayed
+    """The graph case (or probe: assemble) of CATALOGUE[pattern] with the sizes d gives (drawn, or replayed
     from params "sizes"), its weights and then one data set drawn from a Stream of `seed` (values:
     HUNT_DATA[data]). case.json params carry "pattern", "sizes" and "data", from which source_pattern
     rebuilds it."""
     rng = sampling.Stream(seed)
-    p = PATTERNS[pattern](rng, d)
+    p = CATALOGUE[pattern](rng, d)
     xs = [HUNT_DATA[data](rng, p.graph.tensors[n].shape) for n in p.graph.inputs]
     params = {"pattern": pattern, "sizes": dict(sorted(d.values.items())), "data": data}
     return assemble(p, pattern, seed, [xs], params)
@@ -793,15 +793,15 @@ def hunted_cases(pattern: str, seed: int, d: Dims, data: str = "uniform [-1, 2)"
 def hunt_order() -> list[str]:
     """The patterns, simplest first (fewest ops, then fewest input elements): where a hunt shrinks to."""
     def weight(name: str):
-        g = PATTERNS[name](sampling.Stream(0)).graph
+        g = CATALOGUE[name](sampling.Stream(0)).graph
         return len(g.ops), sum(int(np.prod(g.tensors[n].shape)) for n in g.inputs), name
 
-    return sorted(PATTERNS, key=weight)
+    return sorted(CATALOGUE, key=weight)
 
 
 def hunt(max_opset: int, patterns: Sequence[str] | None = None):
     """Graph cases for opconform hunt (generator/hunting.py), None below OPSET: one slice per pattern of the
-    catalogue (simplest first); with `patterns` (names of PATTERNS), one strategy over those, its sizes and
+    catalogue (simplest first); with `patterns` (names of CATALOGUE), one strategy over those, its sizes and
     attribute values (Dims: sizes from 1 up, equal sizes often; conv / pool windows with either padding, kernels
     1 to 3 and strides 1 or 2, so that SAME's odd pixel moves; the pattern's pads, slices, split, perm, slope
     shape, reduced axis), its weights and one data set from a drawn seed (shrinks toward 0), and the range of

@@ -491,12 +491,9 @@ def dataset_cases(conv: Conv, datasets: list[list[np.ndarray]], s: int, flags: l
     """The node case of the given data sets the spec defines (expected outputs from the reference), and the
     probe case of those it does not (generator.family.split); s: the seed case.json records, extra: more of
     case.json."""
-    def meta_of(flags: list[str] = flags, compare: dict = COMPARE, **more) -> dict:
-        return FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=compare, flags=flags, seed=s, params=conv.params(),
-                           **extra, **more)
-
-    yield from split(conv.name, datasets, [expected(conv, inputs) for inputs in datasets], lambda _: model(conv),
-                     meta_of)
+    meta = FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=COMPARE, flags=flags, seed=s, params=conv.params(),
+                       **extra)
+    yield from split(conv.name, datasets, [expected(conv, inputs) for inputs in datasets], lambda _: model(conv), meta)
 
 
 def negative_cases(seed: int) -> Iterator[Case]:
@@ -560,13 +557,11 @@ def group_channels_case(conv: Conv, inputs: list[np.ndarray], seed: int) -> Case
 
 def _negative(conv: Conv, inputs: list[np.ndarray], shapes: list[tuple], why: str, seed: int,
               geometry_of: Conv | None = None) -> Case:
-    return Case(conv.name, "negative", model(conv, shapes, geometry_of), [inputs], None,
-                FAMILY.meta(opset=OPSET, clause=CLAUSE, seed=sampling.case_seed(seed, conv.name), flags=["negative"],
-                            params=conv.params(),
-                            # the spec says what is invalid, not when it must be refused: a refusal when
-                            # preparing or when running (before any output) both count
-                            compare={"mode": "none", "reason": "the backend must refuse the model"}, phase="run",
-                            invalid=why))
+    # the spec says what is invalid, not when it must be refused: a refusal when preparing or when running
+    # (before any output) both count
+    return FAMILY.negative(conv.name, model(conv, shapes, geometry_of), [inputs], phase="run", opset=OPSET,
+                           clause=CLAUSE, seed=sampling.case_seed(seed, conv.name), flags=["negative"],
+                           params=conv.params(), invalid=why)
 
 
 # ---------------------------------------------------------------------------------------------
