@@ -4,6 +4,7 @@ from hypothesis (the committed suite must not change with the installed hypothes
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from generator import sampling
+from generator import families, sampling
 from generator.sampling import Stream
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,10 +135,12 @@ def test_choice_and_sample():
 # ---------------------------------------------------------------------------------------------
 # gen-cases cannot depend on hypothesis
 # ---------------------------------------------------------------------------------------------
-# The families with seeded random cases, at an opset that keeps the run short (Cast-13..18 already has
-# every wide source type); layout needs opset 18. convert_promote_types is big: its random values
-# (Values.random, the only draws it makes) are compared directly.
-FAMILIES = ["cast", "dynamic_quantize_linear", "qlinear_conv", "layout"]
+# Every family found (generator/families/), at an opset that keeps the run short (Cast-13..18 already has
+# every wide source type); layout needs opset 18. Each generates with its default profile (its seeded random
+# cases), except those in QUICK, made with the quick profile: convert_promote_types is big, and its random
+# values (Values.random, the only draws it makes) are compared directly.
+QUICK = ("convert_promote_types",)
+PROFILE_OF = {name: "quick" if name in QUICK else "default" for name in sorted(families.FAMILIES)}
 MAX_OPSET = 18
 
 SCRIPT = textwrap.dedent("""
@@ -160,8 +163,10 @@ SCRIPT = textwrap.dedent("""
     for name in families.FAMILIES:  # every family imports without hypothesis
         families.load(name)
     out = Path(sys.argv[2])
-    out.mkdir()
-    cli.generate_into(out, sys.argv[4].split(","), "default", 0, int(sys.argv[3]))
+    for group in sys.argv[4].split(";"):  # <profile>=<family>,<family>...
+        profile, names = group.split("=")
+        (out / profile).mkdir(parents=True)
+        cli.generate_into(out / profile, names.split(","), profile, 0, int(sys.argv[3]))
     values = cpt.Values(cpt.PROFILES["default"], 0)
     digest = hashlib.sha256()
     for t in cpt.ref.spec_types():
@@ -181,9 +186,10 @@ def test_gen_cases_writes_the_same_bytes_without_hypothesis(tmp_path):
     """Generated in a process where `import hypothesis` fails, the suite is byte-identical to one generated
     with hypothesis loaded: no draw can depend on the hypothesis version."""
     runs = {}
-    procs = {mode: subprocess.Popen([sys.executable, "-c", SCRIPT, mode, str(tmp_path / mode), str(MAX_OPSET),
-                                     ",".join(FAMILIES)], cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True)
+    groups = ";".join(f"{profile}={','.join(n for n, p in PROFILE_OF.items() if p == profile)}"
+                      for profile in sorted(set(PROFILE_OF.values())))
+    procs = {mode: subprocess.Popen([sys.executable, "-c", SCRIPT, mode, str(tmp_path / mode), str(MAX_OPSET), groups],
+                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for mode in ("blocked", "normal")}
     for mode, p in procs.items():
         out, err = p.communicate()
@@ -194,6 +200,9 @@ def test_gen_cases_writes_the_same_bytes_without_hypothesis(tmp_path):
     assert runs["blocked"][:-1] == runs["normal"][:-1]  # convert_promote_types' random values
     blocked, normal = _tree(tmp_path / "blocked"), _tree(tmp_path / "normal")
     assert any("_random" in f for f in blocked)
+    written = {e["family"] for m in (tmp_path / "blocked").glob("*/manifest.json")
+               for e in json.loads(m.read_text())["cases"]}
+    assert written == set(PROFILE_OF), set(PROFILE_OF) - written  # every family generated cases
     assert blocked.keys() == normal.keys()
     differ = [f for f in blocked if blocked[f] != normal[f]]
     assert not differ, differ[:20]
