@@ -45,7 +45,6 @@ COMPARE_INT = {"mode": "exact", "reason": "one result per input: the division's 
                "tolerant": {"mode": "abs", "abs": 1,
                             "reason": "y within 1: implementations that divide or round otherwise"}}
 COMPARE_FLOAT = {"mode": "exact", "reason": "float outputs: Cast's correctly rounded conversion; any NaN matches NaN"}
-NEGATIVE_COMPARE = {"mode": "none", "reason": "the backend must refuse the model"}
 
 CLAUSE_FORMULA = "y = saturate((x / y_scale) + y_zero_point); For (x / y_scale), it rounds to the nearest even"
 CLAUSE_AXIS = ("per-axis: a 1-D tensor with the length of the quantization axis; axis: Negative value means "
@@ -680,9 +679,9 @@ def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) 
     params = params_of(spec, name)
     if spec.negative:
         inputs = [[v for v in spec.sets[0] if v is not None]]
-        meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(NEGATIVE_COMPARE), flags=list(spec.flags),
-                           seed=seed, params=params, phase=spec.phase, error=spec.negative)
-        yield Case(full, "negative", _model(spec, spec.sets[0]), inputs, None, meta)
+        yield FAMILY.negative(full, _model(spec, spec.sets[0]), inputs, phase=spec.phase, opset=spec.opset,
+                              clause=spec.clause, flags=list(spec.flags), seed=seed, params=params,
+                              error=spec.negative)
         return
     results = list(_explained(spec))
     readings = sorted({r for _, rs in results for r in rs})

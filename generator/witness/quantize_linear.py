@@ -24,6 +24,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.faults import same_elements
+from generator.witness import group_faults
 from generator.reference import quantize_linear as ref
 from generator.reference import quantize_linear_faults as F
 
@@ -146,31 +147,23 @@ def _blocked(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
 
 
 def group_witnesses(params: dict) -> dict:
-    """{fault name: {"how", "witnesses"} | {"equivalent": proof}} for one group."""
+    """{fault name: {"how", "witnesses"} | {"equivalent": proof}} for one group (generator.witness.group_faults):
+    for each fault with no proof, the first structured witness (per-axis, blocked) that kills it, else the first
+    per-tensor enumeration that does, cut to KEEP elements."""
     opset = int(params["version"])
     y = dtypes.get(params["y"])
     x_t, s_t, attrs = config_types(params)
     z_t = y.name
     if params.get("saturate") is not None:
         attrs = dict(attrs, saturate=int(params["saturate"]))
-    live = []
-    found = {}
-    for fault in F.FAULTS:
-        proof = fault.equivalent(dict(params, opset=opset))
-        if proof:
-            found[fault.name] = {"equivalent": proof}
-        else:
-            live.append(fault)
     structured = [_per_axis(params, opset, x_t, s_t, z_t, attrs)] if opset >= 13 else []
     if opset >= 21:
         structured.append(_blocked(params, opset, x_t, s_t, z_t, attrs))
-    for fault in live:
+
+    def witnesses_of(fault) -> tuple[str, list]:
         for w in structured:
             if differing(fault, w, *decode(w)).any():
-                found[fault.name] = {"how": "construction", "witnesses": [w]}
-                break
-        if fault.name in found:
-            continue
+                return "construction", [w]
         for xv, sv, z, what in _per_tensor_candidates(params):
             w = witness_of(opset, x_t, s_t, z_t, attrs, _as(xv, x_t), _as(sv, s_t), _as(z, z_t), what)
             x, s, zz = decode(w)
@@ -180,9 +173,10 @@ def group_witnesses(params: dict) -> dict:
                 keep = x[idx[np.linspace(0, idx.size - 1, min(KEEP, idx.size)).astype(int)]]
                 w = witness_of(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
                 assert differing(fault, w, *decode(w)).any()
-                found[fault.name] = {"how": "exhaustive", "witnesses": [w]}
-                break
-    return found
+                return "exhaustive", [w]
+        return "exhaustive", []
+
+    return group_faults(F.FAULTS, dict(params, opset=opset), witnesses_of)
 
 
 def groups_of_suite(max_opset: int) -> dict[str, dict]:
