@@ -10,11 +10,15 @@ opset where each holds, and case.json names it (opset, params.version):
   opset 19      float16 / bfloat16 x (y_scale of x's type), float8 outputs with saturate on / off
   opset 21      int16 / uint16 / int4 / uint4, blocked quantization, output_dtype with and without a zero point
   opset 23      y_scale of its own type: the division in float16 / bfloat16, the precision attribute, float4e2m1
-  opset 24      float8e8m0 y_scale; Inf -> FNUZ types with saturate=1 is +-FLT_MAX (Cast-24), NaN before
-  opset 25      int2 / uint2; every output type again at the newest opset onnxruntime runs
+                (output_dtype too)
+  opset 24      float8e8m0 y_scale, and the MX layout (float4e2m1 in blocks of 32 over float8e8m0 scales);
+                Inf -> FNUZ types with saturate=1 is +-FLT_MAX (Cast-24), NaN before
+  opset 25      int2 / uint2 (output_dtype too); every output type again at the newest opset onnxruntime runs, and
+                the float8 types with saturate=0
   opset 28      float6e2m3 / float6e3m2 (saturate has no effect)
-  negative/     models the schema rules out (mismatched scale / zero point shapes or types, output_dtype against
-                the zero point, a block_size that does not fit, attributes a version lacks)
+  negative/     models the schema rules out (mismatched scale / zero point shapes, ranks or types, an axis out of
+                range, output_dtype against the zero point, a block_size that does not fit, types and attributes
+                a version lacks), each citing the rule's sentence
   witness_*     the fault models' witnesses (reference/quantize_linear_faults.py) from the committed catalogue
 """
 
