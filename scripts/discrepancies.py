@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's known-discrepancies table from diagnosed results files.
 
-    python scripts/discrepancies.py RESULTS.json [RESULTS.json ...]     (one file per backend)
+    python scripts/discrepancies.py RESULTS.json [RESULTS.json ...] [--family F ...]     (one file per backend)
 
 Each file is what `pytest SUITE --backend B --report RESULTS.json` writes. Prints a Markdown table:
 one row per (family, fault model) that some failing item is consistent with, one column per backend,
@@ -9,7 +9,9 @@ each cell the number of failing items (node / graph data sets with wrong values)
 model reproduces exactly (runners/diagnose.py); then, per family, the failing items that match no known
 fault and those not diagnosed (a family without fault models, or a results file older than the diagnosis).
 An item consistent with several fault models counts once for each. Columns are named by backend; the line
-under the table gives their versions. scripts/example_report.sh runs it.
+under the table gives their versions. `--family F` (repeatable) keeps only those families' items (rows and
+totals alike), so runs over different sets of families can each be tabulated over what they all ran.
+scripts/example_report.sh runs it.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ from runners.report import load
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="discrepancies.py", description=__doc__.strip().splitlines()[0])
     parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files, one per backend")
+    parser.add_argument("--family", action="append", metavar="F",
+                        help="only the items of this family (repeatable; default: every family)")
     args = parser.parse_args(argv)
     try:
         runs = load(args.results)
     except ValueError as exc:
         print(f"discrepancies.py: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(markdown(fault_table([(run.name, run.records) for run in runs])))
+    keep = set(args.family or ())
+    sys.stdout.write(markdown(fault_table([(run.name, [r for r in run.records if not keep or r.get("family") in keep])
+                                           for run in runs])))
     sys.stdout.write("\nBackends: " + ", ".join(f"{run.name} {run.version}" for run in runs) + ".\n")
     return 0
 
