@@ -11,7 +11,6 @@ and rebuild(args) gives every example again (what `opconform hunt --keep` relies
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import onnx
@@ -20,13 +19,13 @@ from hypothesis import configuration
 
 from generator.families import convert_promote_types as fam
 from generator.hunting import Example
-from generator.kill_matrix import KillMatrix
 from generator.reference import convert_promote_types as ref
 from generator.reference import convert_promote_types_faults as F
-from generator.serialize import case_files, graph_io_types, read_case, write_case
+from generator.serialize import graph_io_types, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
+from hunt_checks import assert_rebuilds, hunt_kills
 from hunt_draws import draw_runs
 
 # Twenty seeded runs of 20 draws (400 in all): hypothesis' generation clusters its later examples around
@@ -126,14 +125,7 @@ def test_draws_cover_the_types_and_attributes(examples):
 
 
 def test_draws_kill_every_fault(examples):
-    matrix = KillMatrix([fam.FAMILY.name])
-    killed: set[str] = set()
-    for ex in examples:
-        if ex.case is None:
-            continue
-        matrix.add(ex.case)
-        kills = ex.case.meta["kills"]
-        killed.update(kills if ex.case.kind == "negative" else [name for per_set in kills for name in per_set])
+    killed = hunt_kills(fam.FAMILY.name, examples)
     want = {f.name for f in F.FAULTS} - set(UNREACHABLE)
     assert want - killed == set()
 
@@ -149,11 +141,9 @@ def test_max_opset_keeps_newer_types_out(tmp_path):
 
 
 def test_rebuild_gives_each_example_again(examples):
-    for ex in _written(examples):
-        again = fam.rebuild(json.loads(json.dumps(ex.args)))
-        assert again.args == ex.args
-        for mine, theirs in ((ex.case, again.case), (ex.probe, again.probe)):
-            assert (mine is None) == (theirs is None)
+    drawn = _written(examples)
+    assert_rebuilds(fam.rebuild, drawn)
+    for ex in drawn:
+        for mine in (ex.case, ex.probe):
             if mine is not None:
-                assert theirs.name == mine.name and case_files(theirs) == case_files(mine)
                 assert mine.meta["opset"] == ex.args["opset"] and mine.name.removesuffix("_probe").endswith("_hunt")

@@ -10,20 +10,19 @@ and rebuild(args) gives every example again (what `opconform hunt --keep` relies
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 
 from generator.families import dynamic_quantize_linear as fam
 from generator.hunting import Example
-from generator.kill_matrix import KillMatrix
 from generator.reference import dynamic_quantize_linear as ref
 from generator.reference import dynamic_quantize_linear_faults as F
-from generator.serialize import case_files, read_case, write_case
+from generator.serialize import read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
+from hunt_checks import assert_rebuilds, hunt_kills
 from hunt_draws import draw_runs
 
 # Ten seeded runs of 30 draws (300 in all): hypothesis' generation clusters its later examples around earlier
@@ -83,21 +82,12 @@ def test_opconform_passes_every_drawn_case(examples, tmp_path):
 
 
 def test_draws_kill_every_fault(examples):
-    matrix = KillMatrix([fam.FAMILY.name])
-    killed: set[str] = set()
-    for ex in examples:
-        if ex.case is not None:
-            matrix.add(ex.case)
-            killed.update(name for per_set in ex.case.meta["kills"] for name in per_set)
+    killed = hunt_kills(fam.FAMILY.name, examples)
     want = {f.name for f in F.FAULTS} - set(UNREACHABLE)
     assert want - killed == set()
 
 
 def test_rebuild_gives_each_example_again(examples):
-    for ex in examples[:N_WRITTEN] + [e for e in examples if e.probe is not None][:N_WRITTEN]:
-        again = fam.rebuild(json.loads(json.dumps(ex.args)))
-        assert again.args == ex.args and int(ex.args["opset"]) == fam.OPSET
-        for mine, theirs in ((ex.case, again.case), (ex.probe, again.probe)):
-            assert (mine is None) == (theirs is None)
-            if mine is not None:
-                assert theirs.name == mine.name and case_files(theirs) == case_files(mine)
+    drawn = examples[:N_WRITTEN] + [e for e in examples if e.probe is not None][:N_WRITTEN]
+    assert all(int(ex.args["opset"]) == fam.OPSET for ex in drawn)
+    assert_rebuilds(fam.rebuild, drawn)

@@ -13,7 +13,6 @@ a long hunt reaches them all):
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import zlib
 
@@ -23,13 +22,13 @@ from hypothesis import HealthCheck, find, settings
 
 from generator.families import layout as fam
 from generator.hunting import Example
-from generator.kill_matrix import KillMatrix
 from generator.reference import layout as L
 from generator.reference import layout_faults as LF
-from generator.serialize import case_files, read_case, write_case
+from generator.serialize import read_case, write_case
 from runners.backends.opconform import OpconformBackend, OpconformTfliteBackend
 from runners.execute import run_case_dataset
 
+from hunt_checks import assert_rebuilds, hunt_kills
 from hunt_draws import draw_examples
 
 N_WHOLE = 12  # draws of the whole catalogue
@@ -92,8 +91,7 @@ def test_examples_are_valid_graph_cases_with_their_twin(examples, written):
 
 
 def test_rebuild_gives_the_same_case(examples):
-    for ex in examples[::5]:
-        assert case_files(fam.rebuild(ex.args).case) == case_files(ex.case)
+    assert_rebuilds(fam.rebuild, examples[::5])
 
 
 @pytest.mark.parametrize("backend", [OpconformBackend, OpconformTfliteBackend])
@@ -105,12 +103,7 @@ def test_our_backends_pass_every_drawn_case(written, backend):
 
 
 def test_the_draws_kill_every_fault(examples):
-    km = KillMatrix([fam.FAMILY.name])
-    killed: set[str] = set()
-    for i, ex in enumerate(examples):
-        case = dataclasses.replace(ex.case, name=f"test_layout_hunted_{i}", meta=dict(ex.case.meta))
-        km.add(case)
-        killed.update(f for ds in case.meta["kills"] for f in ds)
+    killed = hunt_kills(fam.FAMILY.name, examples)
     catalogue = {f.name for f in LF.FAULTS}
     assert set(UNREACHABLE) <= catalogue
     assert catalogue - set(UNREACHABLE) - killed == set()

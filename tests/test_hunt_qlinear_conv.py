@@ -12,8 +12,6 @@ over one fixed set of N seeded draws (the same on every run for one hypothesis v
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import zlib
 
 import numpy as np
@@ -21,13 +19,13 @@ import pytest
 
 from generator.families import qlinear_conv as fam
 from generator.hunting import Example
-from generator.kill_matrix import KillMatrix
 from generator.reference import qlinear_conv as ref
 from generator.reference import qlinear_conv_faults as F
-from generator.serialize import case_files, read_case, write_case
+from generator.serialize import read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
+from hunt_checks import assert_rebuilds, hunt_kills
 from hunt_draws import draw_examples
 
 N = 300  # draws for the kill matrix and the boundaries; every STRIDE-th one is written, read and run
@@ -94,12 +92,7 @@ def test_examples_are_valid_cases(written):
 
 
 def test_rebuild_gives_the_same_example(examples):
-    for ex in examples[::3]:
-        again = fam.rebuild(json.loads(json.dumps(ex.args)))
-        for a, b in ((ex.case, again.case), (ex.probe, again.probe)):
-            assert (a is None) == (b is None)
-            if a is not None:
-                assert a.name == b.name and a.meta == b.meta and case_files(a) == case_files(b)
+    assert_rebuilds(fam.rebuild, examples[::3])
 
 
 def test_opconform_passes_every_drawn_case(written):
@@ -112,13 +105,7 @@ def test_opconform_passes_every_drawn_case(written):
 
 
 def test_the_draws_kill_every_reachable_fault(examples):
-    km = KillMatrix([fam.FAMILY.name])
-    killed: set[str] = set()
-    for i, ex in enumerate(examples):
-        if ex.case is not None and ex.case.kind == "node":
-            case = dataclasses.replace(ex.case, name=f"test_qlinearconv_hunted_{i}", meta=dict(ex.case.meta))
-            km.add(case)
-            killed.update(f for ds in case.meta["kills"] for f in ds)
+    killed = hunt_kills(fam.FAMILY.name, examples)
     catalogue = {f.name for f in F.FAULTS}
     assert set(UNREACHABLE) <= catalogue
     assert catalogue - set(UNREACHABLE) - killed == set()
