@@ -9,10 +9,12 @@ crash. "Worse" means a higher rank. An item the baseline does not know (a case n
 counts as a regression when it fails: the gate never lets an unseen failure through. Neither does a
 case whose content changed since its verdict was recorded: it is judged as a new case.
 
-A baseline file records the backend's name, version and settings, and per item its verdict and the
-content hash of the case it judged (format 2; format 1 had no content hashes and is still read):
+A baseline file records the backend's name, version and settings, the suites its verdicts come from
+({suite directory: sha256 of its manifest.json}, as a results file's header has them), and per item its
+verdict and the content hash of the case it judged (format 2; format 1 had no content hashes and is still
+read; a format-2 file from before "suites" has none):
 
-    {"backend": {...}, "format": "opconform-baseline/2",
+    {"backend": {...}, "format": "opconform-baseline/2", "suites": {"cases": "<sha256>"},
      "items": {"<case>[<data set>]": {"content": "<sha256>", "verdict": "fail"}, ...}}
 
 one item a line, so that a diff of a committed baseline shows the items that changed. A baseline is
@@ -74,7 +76,9 @@ def read_baseline(path: Path | str) -> dict:
     if items is None:
         raise GateError(f"--baseline {path}: not a baseline file (no items, or an item without a verdict)")
     backend = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
-    return {"format": BASELINE_FORMAT, "backend": backend, "items": items}
+    suites = doc.get("suites")
+    suites = {k: v for k, v in suites.items() if isinstance(v, str)} if isinstance(suites, dict) else {}
+    return {"format": BASELINE_FORMAT, "backend": backend, "suites": suites, "items": items}
 
 
 def _items(doc: dict) -> dict | None:
@@ -170,29 +174,39 @@ def check_baseline_writable(path: str | os.PathLike) -> None:
 
 # ---- writing --------------------------------------------------------------------------------------
 
-def write_baseline(path: Path | str, records: list[dict], backend: dict) -> Path:
-    """Record every judged item's verdict and case content. Under a lock on the file, what the file
-    holds now is read again and this run's items are merged into it: items this run did not judge
-    (other shards, -k, skips) keep their entries, even when another shard wrote them a moment ago.
-    GateError when the file is no baseline or one of another backend or settings."""
+def write_baseline(path: Path | str, records: list[dict], backend: dict, suites: dict[str, str] | None = None) -> Path:
+    """Record every judged item's verdict and case content, and the suites run (their manifest hashes).
+    Under a lock on the file, what the file holds now is read again and this run's items are merged into
+    it: items this run did not judge (other shards, -k, skips) keep their entries, even when another
+    shard wrote them a moment ago. GateError when the file is no baseline or one of another backend or
+    settings."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
-        items = {}
+        items, known = {}, {}
         if path.exists():
             current = read_baseline(path)
             check_baseline_backend(current, backend, path)
-            items = current["items"]
+            items, known = current["items"], current["suites"]
         for r in records:
             if r.get("verdict") in RANK:
                 items[item_key(r["case"], r["dataset"])] = {"verdict": r["verdict"], "content": r.get("content")}
-        _replace(path, baseline_text(jsonable(backend), items))
+        _replace(path, baseline_text(jsonable(backend), items, {**known, **(suites or {})}))
     return path
 
 
-def baseline_text(backend: dict, items: dict[str, dict]) -> str:
+def other_suites(baseline: dict, suites: dict[str, str]) -> list[str]:
+    """Lines naming the suites of this run whose manifest differs from the one the baseline recorded for the
+    same directory: their changed cases are judged as new (a baseline without "suites" names none)."""
+    recorded = baseline.get("suites") or {}
+    return [f"{d}: baseline recorded on manifest {recorded[d][:12]}, this run has {h[:12]}"
+            for d, h in sorted(suites.items()) if d in recorded and recorded[d] != h]
+
+
+def baseline_text(backend: dict, items: dict[str, dict], suites: dict[str, str] | None = None) -> str:
     """The baseline file: sorted keys, one item a line."""
-    text = json.dumps({"backend": backend, "format": BASELINE_FORMAT, "items": "@ITEMS@"}, indent=1, sort_keys=True)
+    text = json.dumps({"backend": backend, "format": BASELINE_FORMAT, "items": "@ITEMS@",
+                       "suites": dict(sorted((suites or {}).items()))}, indent=1, sort_keys=True)
     lines = ",\n  ".join(f"{json.dumps(k)}: {json.dumps(e, sort_keys=True)}" for k, e in sorted(items.items()))
     return text.replace('"@ITEMS@"', "{\n  " + lines + "\n }" if items else "{}") + "\n"
 

@@ -838,7 +838,8 @@ class OpconformRun:
         from runners.gate import write_baseline
 
         write_baseline(self.baseline_path, self.records,
-                       {"name": self.name, "version": self.version, "settings": self.settings})
+                       {"name": self.name, "version": self.version, "settings": self.settings},
+                       suites_run(self.config))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.tier_counts and not self.is_worker:
@@ -852,6 +853,10 @@ class OpconformRun:
             tr = terminalreporter
             tr.write_line(f"opconform gate: {len(self.regressions)} regression(s) against {self.baseline_path}, "
                           f"{len(self.better)} item(s) better than the baseline")
+            from runners.gate import other_suites
+
+            for line in other_suites(self.baseline, suites_run(self.config)):
+                tr.write_line(f"  suite changed {line} (changed cases are judged as new)", yellow=True)
             for line in sorted(self.regressions)[:100]:
                 tr.write_line(f"  REGRESSION {line}", red=True)
             for line in sorted(self.better)[:100]:

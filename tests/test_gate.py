@@ -434,3 +434,32 @@ def test_a_case_changed_since_the_baseline_is_judged_as_new(pytester, monkeypatc
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a]})
     assert r.ret == 1
     r.stdout.fnmatch_lines([f"*REGRESSION {a}[[]0[]] (baseline: changed)*"])
+
+
+def test_a_baseline_records_the_suites_it_judged_and_names_a_changed_one(pytester, monkeypatch, small_suite):
+    """Issue 11 item 4: a baseline is tied to the suite run (its manifest hash), as a results file is."""
+    from runners.results import suite_hash
+
+    base = pytester.path / "b.json"
+    assert run(pytester, monkeypatch, small_suite, "--baseline", str(base), "--update-baseline").ret == 0
+    assert json.loads(base.read_text())["suites"] == {"s": suite_hash(small_suite)}
+    assert read_baseline(base)["suites"] == {"s": suite_hash(small_suite)}
+    r = run(pytester, monkeypatch, small_suite, "--baseline", str(base))
+    assert r.ret == 0 and "suite changed" not in r.stdout.str()
+    manifest = small_suite / "manifest.json"  # the suite regenerated since (here: one more key in its manifest)
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "generator_version": "next"}))
+    r = run(pytester, monkeypatch, small_suite, "--baseline", str(base))
+    assert r.ret == 0  # its cases did not change: their verdicts are compared as before
+    r.stdout.fnmatch_lines([f"*suite changed s: baseline recorded on manifest {json.loads(base.read_text())['suites']['s'][:12]}"
+                            f", this run has {suite_hash(small_suite)[:12]}*"])
+    assert run(pytester, monkeypatch, small_suite, "--baseline", str(base), "--update-baseline").ret == 0
+    assert read_baseline(base)["suites"] == {"s": suite_hash(small_suite)}  # an update records the new one
+
+
+def test_a_baseline_without_suites_is_read(tmp_path):
+    base = tmp_path / "b.json"
+    base.write_text(json.dumps({"format": "opconform-baseline/2", "backend": {"name": "x"},
+                                "items": {"a[0]": {"verdict": "fail", "content": None}}}))
+    assert read_baseline(base)["suites"] == {}
+    write_baseline(base, [], {"name": "x"}, {"cases": "f" * 64})
+    assert read_baseline(base)["suites"] == {"cases": "f" * 64}
