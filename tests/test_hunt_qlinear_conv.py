@@ -132,7 +132,7 @@ def test_the_draws_reach_the_boundaries(examples):
             continue
         p, ins, y = case.meta["params"], case.inputs[0], case.outputs[0][0]
         conv = conv_of(case.meta)
-        begin, end, _, _, dilations = fam._geometry(conv)
+        begin, end, _, _, dilations = fam.geometry(conv)
         seen.add(f"{len(conv.kernel)}-D")
         if "auto_pad" in p and p["auto_pad"].startswith("SAME"):
             seen.add(p["auto_pad"] + (" odd" if any((b + e) % 2 for b, e in zip(begin, end)) else " even"))

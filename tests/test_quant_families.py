@@ -180,7 +180,7 @@ def test_qlc_node_cases_match_the_reference_and_probes_are_undefined(qlc_cases):
 
 def _exact_values(conv, inputs) -> np.ndarray:
     """acc * x_scale * w_scale / y_scale as Fractions (per element), for checking ties."""
-    begin, end, out, strides, dilations = qlc._geometry(conv)
+    begin, end, out, strides, dilations = qlc.geometry(conv)
     acc, _ = qlc_ref.accumulate(inputs[0], int(inputs[2]), inputs[3], inputs[5].reshape(-1), conv.group, begin,
                                 end, out, strides, dilations)
     acc = acc.astype(np.int64) + (inputs[8].reshape((1, -1) + (1,) * len(out)) if len(inputs) > 8 else 0)

@@ -395,7 +395,9 @@ def _log_uniform(s: sampling.Stream, lo: int, hi: int, n: int | None = None):
     return _f32(s.octaves(lo, hi, n))
 
 
-def _geometry(conv: Conv):
+def geometry(conv: Conv) -> tuple:
+    """(pads at the start, pads at the end, output spatial shape, strides, dilations) of conv's attributes, with
+    auto_pad resolved (generator.reference.qlinear_conv.resolve_padding)."""
     a = conv.attrs
     nd = len(conv.kernel)
     strides, dilations = a.get("strides", [1] * nd), a.get("dilations", [1] * nd)
@@ -410,7 +412,7 @@ def draw_dataset(conv: Conv, s: sampling.Stream, i: int) -> list[np.ndarray]:
     xz, wzs, yz = _zero_points(conv, s, i)
     x = _draw_ints(xt, conv.x_shape, xz, conv.spread, s)
     w = _draw_ints(wt, conv.w_shape, wzs if conv.per_channel else wzs[0], conv.spread, s)
-    begin, end, out, strides, dilations = _geometry(conv)
+    begin, end, out, strides, dilations = geometry(conv)
     acc, _ = ref.accumulate(x, xz, w, wzs, conv.group, begin, end, out, strides, dilations)
     spread = max(1.0, float(np.percentile(np.abs(acc), 95)))  # the accumulator's typical size
     n_ws = conv.m if conv.per_channel else None
@@ -473,7 +475,7 @@ def model(conv: Conv, input_shapes: list[tuple] | None = None, geometry_of: Conv
     types = [xt, f32, xt, wt, f32, wt, f32, yt, dtypes.get("int32")]
     n = 9 if conv.bias else 8
     shapes = list(input_shapes or shapes[:n])
-    _, _, out, _, _ = _geometry(geometry_of or conv)
+    _, _, out, _, _ = geometry(geometry_of or conv)
     y_shape = (conv.x_shape[0], conv.m) + tuple(out)
     return node_model(FAMILY.op, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs),
                       OPSET)
@@ -882,7 +884,7 @@ def _hunt_inputs(draw, conv: Conv) -> tuple[Conv, list[np.ndarray]]:
         wzs = [draw(_zero_point(wt))] * (m if conv.per_channel else 1)
     x = _hunt_tensor(draw, xt, conv.x_shape, [xz])
     w = _hunt_tensor(draw, wt, conv.w_shape, wzs if conv.per_channel else wzs[:1])
-    begin, end, out, strides, dilations = _geometry(conv)
+    begin, end, out, strides, dilations = geometry(conv)
     acc, _ = ref.accumulate(x, xz, w, np.array(wzs), conv.group, begin, end, out, strides, dilations)
     acc = acc.astype(np.int64)
     spread = max(1.0, float(np.percentile(np.abs(acc), 95)))  # the accumulator's typical size

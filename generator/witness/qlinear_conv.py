@@ -138,18 +138,9 @@ def _ints(a: np.ndarray) -> str:
     return " ".join(out)
 
 
-def _geometry(conv: fam.Conv):
-    a = conv.attrs
-    nd = len(conv.kernel)
-    strides, dilations = a.get("strides", [1] * nd), a.get("dilations", [1] * nd)
-    begin, _, out = ref.resolve_padding(conv.x_shape[2:], conv.kernel, strides, dilations,
-                                        a.get("auto_pad", "NOTSET"), a.get("pads"))
-    return begin, out, strides, dilations
-
-
 def field(conv: fam.Conv, m: int, p: tuple) -> list[tuple[tuple, tuple]]:
     """The taps of output [0, m, *p] that read x inside the input: (x index, w index) pairs."""
-    begin, _, strides, dilations = _geometry(conv)
+    begin, _, _, strides, dilations = fam.geometry(conv)
     cg = conv.x_shape[1] // conv.group
     g = m // (conv.m // conv.group)
     taps = []
@@ -163,7 +154,7 @@ def field(conv: fam.Conv, m: int, p: tuple) -> list[tuple[tuple, tuple]]:
 
 def _centre(conv: fam.Conv, m: int, channel: int | None = None) -> tuple[tuple, list]:
     """An output position of channel m with the most inside taps (of input channel `channel` if given)."""
-    _, out, _, _ = _geometry(conv)
+    _, _, out, _, _ = fam.geometry(conv)
     best = None
     for p in np.ndindex(*out):
         taps = [t for t in field(conv, m, p) if channel is None or t[1][1] == channel]
