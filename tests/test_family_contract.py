@@ -150,6 +150,20 @@ def test_every_family_declares_itself_on_the_contract(name):
     assert isinstance(module.CATALOGUE, Catalogue) and module.CATALOGUE, "its named case functions: CATALOGUE"
 
 
+def test_no_module_reads_cast_through_its_tuple_api():
+    """generator/ and runners/ read Cast under the reference contract (cast_outcome / explain); cast() and
+    cast_explained() (arrays y, why) are left to tests."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    call = re.compile(r"\.cast\(|\bcast_explained\(|from generator\.reference\.cast import [^\n]*\bcast\b")
+    found = [f"{p.relative_to(root)}:{n}" for d in ("generator", "runners", "scripts")
+             for p in sorted((root / d).rglob("*.py")) if p != root / "generator" / "reference" / "cast.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if call.search(line)]
+    assert not found, found
+
+
 def test_every_committed_case_is_named_and_stamped_by_its_family():
     import json
     from pathlib import Path

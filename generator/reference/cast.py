@@ -23,9 +23,9 @@ Sources of each rule (cited in the docstrings below as [Cast] and [note]):
 cast_outcome() is the operator under the reference contract (generator/outcome.py): the output, and the
 elements the spec leaves undefined by reason (they go to probe cases); explain() adds `reading`: per
 element, "" where a sentence of the texts gives the result, else the READING_* that the result rests on
-(docs/readings.md lists them). cast() / cast_explained() give the same as arrays (y, why[, reading]), why
-"" where the spec defines the element, for the modules that read Cast that way (runners/compare.py, the
-ConvertPromoteTypes and quantization references).
+(docs/readings.md lists them). Every module of generator/ and runners/ reads Cast that way. cast() /
+cast_explained() give the same as arrays (y, why[, reading]), why "" where the spec defines the element:
+only tests use them (element-wise assertions on why), and new code should not.
 
 Vectorized path: every float value of every supported source is exact in float64, so a float
 source is widened to float64 and rounded once (round-to-nearest-even with an unbounded exponent,
