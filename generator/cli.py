@@ -137,13 +137,16 @@ def _run_blocks(blocks: list[range], jobs: int, take) -> None:
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start,
                                initargs=(os.getpid(),))
     try:
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the workers are forked in map()
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the workers are forked at the 1st submit
         try:
-            results = pool.map(_run_block, blocks)
+            # submit, not map(): an interrupted map() cancels the queued futures itself, and the pool's manager
+            # thread, finding its workers terminated below, then fails on them (InvalidStateError: CANCELLED,
+            # a thread traceback after Ctrl-C); pending futures are cancelled by shutdown() alone
+            futures = [pool.submit(_run_block, block) for block in blocks]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for part, state in results:
-            take(part, state)
+        for future in futures:
+            take(*future.result())
     except BaseException:
         # Ctrl-C or a failed block: stop the workers now (a block can run for minutes), before the caller
         # removes the directory they write into

@@ -588,7 +588,8 @@ HOOK = textwrap.dedent("""
                 time.sleep(300)
                 yield from ()
             units = self.module.work(*args)
-            return units[:2] + [wait] + units[2:]
+            waits = [wait, wait] if mode == "busy" else [wait]  # busy: both workers wait, later blocks queue
+            return units[:2] + waits + units[2:]
 
     families.load = lambda name: Family(load(name))
     if mode == "spawn":  # Ctrl-C to the process group as the pool forks its first worker
@@ -638,11 +639,14 @@ def _wait_for(marker: Path, p: subprocess.Popen) -> None:
             pass
 
 
-@pytest.mark.parametrize("mode", ["serial", "pool"])
+@pytest.mark.parametrize("mode", ["serial", "pool", "busy"])
 def test_real_ctrl_c_while_drawing(tmp_path, mode):
+    # busy: without the fix the pool's manager thread printed a traceback (InvalidStateError: CANCELLED) on the
+    # blocks still queued, which the interrupted map() had cancelled
     out = tmp_path / "suite"
     before = _fake_suite(out)
-    p, marker = _start(tmp_path, mode, out, *SMALL)
+    # busy needs more blocks than the pool runs at once: layout's quick profile has 31 units
+    p, marker = _start(tmp_path, mode, out, *(["--family", "layout", "--profile", "quick"] if mode == "busy" else SMALL))
     _wait_for(marker, p)
     assert _hidden(tmp_path)  # its temporary directory
     os.killpg(p.pid, signal.SIGINT)  # as a terminal does: the parent and its workers
