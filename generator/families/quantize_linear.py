@@ -705,13 +705,9 @@ def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) 
                 datasets.append([v for v in (part, sc, z) if v is not None])
                 outcomes.append(part_outcome)
     shape = ("n",) if elementwise else None
-
-    def meta_of(flags=None, compare=compare, **more):
-        return FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(compare),
-                           flags=list(flags or spec.flags), seed=seed, params=params,
-                           reading="; ".join(readings) or None, **(extra or {}), **more)
-
-    yield from split(full, datasets, outcomes, lambda _: _model(spec, spec.sets[0], shape), meta_of)
+    meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=dict(compare), flags=list(spec.flags), seed=seed,
+                       params=params, reading="; ".join(readings) or None, **(extra or {}))
+    yield from split(full, datasets, outcomes, lambda _: _model(spec, spec.sets[0], shape), meta)
 
 
 def catalogue_cases(max_opset: int) -> Iterator[Case]:
