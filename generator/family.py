@@ -76,15 +76,13 @@ def probe_meta(meta: dict, reasons: Iterable[str], flags: Iterable[str] = ("prob
 
 
 def split(name: str, datasets: Iterable[list[np.ndarray]], outcomes: Iterable[Outcome],
-          model_of: Callable[[list[np.ndarray]], object], meta: dict | Callable[..., dict],
-          kind: str = "node", probe_flags: Iterable[str] = ("probe",)) -> Iterator[Case]:
+          model_of: Callable[[list[np.ndarray]], object], meta: dict, kind: str = "node",
+          probe_flags: Iterable[str] = ("probe",)) -> Iterator[Case]:
     """The `kind` case (name) of the data sets whose outcome is defined, and the probe case (<name>_probe) of the
     others, with the reasons in case.json "undefined".
 
     model_of(inputs of the first data set) builds a case's model. meta is the defined case's metadata
-    (Family.meta); the probe's is derived from it (probe_meta, with probe_flags). The older form, a function
-    meta(flags=None, compare=None, **extra), is called with no arguments for the defined case, and with flags
-    ["probe"], PROBE_COMPARE and undefined=[reasons] for the probe."""
+    (Family.meta); the probe's is derived from it (probe_meta, with probe_flags)."""
     defined, outputs, undefined, reasons = [], [], [], set()
     for inputs, outcome in zip(datasets, outcomes, strict=True):
         if outcome.defined:
@@ -94,11 +92,10 @@ def split(name: str, datasets: Iterable[list[np.ndarray]], outcomes: Iterable[Ou
             undefined.append(inputs)
             reasons.update(outcome.reasons)
     if defined:
-        yield Case(name, kind, model_of(defined[0]), defined, outputs, meta() if callable(meta) else dict(meta))
+        yield Case(name, kind, model_of(defined[0]), defined, outputs, dict(meta))
     if undefined:
         yield Case(probe_name(name), "probe", model_of(undefined[0]), undefined, None,
-                   meta(flags=list(probe_flags), compare=dict(PROBE_COMPARE), undefined=sorted(reasons))
-                   if callable(meta) else probe_meta(meta, reasons, probe_flags))
+                   probe_meta(meta, reasons, probe_flags))
 
 
 def split_elements(x: np.ndarray, outcome: Outcome) -> tuple[np.ndarray, Outcome, np.ndarray, list[str]]:

@@ -17,9 +17,7 @@ def _model(inputs):
     return node_model("Relu", [("x", f, inputs[0].shape)], [("y", f, inputs[0].shape)], {}, 13)
 
 
-def _meta(flags=None, compare=None, **extra):
-    return FAM.meta(opset=13, clause="c", compare=compare or {"mode": "exact"}, flags=flags or ["edge"], seed=0,
-                    params={"what": "w"}, **extra)
+META = FAM.meta(opset=13, clause="c", compare={"mode": "exact"}, flags=["edge"], seed=0, params={"what": "w"})
 
 
 def test_an_outcome_names_its_undefined_reasons_and_where():
@@ -37,14 +35,14 @@ def test_an_outcome_names_its_undefined_reasons_and_where():
 def test_split_puts_defined_sets_in_the_node_case_and_the_rest_in_the_probe():
     sets = [[np.full(2, v, np.float32)] for v in (1.0, 2.0, 3.0)]
     outs = [Outcome.of(s) for s in sets[:1]] + [Outcome.of(sets[1], "b"), Outcome.of(sets[2], "a")]
-    node, probe = split("test_demo_w", sets, outs, _model, _meta)
+    node, probe = split("test_demo_w", sets, outs, _model, META)
     assert node.kind == "node" and node.name == "test_demo_w" and len(node.inputs) == 1
     assert node.meta["family"] == "demo" and node.meta["op"] == "Demo" and node.meta["flags"] == ["edge"]
     assert probe.kind == "probe" and probe.name == "test_demo_w_probe" and len(probe.inputs) == 2
     assert probe.outputs is None and probe.meta["undefined"] == ["a", "b"]
     assert probe.meta["compare"] == PROBE_COMPARE and probe.meta["flags"] == ["probe"]
     # a name that already says probe is not doubled; nothing defined gives no node case
-    (only,) = split("test_demo_x_probe", sets[1:], outs[1:], _model, _meta)
+    (only,) = split("test_demo_x_probe", sets[1:], outs[1:], _model, META)
     assert only.name == "test_demo_x_probe"
 
 
@@ -61,11 +59,6 @@ def test_split_derives_the_probe_metadata_from_the_node_case_metadata():
     want = {k: v for k, v in meta.items() if k != "reading"}
     want.update(flags=["probe"], compare=PROBE_COMPARE, undefined=["a", "b"])
     assert probe.meta == want and "reading" not in probe.meta and probe.meta["extra_field"] == 1
-    # the closure form gives the same cases
-    closure = lambda flags=None, compare=None, **extra: dict(  # noqa: E731
-        meta, **({} if flags is None else {"flags": flags, "compare": compare}), **extra)
-    old_node, old_probe = split("test_demo_w", sets, outs, _model, closure)
-    assert old_node.meta == node.meta and {k: v for k, v in old_probe.meta.items() if k != "reading"} == probe.meta
     (hunt,) = split("test_demo_h", sets[1:2], outs[1:2], _model, meta, probe_flags=("hunt", "probe"))
     assert hunt.meta["flags"] == ["hunt", "probe"]
 
