@@ -58,6 +58,9 @@ def test_real_cases_pass(backend, name):
     ("test_cast_float8e4m3fn_to_int8_edge", "not supported for finiteness ops"),
     ("test_cast_float4e2m1_to_bool_witness", "float4e2m1 input 'input': TVM's runtime packs it"),  # PACKED_UNREAD
     ("test_qlinearconv_auto_pad_notset", "not supported for frontend ONNX: QLinearConv"),
+    ("test_quantizelinear_bfloat16_x_opset19", "Unsupported input datatype for operation: T.bfloat16"),
+    ("test_quantizelinear_float8_zero_point_added_opset19", "zero_point param datatype should be one of"),
+    ("test_quantizelinear_blocked_axis0_opset21", "QuantizeLinear blocked quantization is not supported yet"),
 ])
 def test_real_cases_unsupported(backend, name, says):
     r = verdict(backend, "node", name)
