@@ -751,38 +751,41 @@ def _hunt_args(v: Variant, opset: int, x: np.ndarray) -> dict:
     return {"params": v.params, "opset": opset, "x": items}
 
 
-def rebuild(args: dict):
-    """The hunt example `args` describes (_hunt_args): the same input, expected outputs from the reference."""
+def rebuild(args: dict, form: Form = CAST, first_opset=None):
+    """The hunt example `args` describes (_hunt_args): the same input, expected outputs from the reference.
+    form / first_opset(src, to): an operator built on Cast's case functions (CastLike) and its first opset."""
     from generator.witness.cast import decode
 
     p = args["params"]
     src, to = dtypes.get(p["from"]), dtypes.get(p["to"])
     sat = None if "saturate" not in p else bool(p["saturate"])
-    v = Variant(src, to, sat, p.get("round_mode"), max(src.cast_since, to.cast_since, MIN_OPSET))
+    opset = first_opset(src, to) if first_opset else max(src.cast_since, to.cast_since, MIN_OPSET)
+    v = Variant(src, to, sat, p.get("round_mode"), opset)
     if src.kind == "bool":
         x = np.array([s == "True" for s in args["x"]], dtype=bool)
     else:
         x = decode(list(args["x"]), src)
-    return hunt_example(v, int(args["opset"]), x)
+    return hunt_example(v, int(args["opset"]), x, form)
 
 
-def hunt_example(v: Variant, opset: int, x: np.ndarray):
+def hunt_example(v: Variant, opset: int, x: np.ndarray, form: Form = CAST):
     """A hunt Example: the defined elements of x as a node case, the others as a probe."""
     from generator.hunting import Example
 
-    cases = {c.kind: c for c in cases_of(CAST, v, "hunt", x, 0, ["hunt"], opset=opset, probe_flags=("hunt", "probe"))}
+    cases = {c.kind: c for c in cases_of(form, v, "hunt", x, 0, ["hunt"], opset=opset, probe_flags=("hunt", "probe"))}
     return Example(cases.get("node"), cases.get("probe"), _hunt_args(v, opset, x))
 
 
-def hunt(max_opset: int = NEWEST_CAST):
+def hunt(max_opset: int = NEWEST_CAST, form: Form = CAST, variants_of=None):
     """Cast examples, one slice per variant (from, to, saturate, round_mode): one of its opsets, and 1..16
-    source elements biased to where the fault models part from the reference (hunt_pool)."""
+    source elements biased to where the fault models part from the reference (hunt_pool). form / variants_of:
+    an operator built on Cast's case functions (CastLike) and its variants."""
     from hypothesis import strategies as st
 
     @st.composite
     def example(draw, v: Variant):
         opset = draw(_hunt_opset(v, max_opset))
         items = draw(_hunt_tensor(v))
-        return hunt_example(v, opset, _hunt_x(v, items))
+        return hunt_example(v, opset, _hunt_x(v, items), form)
 
-    return {v.label: example(v) for v in variants(max_opset)}
+    return {v.label: example(v) for v in (variants_of or variants)(max_opset)}

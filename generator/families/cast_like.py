@@ -102,3 +102,14 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST) -> li
 
     groups = witness.load(FAMILY.name)["groups"] if profile != "quick" else {}
     return cast.units(CASTLIKE, CATALOGUE, variants(max_opset), Context(PROFILES[profile], seed, max_opset, groups))
+
+
+def hunt(max_opset: int = NEWEST):
+    """Cast's hunt (one slice per variant, inputs biased to where its fault models part from the reference) as
+    CastLike nodes; a target_type of a seeded shape and bits, which must not matter."""
+    return cast.hunt(max_opset, CASTLIKE, variants) if max_opset >= MIN_OPSET else None
+
+
+def rebuild(args: dict):
+    """The hunt example `args` describes, as CastLike (cast.rebuild)."""
+    return cast.rebuild(args, CASTLIKE, first_opset)
