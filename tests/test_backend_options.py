@@ -179,7 +179,7 @@ def test_litert_options_reach_the_interpreter(monkeypatch, tmp_path):
     b = registry.get_backend("litert", {"op_resolver": "BUILTIN_REF", "num_threads": "2"})
     assert b.settings() == {"op_resolver": "BUILTIN_REF (reference kernels)", "num_threads": 2}
     name = "test_layout_conv_concat_channel_axis"
-    write_case(family.build_case(family.PATTERNS[name], name, 0, 1), tmp_path)
+    write_case(family.build_case(family.CATALOGUE[name], name, 0, 1), tmp_path)
     case = read_case(tmp_path / "graph" / name)
     b.prepare(case.twin.model, case)
     assert seen["num_threads"] == 2 and seen["experimental_op_resolver_type"] == litert.OpResolverType.BUILTIN_REF

@@ -83,7 +83,7 @@ def test_faults_that_only_matter_elsewhere_pass_distinct_prime_shapes(cases):
 
 def test_killed_rules():
     meta = {"compare": {"mode": "allclose", "rtol": 1e-4, "atol": 1e-4, "outputs": {"y": {"atol": 1e-3}}},
-            "params": {"what": next(iter(fam.PATTERNS.values()))(np.random.default_rng(0)).what}, "seed": 0}
+            "params": {"what": next(iter(fam.CATALOGUE.values()))(np.random.default_rng(0)).what}, "seed": 0}
     fault = LF.FAULTS[0]
     name = fam.source_pattern(meta).graph.outputs[0]
     meta["compare"]["outputs"] = {name: {"atol": 1e-3}}

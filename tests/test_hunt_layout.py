@@ -41,7 +41,7 @@ UNREACHABLE: dict[str, str] = {}
 @pytest.fixture(scope="module")
 def examples(hypothesis_home) -> list[Example]:
     whole = draw_examples(fam.hunt(fam.OPSET, fam.hunt_order()), N_WHOLE, zlib.crc32(b"layout"))
-    alone = [e for name in sorted(fam.PATTERNS)
+    alone = [e for name in sorted(fam.CATALOGUE)
              for e in draw_examples(fam.hunt(fam.OPSET, [name]), N_PER_PATTERN, zlib.crc32(name.encode()))]
     return whole + alone
 
@@ -61,13 +61,13 @@ def test_no_strategy_below_opset_18_and_patterns_are_checked():
     with pytest.raises(ValueError, match="no layout pattern"):
         fam.hunt(fam.OPSET, ["test_layout_nothing"])
     order = fam.hunt_order()
-    assert sorted(order) == sorted(fam.PATTERNS)
-    assert len(fam.PATTERNS[order[0]](np.random.default_rng(0)).graph.ops) == 1
+    assert sorted(order) == sorted(fam.CATALOGUE)
+    assert len(fam.CATALOGUE[order[0]](np.random.default_rng(0)).graph.ops) == 1
 
 
 def test_examples_are_valid_graph_cases_with_their_twin(examples, written):
     drawn = {ex.case.meta["params"]["pattern"] for ex in examples}
-    assert drawn == set(fam.PATTERNS)
+    assert drawn == set(fam.CATALOGUE)
     for ex, loaded in zip(examples, written):
         case = ex.case
         assert ex.probe is None and case.kind == "graph" and len(case.inputs) == 1

@@ -16,7 +16,7 @@ from runners.execute import run_case_dataset
 
 
 def _case(tmp_path, name):
-    case = family.build_case(family.PATTERNS[name], name, 0, 1)
+    case = family.build_case(family.CATALOGUE[name], name, 0, 1)
     write_case(case, tmp_path)
     return read_case(tmp_path / "graph" / name)
 

@@ -162,7 +162,7 @@ def test_reshape_feeding_a_conv_gets_a_transpose_after_it():
 
 def test_explicit_layout_the_spec_example():
     # Graph -> A -> [Reshape] -> B;  C;  [Concat](B, C) -> D: without a map B, C, D are undecided
-    g = family.PATTERNS["test_layout_reshape_concat_no_explicit_layout"](_rng()).graph
+    g = family.CATALOGUE["test_layout_reshape_concat_no_explicit_layout"](_rng()).graph
     plain = L.convert(g)
     assert {"reshaped", "c", "y"}.isdisjoint(plain.perms)
     cv = L.convert(g, {"reshaped": NCHW})
@@ -216,9 +216,9 @@ def test_quantize_is_transparent():
     assert L.convert(g).perm("y") == NCHW
 
 
-@pytest.mark.parametrize("name", sorted(family.PATTERNS))
+@pytest.mark.parametrize("name", sorted(family.CATALOGUE))
 def test_every_pattern_converts_both_ways_with_the_same_results(name):
-    p = family.PATTERNS[name](np.random.default_rng(3))
+    p = family.CATALOGUE[name](np.random.default_rng(3))
     to_onnx = L.convert(p.graph, p.explicit)
     assert to_onnx.graph.form == "onnx"
     _same_semantics(p.graph, to_onnx)
@@ -233,7 +233,7 @@ def test_every_pattern_converts_both_ways_with_the_same_results(name):
 
 
 def test_round_trip_without_terminate_ops_is_structurally_identical():
-    p = family.PATTERNS["test_layout_conv_concat_negative_axis"](np.random.default_rng(3))
+    p = family.CATALOGUE["test_layout_conv_concat_negative_axis"](np.random.default_rng(3))
     back = L.convert(L.convert(p.graph).graph).graph
     assert [(op.type, op.inputs, op.outputs, op.attrs) for op in back.ops] == \
         [(op.type, op.inputs, op.outputs, op.attrs) for op in p.graph.ops]

@@ -20,7 +20,7 @@ from generator.tflite_writer import TfliteError, read_tflite, write_tflite
 from runners.backends import registry
 from runners.execute import run_case_dataset
 
-NAMES = sorted(family.PATTERNS)
+NAMES = sorted(family.CATALOGUE)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_a_wrong_permutation_cannot_pass_sizes_are_distinct():
     for name in NAMES:
         if "ambiguous" in name or "256" in name:
             continue
-        g = family.PATTERNS[name](np.random.default_rng(0)).graph
+        g = family.CATALOGUE[name](np.random.default_rng(0)).graph
         for n in g.inputs + g.outputs:
             shape = [s for s in g.tensors[n].shape if s != 1]
             assert len(shape) == len(set(shape)), (name, n, g.tensors[n].shape)
@@ -81,7 +81,7 @@ def test_no_case_below_opset_18():
 
 
 def test_generation_is_deterministic():
-    make = family.PATTERNS["test_layout_mul_broadcast_wc_graph_input"]
+    make = family.CATALOGUE["test_layout_mul_broadcast_wc_graph_input"]
     a = case_files(family.build_case(make, "test_layout_mul_broadcast_wc_graph_input", 0, 2))
     b = case_files(family.build_case(make, "test_layout_mul_broadcast_wc_graph_input", 0, 2))
     assert a == b
@@ -180,7 +180,7 @@ def test_a_changed_twin_file_fails_its_hash(suite, tmp_path):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_tflite_writer_round_trip(name):
-    g = family.PATTERNS[name](np.random.default_rng(5)).graph
+    g = family.CATALOGUE[name](np.random.default_rng(5)).graph
     back = read_tflite(write_tflite(g))
     assert back.inputs == g.inputs and back.outputs == g.outputs
     xs = [np.random.default_rng(1).uniform(-1, 2, g.tensors[n].shape).astype(np.float32) for n in g.inputs]
@@ -191,7 +191,7 @@ def test_tflite_writer_round_trip(name):
 def test_tflite_reader_refuses_what_is_not_tflite():
     with pytest.raises(TfliteError, match="TFL3"):
         read_tflite(b"not a model at all")
-    g = family.PATTERNS["test_layout_reshape_conv"](np.random.default_rng(5)).graph
+    g = family.CATALOGUE["test_layout_reshape_conv"](np.random.default_rng(5)).graph
     with pytest.raises(ValueError, match="last axis"):
         bad = L.new_graph("tflite")
         bad.add("x", (1, 3, 4))
@@ -204,19 +204,19 @@ def test_tflite_reader_refuses_what_is_not_tflite():
 
 
 def test_the_family_follows_the_contract(suite):
-    """FAMILY is a Family named for its module; PATTERNS a Catalogue of test_layout_<function>; the graph
+    """FAMILY is a Family named for its module; CATALOGUE a Catalogue of test_layout_<function>; the graph
     runner returns an Outcome; every case's metadata is FAMILY's, with its pattern's operator as "op"."""
     assert isinstance(family.FAMILY, Family) and family.FAMILY.name == family.__name__.rsplit(".", 1)[1]
-    assert isinstance(family.PATTERNS, Catalogue) and family.PATTERNS.prefix == "test_layout_"
-    assert all(name == f"test_layout_{fn.__name__}" for name, fn in family.PATTERNS.items())
-    p = family.PATTERNS["test_layout_split_channel_axis"](np.random.default_rng(0))
+    assert isinstance(family.CATALOGUE, Catalogue) and family.CATALOGUE.prefix == "test_layout_"
+    assert all(name == f"test_layout_{fn.__name__}" for name, fn in family.CATALOGUE.items())
+    p = family.CATALOGUE["test_layout_split_channel_axis"](np.random.default_rng(0))
     xs = [np.zeros(p.graph.tensors[n].shape, np.float32) for n in p.graph.inputs]
     out = L.run(p.graph, xs)
     assert isinstance(out, Outcome) and out.defined and len(out.outputs) == 2
     for name in NAMES:
         meta = _load(suite, name).meta
         assert meta["family"] == "layout" and meta["spec"]["file"] == family.FAMILY.spec_file
-        assert meta["op"] == family.PATTERNS[name](np.random.default_rng(0)).op
+        assert meta["op"] == family.CATALOGUE[name](np.random.default_rng(0)).op
     assert not (suite / "probe").exists()  # seeded finite data: every suite data set is defined
 
 

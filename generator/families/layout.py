@@ -326,7 +326,6 @@ def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) 
 # A pattern: fn(rng, d=None) -> Pattern draws its weights from rng and takes its sizes and attribute values
 # from d (Dims; None: the suite's); @CATALOGUE names its case test_layout_<fn name>.
 CATALOGUE = Catalogue(FAMILY.prefix + "_")
-PATTERNS = CATALOGUE  # the name generator/witness/layout.py and the layout / backend tests use
 
 
 class _B:

@@ -22,7 +22,7 @@ def find(max_opset: int, budget: float) -> dict:
     if max_opset is not None and max_opset < fam.OPSET:
         return {}
     datasets = fam.PROFILES["default"]["datasets"]
-    cases = [fam.build_case(make, name, 0, datasets) for name, make in sorted(fam.PATTERNS.items())]
+    cases = [fam.build_case(make, name, 0, datasets) for name, make in sorted(fam.CATALOGUE.items())]
     faults: dict = {}
     for fault in LF.FAULTS:
         witnesses = []
