@@ -2,7 +2,7 @@
 
     gen-cases [OUT] [--family F ...] [--profile quick|default|exhaustive] [--seed N]
               [--max-opset N] [--check]
-    gen-cases --find-witnesses [--family F ...] [--budget SECONDS]
+    gen-cases --find-witnesses [--family F ...] [--budget EXAMPLES]
 
 Writing is atomic: the suite is built in a temporary directory beside OUT and swapped in whole,
 so OUT is either the complete old suite or the complete new one (generator/outdir.py: mount points,
@@ -30,6 +30,7 @@ from pathlib import Path
 from generator import families, outdir
 
 DEFAULT_OUT = "cases"
+DEFAULT_BUDGET = 500  # hypothesis examples per witness search
 DEFAULTS = {"profile": "default", "seed": 0}  # and max_opset: the newest of the installed onnx
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -41,6 +42,17 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2 (argparse prints usage + error otherwise)
         raise UsageError(message)
+
+
+def _examples(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number of examples (--budget counts "
+                                         "hypothesis examples per search, not seconds)")
+    return n
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -61,8 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--find-witnesses", action="store_true",
                    help="search inputs that tell each fault model from the reference and write them to the "
                         "committed catalogues under generator/witness/catalogue/ (no suite is written)")
-    p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
-                   help="with --find-witnesses: hypothesis search time per family (default 60)")
+    p.add_argument("--budget", type=_examples, default=DEFAULT_BUDGET, metavar="EXAMPLES",
+                   help="with --find-witnesses: hypothesis examples for each search, i.e. each (group, fault) pair "
+                        f"that construction and enumeration leave open (default {DEFAULT_BUDGET}); a count, not a "
+                        "time, so that the catalogues do not depend on the machine's speed or load")
     return p
 
 
@@ -370,7 +384,7 @@ def hypothesis_home():
             configuration.set_hypothesis_home_dir(None)
 
 
-def find_witnesses(names: list[str], max_opset: int, budget: float) -> int:
+def find_witnesses(names: list[str], max_opset: int, budget: int) -> int:
     """Run each family's witness search and write its catalogue (generator/witness/catalogue/)."""
     from generator import witness
 

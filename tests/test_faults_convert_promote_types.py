@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import itertools
+import time
+
 import numpy as np
 import pytest
 
-from generator import dtypes, sampling, witness
+from generator import cli, dtypes, sampling, witness
 from generator.families import convert_promote_types as fam
 from generator.faults import same_elements
 from generator.reference import convert_promote_types as ref
@@ -228,11 +231,25 @@ def test_element_count_fault_needs_a_one_element_tensor():
 
 
 def test_hypothesis_search_finds_double_rounding_witnesses():
-    """The fallback search (unused where construction succeeds) finds a witness by itself."""
-    found = W._search("via_float32", dtypes.get("int32"), dtypes.get("bfloat16"), 20)
+    """The fallback search (unused where construction succeeds) finds a witness by itself, within gen-cases
+    --find-witnesses' default budget (examples per search)."""
+    found = W._search("via_float32", dtypes.get("int32"), dtypes.get("bfloat16"), cli.DEFAULT_BUDGET)
     assert found
     x = np.array(found, dtype=np.int32)
     assert F.differing(F.convert_via_float32, x, dtypes.get("int32"), dtypes.get("bfloat16")).size
+
+
+def test_the_search_gives_the_same_witness_however_slow_the_clock_runs(monkeypatch):
+    """A loaded machine is a clock that runs fast between two examples. The search stops after a number of
+    examples, never at a time: its witness is the same when a minute passes at every reading of the clock
+    (a time limit read inside the test function made a witness found near its end fail to reproduce on
+    hypothesis's replay, FlakyFailure, or no witness at all)."""
+    i32, bf16 = dtypes.get("int32"), dtypes.get("bfloat16")
+    calm = W._search("via_float32", i32, bf16, cli.DEFAULT_BUDGET)
+    real = time.monotonic
+    readings = itertools.count()
+    monkeypatch.setattr(time, "monotonic", lambda: real() + 60.0 * next(readings))
+    assert W._search("via_float32", i32, bf16, cli.DEFAULT_BUDGET) == calm
 
 
 # ---------------------------------------------------------------------------------------

@@ -144,6 +144,8 @@ def test_failure_during_generation_leaves_the_old_suite(tmp_path, monkeypatch):
     (["--seed", "abc"], "invalid int value"),
     (["--max-opset", "0"], "--max-opset"),
     (["--bogus"], "unrecognized arguments"),
+    (["--find-witnesses", "--budget", "2.5"], "examples per search, not seconds"),
+    (["--find-witnesses", "--budget", "0"], "not a positive whole number of examples"),
 ])
 def test_bad_options_give_one_line_and_exit_2(tmp_path, args, needle):
     r = run(str(tmp_path / "s"), *args)

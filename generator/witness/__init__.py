@@ -2,8 +2,13 @@
 
 `gen-cases --find-witnesses` runs each family's search, `generator/witness/<family>.py`:
 
-    find(max_opset: int, budget: float) -> dict     the catalogue's "groups" (below); budget in seconds
-                                                   for the hypothesis part, spread over the groups
+    find(max_opset: int, budget: int) -> dict       the catalogue's "groups" (below); budget: hypothesis
+                                                   examples for each search (a (group, fault) pair that
+                                                   construction and enumeration leave open)
+
+A search stops after a number of examples, never at a time, and is derandomized without a database: the same
+code, options and hypothesis version give the same catalogue on a fast machine and on a loaded one. A
+witness a search returns is checked against the reference directly (not by a hypothesis replay).
 
 and writes `generator/witness/catalogue/<family>.json`, committed as data. gen-cases only reads it
 (`load`): the family module turns each group's witnesses into node cases, so a suite never depends on
@@ -79,7 +84,7 @@ def searcher(family: str):
     return optional_module(f"generator.witness.{family}")
 
 
-def find(family: str, max_opset: int, budget: float) -> dict | None:
+def find(family: str, max_opset: int, budget: int) -> dict | None:
     """Run a family's search; the catalogue it gives (not written), or None if the family has no search."""
     mod = searcher(family)
     if mod is None:

@@ -325,9 +325,12 @@ def _differs(fault, d: Data) -> bool:
     return differs(fault, d.conv, d.inputs())
 
 
-def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
+def search(fault, conv: fam.Conv, examples: int, seed: int) -> list[Data]:
     """A hypothesis search for one witness (random data of the configuration, scales mostly powers of two so
-    that ties occur), aiming at many differing elements; [] if none within the budget."""
+    that ties occur), aiming at many differing elements; [] if none among `examples` examples (a count, never a
+    time: the same seed and count give the same witness however loaded the machine)."""
+    if examples < 1:
+        return []
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
     from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
@@ -341,7 +344,7 @@ def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
     pow2 = st.integers(-12, -2).map(lambda e: 2.0**e)
     scale = st.one_of(pow2, st.floats(2.0**-12, 0.25, width=32))
 
-    @settings(max_examples=max(50, int(100 * budget)), deadline=None, database=None, derandomize=False,
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               phases=[Phase.generate, Phase.target], suppress_health_check=list(HealthCheck),
               verbosity=Verbosity.quiet)
     @hypothesis_seed(seed)
@@ -373,8 +376,9 @@ def search(fault, conv: fam.Conv, budget: float, seed: int) -> list[Data]:
     return found[:1]
 
 
-def find(max_opset: int, budget: float) -> dict:
-    """The catalogue's groups: every class, each fault's witnesses or its equivalence proof."""
+def find(max_opset: int, budget: int) -> dict:
+    """The catalogue's groups: every class, each fault's witnesses or its equivalence proof. budget: hypothesis
+    examples for each search (a fault that construction leaves open)."""
     if max_opset < OPSET:
         return {}
     classes = F.all_groups()
@@ -389,7 +393,7 @@ def find(max_opset: int, budget: float) -> dict:
         def witnesses_of(fault, conv=conv) -> tuple[str, list]:
             built = [d for d in construct(fault, conv) if _differs(fault, d)]
             how, found = ("construction", built) if built else \
-                ("search", search(fault, conv, budget / len(classes), len(groups)))
+                ("search", search(fault, conv, budget, len(groups)))
             return how, [d.encode() for d in found]
 
         groups[F.key_of(*parts)] = {"params": params,
