@@ -1,13 +1,22 @@
 """gen-cases: write a conformance suite, or check that a directory is exactly what it would write.
 
     gen-cases [OUT] [--family F ...] [--profile quick|default|exhaustive] [--seed N]
-              [--max-opset N] [--check]
+              [--max-opset N] [--replace] [--check]
     gen-cases --find-witnesses [--family F ...] [--budget EXAMPLES]
 
 Writing is atomic: the suite is built in a temporary directory beside OUT and swapped in whole,
 so OUT is either the complete old suite or the complete new one (generator/outdir.py: mount points,
 symlinks, leftovers of killed runs). A non-empty OUT that is not an opconform suite is refused, never
 overwritten. --check regenerates with the options recorded in the suite's manifest.json.
+
+What gen-cases replaces in OUT is the suite only: manifest.json, the kind folders (node/, graph/, negative/,
+probe/) and tables/ (suite_entry), each whole. Every other entry of OUT (a vendor's baseline, ci/notes.md)
+is not gen-cases' and is kept: carried over into the new OUT, named in a note; --check leaves it out too.
+Put nothing of your own inside the suite's folders: they are replaced whole.
+
+A regeneration that would drop cases of the suite in OUT says how many (by kind and by family). When it was
+made with other options than the suite's (e.g. --family layout over a whole suite) it is refused, OUT
+untouched, unless --replace says that is meant.
 
 Heavy modules (onnx, the families' references) are imported inside main, so that a Ctrl-C while they load
 ends like any other: one line, exit 130.
@@ -30,6 +39,7 @@ from pathlib import Path
 from generator import families, outdir
 
 DEFAULT_OUT = "cases"
+TABLES = "tables"  # the folder of a suite's tables (kill matrix, a family's extra_files)
 DEFAULT_BUDGET = 500  # hypothesis examples per witness search
 DEFAULTS = {"profile": "default", "seed": 0}  # and max_opset: the newest of the installed onnx
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -67,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="base seed of the random inputs (default 0)")
     p.add_argument("--max-opset", type=int, metavar="N",
                    help="leave out cases that need a newer ai.onnx opset (default: the newest onnx knows)")
+    p.add_argument("--replace", action="store_true",
+                   help="replace the suite in OUT even though this generation drops some of its cases (made with "
+                        "a narrower --family, --profile or --max-opset than the suite's); without it that is refused")
     p.add_argument("--check", action="store_true",
                    help="regenerate with the options recorded in OUT's manifest.json into a temporary directory "
                         "and fail unless OUT is byte-identical")
@@ -229,8 +242,30 @@ def generate_into(target: Path, names: list[str], profile: str, seed: int, max_o
     return len(entries)
 
 
+def suite_entry(name: str) -> bool:
+    """Is an entry of OUT named `name` part of a suite (gen-cases' to replace)? The others are kept."""
+    from generator.serialize import KINDS, MANIFEST
+
+    return name == MANIFEST or name == TABLES or name in KINDS
+
+
+def foreign_entries(out: Path) -> list[str]:
+    """The entries of the directory `out` that are not part of a suite ([] if it is no directory)."""
+    real = Path(os.path.realpath(out))
+    if not real.is_dir():
+        return []
+    return [n for n in outdir.entries(real) if not suite_entry(n)]
+
+
+def _show_names(names: list[str], most: int = 5) -> str:
+    shown = [n if n.isprintable() else ascii(n) for n in names[:most]]
+    return ", ".join(shown) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def _tree(root: Path) -> set[str]:
-    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    """The files of the suite in root (its entries that are not part of a suite left out)."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")
+            if p.is_file() and suite_entry(p.relative_to(root).parts[0])}
 
 
 def _newest_opset() -> int:
@@ -302,6 +337,7 @@ def check(out: Path, names, profile, seed, max_opset) -> int:
         fresh.mkdir()
         generate_into(fresh, names, profile, seed, max_opset)
         have, want = _tree(out), _tree(fresh)
+        foreign = foreign_entries(out)
         problems = [f"missing: {p}" for p in sorted(want - have)]
         problems += [f"unexpected: {p}" for p in sorted(have - want)]
         problems += [f"differs: {p}" for p in sorted(have & want)
@@ -313,6 +349,8 @@ def check(out: Path, names, profile, seed, max_opset) -> int:
               f"(profile={profile}, seed={seed}, max-opset={max_opset}). The committed suite was made with "
               f"the package versions in .ci/constraints.txt.", file=sys.stderr)
         return 1
+    if foreign:
+        print(f"gen-cases --check: note: not part of the suite, not checked: {_show_names(foreign)}", file=sys.stderr)
     print(f"gen-cases --check: {out} is identical to a fresh generation ({len(have)} files)")
     return 0
 
@@ -343,28 +381,99 @@ def _note_empty_families(names: list[str], max_opset: int, entries_by_family: di
             print(f"gen-cases: note: {name} has no case at --max-opset {max_opset}{why}", file=sys.stderr)
 
 
-def write(out: Path, names, profile, seed, max_opset) -> int:
+def _suite_in(out: Path) -> tuple[list[dict], dict | None] | None:
+    """(cases, options) of the suite in OUT as its manifest lists them; None if OUT holds no suite, or one whose
+    manifest lists no cases."""
+    from generator.serialize import CaseError, is_suite, read_manifest
+
+    try:
+        if not is_suite(out):
+            return None
+        manifest = read_manifest(out)
+    except (CaseError, OSError, ValueError):
+        return None
+    cases = manifest.get("cases")
+    if not isinstance(cases, list):
+        return None
+    cases = [c for c in cases if isinstance(c, dict) and isinstance(c.get("name"), str)]
+    options = manifest.get("options")
+    return cases, options if isinstance(options, dict) else None
+
+
+def _counted(cases: list[dict], key: str) -> str:
+    counts: dict[str, int] = {}
+    for c in cases:
+        k = c.get(key) if isinstance(c.get(key), str) else "?"
+        counts[k] = counts.get(k, 0) + 1
+    return ", ".join(f"{_show_names([k])} {n}" for k, n in sorted(counts.items()))
+
+
+def _dropped(old: list[dict], new: list[dict]) -> list[dict]:
+    """The cases of the old suite that the new one has not (by kind and name)."""
+    have = {(c.get("kind"), c["name"]) for c in new}
+    return [c for c in old if (c.get("kind"), c["name"]) not in have]
+
+
+def write(out: Path, names, profile, seed, max_opset, replace: bool = False) -> int:
     from generator.serialize import is_suite, read_manifest
 
     _check_selection(names, max_opset)
     per_family: dict[str, int] = {}
+    options = {"families": names, "profile": profile, "seed": seed, "max_opset": max_opset}
+    dropped: list[dict] = []
 
     def build(target: Path) -> int:
         n = generate_into(target, names, profile, seed, max_opset)
         if n == 0:  # the old suite stays: an empty one replaces nothing
             raise UsageError(f"no case to write with --max-opset {max_opset} and --profile {profile} "
                              f"(the families need ai.onnx opset: {_need(names)})")
-        for case in read_manifest(target)["cases"]:
+        new = read_manifest(target)["cases"]
+        for case in new:
             per_family[case["family"]] = per_family.get(case["family"], 0) + 1
+        old = _suite_in(out)
+        if old is not None:
+            dropped[:] = _dropped(old[0], new)
+            if dropped and not replace:  # the old suite stays
+                _refuse_a_narrower_suite(out, old, dropped, options, f"this generation ({n} cases)")
         return n
 
+    old = _suite_in(out)
+    if old is not None and not replace:  # before minutes of work: the cases of families not chosen go for sure
+        _refuse_a_narrower_suite(out, old, [c for c in old[0] if c.get("family") not in names], options,
+                                 "a generation of other families")
     try:
-        n = outdir.replace(out, build, is_suite)
+        n = outdir.replace(out, build, is_suite, own=suite_entry)
     except outdir.Refused as exc:
         raise UsageError(str(exc)) from None
     _note_empty_families(names, max_opset, per_family)
+    if dropped:
+        print(f"gen-cases: note: {len(dropped)} cases of the suite that was in {out} are dropped (by kind: "
+              f"{_counted(dropped, 'kind')}; by family: {_counted(dropped, 'family')})", file=sys.stderr)
+    kept = foreign_entries(out)
+    if kept:
+        print(f"gen-cases: note: kept {len(kept)} entries of {out} that are not part of the suite: "
+              f"{_show_names(kept)}", file=sys.stderr)
     print(f"gen-cases: wrote {n} cases to {out}")
     return 0
+
+
+def _refuse_a_narrower_suite(out: Path, old: tuple[list[dict], dict | None], dropped: list[dict], options: dict,
+                             what: str) -> None:
+    """UsageError if `dropped` (cases of the suite in OUT) would go and the suite was made with other options;
+    with the same options (the generator changed) the cases just go, with a note."""
+    recorded = {k: (old[1] or {}).get(k) for k in options}
+    if not dropped or recorded == options:
+        return
+
+    def show(v) -> str:
+        return _show_names([",".join(map(str, v)) if isinstance(v, list) else str(v)])
+
+    differ = "; ".join(f"{k.replace('_', '-')} {show(recorded[k])} -> {show(options[k])}"
+                       for k in options if recorded[k] != options[k])
+    raise UsageError(f"{out} holds a suite of {len(old[0])} cases; {what} would drop {len(dropped)} of them "
+                     f"(by kind: {_counted(dropped, 'kind')}; by family: {_counted(dropped, 'family')}) and "
+                     f"was asked with other options than the suite's ({differ}): pass --replace to replace it, "
+                     f"or write to another directory")
 
 
 @contextmanager
@@ -415,7 +524,7 @@ def _main(argv: list[str] | None) -> int:
         o = _check_options(out, args)
         return check(out, o["families"], o["profile"], o["seed"], o["max_opset"])
     o = _options(args)
-    return write(out, o["families"], o["profile"], o["seed"], o["max_opset"])
+    return write(out, o["families"], o["profile"], o["seed"], o["max_opset"], replace=args.replace)
 
 
 def main(argv: list[str] | None = None) -> int:

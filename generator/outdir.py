@@ -1,22 +1,30 @@
 """Replace an output directory safely: build the new one apart, swap it in, clean what dead runs left.
 
-    replace(out, build, replaceable) -> what build returned
+    replace(out, build, replaceable, own=None) -> what build returned
+
+What is replaced: with own (a test on the names of OUT's entries), only the entries own() accepts; every other
+entry of OUT (a file or directory someone else put there) is kept, carried over into the new OUT. Without
+own, the whole directory.
 
 Where the new directory is built, and how it is swapped in:
   beside   `.<OUT>.new-<id>/` in OUT's parent; two renames under a lock of the parent (OUT -> `.<OUT>.old-<id>`,
            new -> OUT; the second is the commit), then the old one is removed. OUT is at every moment the
-           whole old directory or the whole new one.
+           whole old directory or the whole new one. Entries own() refuses are then moved from the old
+           directory into OUT, under the same lock, before the old one is removed.
   inside   when OUT is a mount point: rename(2) cannot move a mount point (EBUSY) and a directory beside it
            is on another mount (EXDEV). The new directory is built as `OUT/.<OUT>.new-<id>/`; the swap moves
            OUT's entries into `OUT/.<OUT>.old-<id>/`, renames that to `.<OUT>.prev-<id>` (the commit: every
            old entry is out), then moves the new entries in. If a rename of the beside swap fails with
            EBUSY / EXDEV (a bind mount os.path.ismount does not see), the built directory is copied inside.
+           Entries own() refuses are never moved.
 A symlink OUT is followed: the directory is written at its target and the link stays.
 
 Leftovers. Each of these directories is flock()ed by the run that made it for as long as it exists, and the
 kernel drops the lock with the process however it dies (pid reuse does not matter). A run first takes the
 lock of every leftover it can: those are a dead run's. It puts a dead swap right (before the commit: the old
-entries go back; after it: the new ones are moved in) and removes the rest. A live run's are left alone.
+entries go back; after it: the new ones are moved in, and the entries own() refuses are moved out of a dead
+run's old directory into OUT) and removes the rest; a leftover that still holds such an entry (OUT has one of
+that name) is kept. A live run's are left alone.
 
 Ctrl-C is held during a swap and during removals, so that none is cut in half: an interrupt that came
 during the swap is raised after it as InterruptedAfterWrite (OUT already holds the new directory).
@@ -159,7 +167,26 @@ def _settle_inside(real: Path, rid: str) -> None:
         os.rmdir(new)
 
 
-def _clean_beside(real: Path) -> None:
+Own = Callable[[str], bool]
+
+
+def _carry(old: Path, real: Path, own: Own | None) -> list[str]:
+    """Move the entries of the old directory that own() refuses into `real`; the names it could not move
+    (`real` has an entry of that name), which stay in `old`."""
+    if own is None:
+        return []
+    left = []
+    for name in sorted(os.listdir(old)):
+        if own(name):
+            continue
+        if os.path.lexists(real / name):
+            left.append(name)
+        else:
+            os.rename(old / name, real / name)
+    return left
+
+
+def _clean_beside(real: Path, own: Own | None = None) -> None:
     """Put right, or remove, what dead runs writing `real` left beside it."""
     doomed = []
     with _locked(real.parent):
@@ -170,6 +197,8 @@ def _clean_beside(real: Path) -> None:
             if kind == "old" and not os.path.lexists(real):  # died between its two renames: put it back
                 os.rename(path, real)
                 os.close(fd)
+            elif kind == "old" and real.is_dir() and _carry(path, real, own):  # died after its commit
+                os.close(fd)  # what it could not carry stays, in the leftover
             else:
                 doomed.append((path, fd))
     _remove_all(doomed)
@@ -220,7 +249,7 @@ def _work_dir(base: Path, name: str) -> _Work:
         return _Work(path, lock(path))
 
 
-def _swap_beside(real: Path, work: _Work) -> None:
+def _swap_beside(real: Path, work: _Work, own: Own | None) -> None:
     os.chmod(work.path, 0o777 & ~_umask())
     old = real.parent / f".{real.name}.old-{work.rid}"
     old_fd = None
@@ -236,12 +265,14 @@ def _swap_beside(real: Path, work: _Work) -> None:
                     os.rename(old, real)
                 raise
             work.release()
-        shutil.rmtree(old, ignore_errors=True)
+            kept = os.path.isdir(old) and _carry(old, real, own)  # a dead run's: the next run carries them
+        if not kept:
+            shutil.rmtree(old, ignore_errors=True)
     finally:
         _close(old_fd)
 
 
-def _swap_inside(real: Path, work: _Work) -> None:
+def _swap_inside(real: Path, work: _Work, own: Own | None) -> None:
     rid = work.rid
     old, prev = real / f".{real.name}.old-{rid}", real / f".{real.name}.prev-{rid}"
     old_fd = None
@@ -250,7 +281,8 @@ def _swap_inside(real: Path, work: _Work) -> None:
             old.mkdir()
             old_fd = lock(old)
             try:
-                _move_all(real, old, entries(real), manifest_last=False)
+                mine = [n for n in entries(real) if own is None or own(n)]
+                _move_all(real, old, mine, manifest_last=False)
                 os.rename(old, prev)  # the commit
                 _move_all(work.path, real, os.listdir(work.path), manifest_last=True)
                 os.rmdir(work.path)
@@ -263,12 +295,12 @@ def _swap_inside(real: Path, work: _Work) -> None:
         _close(old_fd)
 
 
-def _swap(real: Path, work: _Work, inside: bool) -> bool:
+def _swap(real: Path, work: _Work, inside: bool, own: Own | None = None) -> bool:
     """Swap the built directory in, Ctrl-C held; False if OUT turned out to be a mount point (EBUSY / EXDEV:
     a bind mount os.path.ismount does not see) and was left as it was."""
     with sigint_held() as held:
         try:
-            (_swap_inside if inside else _swap_beside)(real, work)
+            (_swap_inside if inside else _swap_beside)(real, work, own)
             done = True
         except OSError as exc:
             if inside or exc.errno not in (errno.EBUSY, errno.EXDEV) or not real.is_dir():
@@ -297,9 +329,10 @@ def _discard(work: _Work) -> None:
     work.release()
 
 
-def replace(out: Path, build: Callable[[Path], T], replaceable: Callable[[Path], bool]) -> T:
+def replace(out: Path, build: Callable[[Path], T], replaceable: Callable[[Path], bool], own: Own | None = None) -> T:
     """Make the directory `out` anew: build(an empty directory), then swap it in. A non-empty `out` for which
-    replaceable(out) is false is refused (Refused), as is a file; neither is touched."""
+    replaceable(out) is false is refused (Refused), as is a file; neither is touched. own: which names of
+    `out`'s entries the build replaces (the build writes no others); every other entry is kept. None: all."""
     real = Path(os.path.realpath(out))
     if os.path.lexists(real) and not real.is_dir():
         raise Refused(f"{out} exists and is not a directory")
@@ -308,14 +341,14 @@ def replace(out: Path, build: Callable[[Path], T], replaceable: Callable[[Path],
         _clean_inside(real)  # first: a run that died swapping inside OUT left it half old, half new
         if entries(real) and not replaceable(real):
             raise Refused(f"{out} is not empty and not an opconform suite; refusing to replace it")
-    _clean_beside(real)
+    _clean_beside(real, own)
     inside = real.is_dir() and os.path.ismount(real)
     work = _work_dir(real if inside else real.parent, real.name)
     try:
         result = build(work.path)
-        if not _swap(real, work, inside):
+        if not _swap(real, work, inside, own):
             work = _into_inside(real, work)
-            _swap(real, work, True)
+            _swap(real, work, True, own)
     except BaseException:
         _discard(work)
         raise
