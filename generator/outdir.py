@@ -197,14 +197,27 @@ def _clean_beside(real: Path, own: Own | None = None) -> None:
             if kind == "old" and not os.path.lexists(real):  # died between its two renames: put it back
                 os.rename(path, real)
                 os.close(fd)
-            elif kind == "old" and real.is_dir() and _carry(path, real, own):  # died after its commit
-                os.close(fd)  # what it could not carry stays, in the leftover
+            elif kind == "old" and real.is_dir() and _carried_not_all(path, real, own, fd):  # died after its commit
+                continue  # what it could not carry stays, in the leftover
             else:
                 doomed.append((path, fd))
     _remove_all(doomed)
 
 
-def _clean_inside(real: Path) -> None:
+def _carried_not_all(leftover: Path, real: Path, own: Own | None, fd: int) -> bool:
+    """Carry a dead run's leftover's entries that own() refuses into `real`; True (and its lock let go) if some
+    could not be, so that the leftover must stay."""
+    try:
+        left = _carry(leftover, real, own)
+    except BaseException:
+        os.close(fd)
+        raise
+    if left:
+        os.close(fd)
+    return bool(left)
+
+
+def _clean_inside(real: Path, own: Own | None = None) -> None:
     """Put right, or remove, what dead runs writing inside the directory `real` left there."""
     doomed = []
     with _locked(real):
@@ -216,6 +229,8 @@ def _clean_inside(real: Path) -> None:
                 continue
             if kind != "new":
                 _settle_inside(real, rid)
+            if kind == "prev" and _carried_not_all(path, real, own, fd):  # a run of an older gen-cases moved them
+                continue
             doomed.append((path, fd))
     _remove_all(doomed)
 
@@ -338,7 +353,7 @@ def replace(out: Path, build: Callable[[Path], T], replaceable: Callable[[Path],
         raise Refused(f"{out} exists and is not a directory")
     real.parent.mkdir(parents=True, exist_ok=True)
     if real.is_dir():
-        _clean_inside(real)  # first: a run that died swapping inside OUT left it half old, half new
+        _clean_inside(real, own)  # first: a run that died swapping inside OUT left it half old, half new
         if entries(real) and not replaceable(real):
             raise Refused(f"{out} is not empty and not an opconform suite; refusing to replace it")
     _clean_beside(real, own)

@@ -89,6 +89,19 @@ def test_entries_a_dead_run_left_in_its_old_directory_are_carried_over_by_the_ne
     assert _hidden(tmp_path) == []
 
 
+def test_entries_an_older_inside_swap_moved_out_are_carried_back(tmp_path):
+    """A mount point written by a gen-cases that moved every entry out (the vendor's too), killed after its
+    commit: its `.OUT.prev-<id>` holds them; the next run carries them back instead of removing them."""
+    out = tmp_path / "mnt"
+    assert cli.main([str(out), *SMALL]) == 0
+    prev = out / ".mnt.prev-1-aaaa"
+    prev.mkdir()
+    (prev / "baseline.json").write_text("mine")
+    (prev / "node").mkdir()  # the old suite's, to go
+    assert cli.main([str(out), *SMALL]) == 0
+    assert (out / "baseline.json").read_text() == "mine" and not prev.exists()
+
+
 def test_a_carry_that_fails_keeps_the_entry_for_the_next_run(tmp_path, monkeypatch, capsys):
     out = tmp_path / "suite"
     assert cli.main([str(out), *SMALL]) == 0
