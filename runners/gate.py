@@ -30,11 +30,13 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
+import re
 from pathlib import Path
 
+from runners.escape import printable
 from runners.results import (CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEOUT, UNSUPPORTED,
-                             check_results_target, differing_settings, jsonable, read_document, settings_text)
+                             check_results_target, differing_settings, jsonable, read_document, read_regular,
+                             settings_text, write_atomically)
 
 BASELINE_FORMAT = "opconform-baseline/2"
 OLD_FORMATS = ("opconform-baseline/1",)  # {"verdicts": {item: verdict}}: no content hashes
@@ -42,7 +44,11 @@ RANK = {PASS: 0, PROBE: 0, UNSUPPORTED: 1, FAIL: 2, ERROR: 3, INVALID_CASE: 4, T
 
 
 class GateError(Exception):
-    """A baseline or shard option that cannot be used; str() is one line."""
+    """A baseline or shard option that cannot be used; str() is one line, its control and bidi characters
+    escaped (it may quote a file's text)."""
+
+    def __init__(self, text: str):
+        super().__init__(printable(text))
 
 
 def item_key(case: str, dataset: int) -> str:
@@ -65,34 +71,94 @@ def is_better(verdict: str, baseline: str | None) -> bool:
 # ---- reading and judging against a baseline -----------------------------------------------------
 
 def read_baseline(path: Path | str) -> dict:
-    """{"backend": {...}, "items": {item key: {"verdict", "content"}}} from either format ("content" is
-    None where the file has none). GateError (one line) when the file is not a baseline."""
+    """{"backend": {...}, "suites": {...}, "items": {item key: {"verdict", "content"}}} from either format
+    ("content" is None where the file has none). GateError (one line, naming the line of the file where
+    it can) when the file is not a baseline: not JSON or nested too deep, another format, a field missing
+    or of the wrong type, a verdict that is not one the gate ranks ("FAIL", "crashed")."""
     try:
         doc = read_document(path, (BASELINE_FORMAT, *OLD_FORMATS), "baseline file")
     except ValueError as exc:
         hint = " (create it with --update-baseline)" if "no such" in str(exc) else ""
         raise GateError(f"--baseline {exc}{hint}") from None
-    items = _items(doc)
-    if items is None:
-        raise GateError(f"--baseline {path}: not a baseline file (no items, or an item without a verdict)")
-    backend = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
-    suites = doc.get("suites")
-    suites = {k: v for k, v in suites.items() if isinstance(v, str)} if isinstance(suites, dict) else {}
-    return {"format": BASELINE_FORMAT, "backend": backend, "suites": suites, "items": items}
+    try:
+        return _baseline(doc)
+    except _Malformed as exc:
+        where = _line_of(path, exc.key)
+        raise GateError(f"--baseline {path}: not a baseline file ({where}{exc})") from None
 
 
-def _items(doc: dict) -> dict | None:
-    """The items of a baseline document of either format, None when malformed."""
-    if "items" in doc:
-        items = doc["items"]
-        ok = isinstance(items, dict) and all(isinstance(e, dict) and isinstance(e.get("verdict"), str)
-                                             and (e.get("content") is None or isinstance(e["content"], str))
-                                             for e in items.values())
-        return {k: {"verdict": e["verdict"], "content": e.get("content")} for k, e in items.items()} if ok else None
+class _Malformed(ValueError):
+    """What is wrong with a baseline document; `key` is the JSON key nearest the fault (to find its line)."""
+
+    def __init__(self, text: str, key: str | None = None):
+        super().__init__(text)
+        self.key = key
+
+
+def _baseline(doc: dict) -> dict:
+    backend = doc.get("backend")
+    if not isinstance(backend, dict) or not isinstance(backend.get("name"), str):
+        raise _Malformed('its "backend" is not an object with a "name"', "backend")
+    if backend.get("settings") is not None and not isinstance(backend["settings"], dict):
+        raise _Malformed('its backend "settings" is not an object', "settings")
+    suites = doc.get("suites", {})
+    if not isinstance(suites, dict) or not all(isinstance(v, str) for v in suites.values()):
+        raise _Malformed('its "suites" is not an object of manifest hashes', "suites")
+    return {"format": BASELINE_FORMAT, "backend": backend, "suites": suites, "items": _items(doc)}
+
+
+def _items(doc: dict) -> dict:
+    """The items of a baseline document of either format; _Malformed naming the first bad one."""
+    if doc["format"] == BASELINE_FORMAT:
+        items = doc.get("items")
+        if not isinstance(items, dict):
+            raise _Malformed('no "items" object' if items is None else 'its "items" is not an object', "items")
+        out = {}
+        for key, e in items.items():
+            if not isinstance(e, dict):
+                raise _Malformed(f'item {_q(key)} is not an object {{"content": ..., "verdict": ...}}', key)
+            if "verdict" not in e or "content" not in e:
+                raise _Malformed(f'item {_q(key)} has no "{"verdict" if "verdict" not in e else "content"}"', key)
+            if e["content"] is not None and not isinstance(e["content"], str):
+                raise _Malformed(f"item {_q(key)}: its content is not a string or null", key)
+            out[key] = {"verdict": _verdict(key, e["verdict"]), "content": e["content"]}
+        return out
     verdicts = doc.get("verdicts")
-    if not isinstance(verdicts, dict) or not all(isinstance(v, str) for v in verdicts.values()):
-        return None
-    return {k: {"verdict": v, "content": None} for k, v in verdicts.items()}
+    if not isinstance(verdicts, dict):
+        raise _Malformed('no "verdicts" object' if verdicts is None else 'its "verdicts" is not an object', "verdicts")
+    return {k: {"verdict": _verdict(k, v), "content": None} for k, v in verdicts.items()}
+
+
+def _verdict(key: str, verdict) -> str:
+    if not _ITEM.fullmatch(key):
+        raise _Malformed(f"item {_q(key)} is not named case[data set]", key)
+    if not isinstance(verdict, str) or verdict not in RANK:
+        raise _Malformed(f"item {_q(key)}: verdict {_q(verdict)} is not one of {', '.join(RANK)}", key)
+    return verdict
+
+
+_ITEM = re.compile(r".+\[[0-9]+\]", re.S)
+
+
+def _q(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _line_of(path: Path | str, key: str | None) -> str:
+    """ "line N: " of the first line of the file where `key` is written as a JSON key, "" where none is."""
+    if key is None:
+        return ""
+    try:
+        lines = read_regular(path).decode("utf-8").splitlines()
+    except (OSError, ValueError):
+        return ""
+    for spelling in dict.fromkeys((json.dumps(key), json.dumps(key, ensure_ascii=False))):
+        pattern = re.compile(re.escape(spelling) + r"\s*:")
+        for n, line in enumerate(lines, 1):
+            if pattern.search(line):
+                return f"line {n}: "
+    return ""
 
 
 def baseline_verdict(baseline: dict, key: str, content: str | None) -> str | None:
@@ -227,15 +293,7 @@ def _locked(path: Path):
 
 def _replace(path: Path, text: str) -> None:
     """Write atomically: a reader (a gate run without the lock) sees the old file or the new one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text)
 
 
 # ---- shards ---------------------------------------------------------------------------------------

@@ -20,11 +20,14 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from generator.jsontext import _TOKENS, MAX_DEPTH, depth, loads
 
 RESULTS_FORMAT = "opconform-results/1"
 
@@ -156,35 +159,169 @@ def results_document(records: list[dict], header: dict) -> dict:
 def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
     """Write the results file atomically (a reader never sees half a file)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(results_document(records, header), indent=1, sort_keys=True, ensure_ascii=False,
                       allow_nan=False) + "\n"
+    write_atomically(path, data)
+    return path
+
+
+def write_atomically(path: Path | str, text: str) -> None:
+    """Write `text` to a new file in the directory of `path` and rename it over `path`: a reader sees the old
+    file or the new one, never half of one, and a symbolic link at `path` is replaced, never followed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a results file is for everyone to read
+            f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a results file or report is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
 
 
 def read_document(path: Path | str, fmt: str | tuple[str, ...], what: str) -> dict:
     """A JSON file whose "format" is `fmt` (or one of them). Raises ValueError with one line naming the
-    file and `what`."""
+    file and `what`: also for a file that is not a regular one (a FIFO is never waited on) and for JSON
+    nested deeper than generator.jsontext takes."""
+    doc, _ = _read_json(path, fmt, what)
+    return doc
+
+
+def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: bool = False) -> tuple[dict, bool]:
+    """read_document's work. prune=True: subtrees nested too deep are replaced by TOO_DEEP (a string) instead
+    of refusing the file, and the second value says whether any was."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(path)
     except FileNotFoundError:
         raise ValueError(f"{path}: no such {what}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:
         raise ValueError(f"{path}: not a {what} ({exc})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: not a {what} ({exc.strerror or exc})") from None
+    pruned = False
+    try:
+        text = data.decode("utf-8")
+        if prune and depth(text) > MAX_DEPTH:
+            text, pruned = prune_deep(text, MAX_DEPTH), True
+        doc = loads(text)
+    except ValueError as exc:  # UnicodeDecodeError and json.JSONDecodeError are ValueErrors
+        raise ValueError(f"{path}: not a {what} ({_one_line(exc)})") from None
     formats = (fmt,) if isinstance(fmt, str) else fmt
     if not isinstance(doc, dict) or doc.get("format") not in formats:
         raise ValueError(f"{path}: not a {what} (format is not {' or '.join(formats)})")
-    return doc
+    return doc, pruned
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+# A subtree nested too deep, as prune_deep leaves it: a string no honest results file holds (a NUL in it).
+TOO_DEEP = "\x00opconform: nested too deep\x00"
+
+
+def prune_deep(text: str, max_depth: int) -> str:
+    """JSON text with every array / object that opens deeper than `max_depth` replaced by the string TOO_DEEP
+    (one linear scan): what is left parses without deep recursion, and a reader can tell the parts that
+    were cut (a results file's records one by one) from the rest."""
+    out, level, last, start = [], 0, 0, None
+    for m in _TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            level += 1
+            if level > max_depth and start is None:
+                start = m.start()
+        elif c in "]}":
+            if level == max_depth + 1 and start is not None:
+                out.append(text[last:start] + json.dumps(TOO_DEEP))
+                last, start = m.end(), None
+            level -= 1
+    out.append(text[last:] if start is None else text[last:start])  # unclosed: left for json to refuse
+    return "".join(out)
+
+
+def holds(x, value: str) -> bool:
+    """Whether `value` is a string, or a key, anywhere in x (a parsed JSON value of bounded depth)."""
+    if isinstance(x, str):
+        return x == value
+    if isinstance(x, dict):
+        return any(k == value or holds(v, value) for k, v in x.items())
+    if isinstance(x, list):
+        return any(holds(v, value) for v in x)
+    return False
+
+
+def read_regular(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file (the first `limit` of them), following symbolic links. ValueError (one
+    line) for a directory, a FIFO, a device or a socket, which are never opened in a way that blocks;
+    FileNotFoundError / OSError as open() raises them."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return _read_fd(fd, path, limit)
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, path, limit: int | None) -> bytes:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError("is a directory" if stat.S_ISDIR(mode) else "is not a regular file")
+    chunks, n = [], 0
+    while limit is None or n < limit:
+        chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - n))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n += len(chunk)
+    return b"".join(chunks)
+
+
+def existing_head(path: Path | str, limit: int) -> bytes | None:
+    """The first `limit` bytes of the file an output would replace, None where there is none. ValueError
+    (one line) for a path an output must not be written to: a symbolic link (its target would be the one
+    written, or it would be replaced), a directory, a FIFO, a device, a socket. Nothing here blocks."""
+    found = existing_file(path, limit, 0)
+    return None if found is None else found[0]
+
+
+def existing_file(path: Path | str, head: int, tail: int) -> tuple[bytes, bytes] | None:
+    """existing_head's work: (the first `head` bytes, the last `tail` bytes) of the file, None where there
+    is none."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be examined ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ValueError(f"{path}: is a symbolic link (give the path of the file itself)")
+    if stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{path}: is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path}: is not a regular file (a FIFO, device or socket)")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None  # removed since
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read to check what it is ({exc.strerror or exc})") from None
+    try:
+        first = _read_fd(fd, path, head)  # fstat first: a FIFO put there since is refused, not read
+        last = b""
+        if tail:
+            os.lseek(fd, max(0, os.fstat(fd).st_size - tail), os.SEEK_SET)
+            last = _read_fd(fd, path, tail)
+        return first, last
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read to check what it is ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def read_results(path: Path | str) -> dict:
@@ -192,12 +329,97 @@ def read_results(path: Path | str) -> dict:
     return read_document(path, RESULTS_FORMAT, "results file")
 
 
+def load_results(path: Path | str) -> tuple[dict, list[dict], list[str]]:
+    """A results file for a reader that must not trust it (opconform report): (its document, its records
+    that record_problem passes, one line per record skipped: "record N (case[dataset]): why").
+    ValueError (one line) when the file as a whole is not a results file: not JSON, another format, no
+    list of records, or a header nested too deep. A record nested too deep is skipped like any other bad one."""
+    doc, pruned = _read_json(path, RESULTS_FORMAT, "results file", prune=True)
+    records = doc.get("records")
+    if not isinstance(records, list):
+        raise ValueError(f"{path}: not a results file (its records are not a list)")
+    if pruned and holds({k: v for k, v in doc.items() if k != "records"}, TOO_DEEP):
+        raise ValueError(f"{path}: not a results file (its header is nested more than {MAX_DEPTH} levels deep)")
+    good, skipped = [], []
+    for n, r in enumerate(records):
+        why = (f"nested more than {MAX_DEPTH} levels deep" if pruned and holds(r, TOO_DEEP)
+               else record_problem(r))
+        if why is None:
+            good.append(r)
+        else:
+            skipped.append(f"record {n}{_record_name(r)}: {why}")
+    return doc, good, skipped
+
+
+def _record_name(r) -> str:
+    if isinstance(r, dict) and isinstance(r.get("case"), str) and isinstance(r.get("dataset"), int):
+        return f" ({r['case']}[{r['dataset']}])"
+    return ""
+
+
+def _str_list(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _outputs(v) -> bool:
+    """Probe outputs: a list of {"bits": [scalars], "values": [...]} (either may be absent or null)."""
+    scalar = (str, int, float)
+    return isinstance(v, list) and all(
+        isinstance(o, dict) and (o.get("bits") is None or (isinstance(o["bits"], list)
+                                                             and all(isinstance(b, scalar) for b in o["bits"])))
+        and (o.get("values") is None or isinstance(o["values"], list)) for o in v)
+
+
+# Fields a reader of records uses beside case, dataset and verdict: the test their value must pass, and
+# what that test asks for. A field absent or null is fine (older files, kinds that have none).
+OPTIONAL_FIELDS = {
+    "kind": (lambda v: isinstance(v, str), "a string"),
+    "message": (lambda v: isinstance(v, str), "a string"),
+    "family": (lambda v: isinstance(v, str), "a string"),
+    "op": (lambda v: isinstance(v, str), "a string"),
+    "params": (lambda v: isinstance(v, dict), "an object"),
+    "tiers_met": (_str_list, "a list of strings"),
+    "diagnosis": (_str_list, "a list of strings"),
+    "error": (lambda v: isinstance(v, str), "a string"),
+    "outputs": (_outputs, 'a list of objects whose "bits" are numbers or strings'),
+    "content": (lambda v: isinstance(v, str), "a string"),
+    "outcome": (lambda v: isinstance(v, str), "a string"),
+    "nodeid": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+def record_problem(r) -> str | None:
+    """Why a results record cannot be read as one (one line), None when every field a reader uses has the
+    type it needs: case a non-empty string, dataset a non-negative integer, verdict one of VERDICTS, the
+    OPTIONAL_FIELDS absent, null or as described."""
+    if not isinstance(r, dict):
+        return f"not an object ({type(r).__name__})"
+    case, dataset, verdict = r.get("case"), r.get("dataset"), r.get("verdict")
+    if not isinstance(case, str) or not case:
+        return "no case name" if case is None else "its case is not a non-empty string"
+    if isinstance(dataset, bool) or not isinstance(dataset, int) or dataset < 0:
+        return "no data set" if dataset is None else "its dataset is not a non-negative integer"
+    if verdict is None:
+        return "no verdict"
+    if not isinstance(verdict, str) or verdict not in VERDICTS:
+        return f"verdict {_shown(verdict)} is not one of {', '.join(VERDICTS)}"
+    for name, (ok, what) in OPTIONAL_FIELDS.items():
+        if r.get(name) is not None and not ok(r[name]):
+            return f"its {name} is not {what}"
+    return None
+
+
+def _shown(v) -> str:
+    text = json.dumps(v, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def suite_hash(suite_dir: Path | str) -> str | None:
     """The sha256 of a suite's manifest.json (what the results header's `suites` records), None where
-    there is none: two runs with the same hash ran the same list of cases."""
+    there is none (or it is no regular file): two runs with the same hash ran the same list of cases."""
     try:
-        return hashlib.sha256((Path(suite_dir) / "manifest.json").read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_regular(Path(suite_dir) / "manifest.json")).hexdigest()
+    except (OSError, ValueError):
         return None
 
 
@@ -207,16 +429,20 @@ _FORMAT = re.compile(r'"format"\s*:\s*"(opconform-[a-z]+/[0-9]+)"')
 
 def document_format(path: Path | str) -> str | None:
     """The "format" of an opconform JSON document (results, baseline, suite manifest), None for any
-    other file. Reads the whole file only when it is small."""
+    other file (and for anything that is not a regular file). Reads the whole file only when it is small."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD + 1)
-    except OSError:
+        head = read_regular(path, HEAD + 1)
+    except (OSError, ValueError):
         return None
+    return head_format(head)
+
+
+def head_format(head: bytes) -> str | None:
+    """document_format of a file's first HEAD + 1 bytes."""
     if len(head) <= HEAD:
         try:
-            doc = json.loads(head)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            doc = loads(head)
+        except ValueError:
             return None
         fmt = doc.get("format") if isinstance(doc, dict) else None
         return fmt if isinstance(fmt, str) and fmt.startswith("opconform-") else None
@@ -226,13 +452,12 @@ def document_format(path: Path | str) -> str | None:
 
 def check_results_target(path: Path | str) -> None:
     """Refuse to write a results file over a file that is not one (a baseline, a suite manifest, a
-    user's file): ValueError, one line. An empty file (mktemp's) may be written over."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path}: is a directory")
-    if not path.exists() or path.stat().st_size == 0:
+    user's file), a symbolic link, or anything but a regular file: ValueError, one line. An empty file
+    (mktemp's) may be written over."""
+    head = existing_head(path, HEAD + 1)
+    if not head:
         return
-    fmt = document_format(path)
+    fmt = head_format(head)
     if fmt == RESULTS_FORMAT:
         return
     what = f"an opconform {fmt.split('/')[0].removeprefix('opconform-')} file" if fmt else "not a results file"
