@@ -214,39 +214,53 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """Exit status 0: the report holds every record; 1: it was made (written, or on stdout) but left out
+    malformed records (each named in a warning and in the report's notes), or it could not be written;
+    2: a bad command line, an input that is no results file, shards that disagree, or a refused -o path."""
     from pathlib import Path
 
-    from runners.report import load, problems, render
-    from runners.results import document_format
+    from runners.escape import printable
+    from runners.report import check_output, load, problems, render
+    from runners.results import write_atomically
+
+    def say(line: str, file=sys.stderr) -> None:  # paths, labels and messages come from files: escaped
+        print(printable(f"opconform report: {line}"), file=file)
 
     stdout = args.output == "-"
     out = Path(args.output)
     fmt = args.format or ("md" if stdout or out.suffix.lower() in (".md", ".markdown") else "html")
-    if not stdout and (out.is_dir() or document_format(out)):
-        what = "a directory" if out.is_dir() else "an opconform data file, not a report"
-        print(f"opconform report: -o {out}: is {what} (choose another path)", file=sys.stderr)
+    try:
+        if not stdout:
+            check_output(out)  # before the work: a refused path is known at once
+    except ValueError as exc:
+        say(f"-o {exc}")
         return 2
     try:
         runs = load(args.results)
         notes = problems(runs, args.suite)
     except ValueError as exc:
-        print(f"opconform report: {exc}", file=sys.stderr)
+        say(str(exc))
         return 2
     for note in notes:
-        print(f"opconform report: warning: {note}", file=sys.stderr)
+        say(f"warning: {note}")
+    skipped = sum(len(run.skipped) for run in runs)
     text = render(runs, fmt, notes)
     if stdout:
         sys.stdout.write(text)
-        return 0
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        print(f"opconform report: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    shards = "".join(f"; {run.label}: {len(run.shards)} of {run.shard_total} shards" for run in runs if run.shard_total)
-    print(f"opconform report: wrote {out} ({fmt}, {len(runs)} column(s){shards})")
-    return 0
+    else:
+        try:
+            check_output(out)  # again, just before: the path may have changed while the report was made
+            write_atomically(out, text)
+        except ValueError as exc:
+            say(f"-o {exc}")
+            return 2
+        except OSError as exc:
+            say(f"cannot write {out}: {exc.strerror or exc}")
+            return 1
+        shards = "".join(f"; {run.label}: {len(run.shards)} of {run.shard_total} shards"
+                         for run in runs if run.shard_total)
+        say(f"wrote {out} ({fmt}, {len(runs)} column(s){shards})", file=sys.stdout)
+    return 1 if skipped else 0
 
 
 def main(argv: list[str] | None = None) -> int:

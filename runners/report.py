@@ -20,6 +20,7 @@ inputs that come from different suites.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter, defaultdict
@@ -27,10 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from generator import dtypes
 from runners.diagnose import NO_MATCH, fault_table, fault_whats
-from runners.results import differing_settings, read_results, settings_text, sort_records, suite_hash
+from runners.escape import printable
+from runners.results import (HEAD, differing_settings, existing_file, head_format, load_results, settings_text,
+                             sort_records, suite_hash)
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 # verdicts from best to worst: the color of a grid cell is its worst item's
@@ -60,6 +64,7 @@ class Run:
     shard_total: int | None = None  # N of the header's "I/N": the column is (part of) a sharded run
     shards: list[int] = field(default_factory=list)  # the I of each shard merged
     suites: dict = field(default_factory=dict)  # suite directory -> its manifest's hash (header `suites`)
+    skipped: list[str] = field(default_factory=list)  # "FILE: record N (case[i]): why", one per bad record
 
     @property
     def source(self) -> str:
@@ -82,20 +87,25 @@ def load(paths: list[Path | str]) -> list[Run]:
 
 
 def _read(path: Path | str) -> Run:
-    doc = read_results(path)
+    """One results file as a column. Its records that record_problem refuses are left out, each named in
+    Run.skipped; ValueError (one line) when the file as a whole is no results file."""
+    doc, records, skipped = load_results(path)
     b = doc.get("backend") if isinstance(doc.get("backend"), dict) else {}
-    name, version = str(b.get("name", "?")), str(b.get("version", "?"))
+    name, version = _text(b.get("name")), _text(b.get("version"))
     shard, total = _shard(doc.get("shard"), path)
     settings = b.get("settings") if isinstance(b.get("settings"), dict) else {}
     suites = doc.get("suites") if isinstance(doc.get("suites"), dict) else {}
-    records = doc.get("records", [])
-    for n, r in enumerate(records if isinstance(records, list) else [None]):
-        if not (isinstance(r, dict) and isinstance(r.get("case"), str) and isinstance(r.get("dataset"), int)
-                and isinstance(r.get("verdict"), str)):
-            raise ReportError(f"{path}: not a results file (record {n} has no case, data set and verdict)")
     return Run(label=f"{name} {version}", name=name, version=version, settings=settings,
-               tier=doc.get("tier", "?"), created=doc.get("created", ""), records=records,
-               sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites)
+               tier=_text(doc.get("tier")), created=_text(doc.get("created"), ""), records=records,
+               sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites,
+               skipped=[f"{path}: {line}, skipped" for line in skipped])
+
+
+def _text(value, default: str = "?") -> str:
+    """A header field shown as text: a string as it is, anything else as JSON, default when absent."""
+    if value is None:
+        return default
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
 def _shard(text, path) -> tuple[int | None, int | None]:
@@ -138,7 +148,8 @@ def _merge(group: list[Run]) -> Run:
     return Run(label=first.label, name=first.name, version=first.version, settings=first.settings, tier=first.tier,
                created=max(run.created for run in group), records=sort_records([r for r, _ in seen.values()]),
                sources=[s for run in group for s in run.sources], shard_total=first.shard_total,
-               shards=sorted({i for run in group for i in run.shards}), suites=first.suites)
+               shards=sorted({i for run in group for i in run.shards}), suites=first.suites,
+               skipped=[line for run in group for line in run.skipped])
 
 
 def _label(runs: list[Run]) -> None:
@@ -169,12 +180,12 @@ def _label(runs: list[Run]) -> None:
 # ---- problems between the inputs ------------------------------------------------------------------
 
 def problems(runs: list[Run], suite: Path | str | None = None) -> list[str]:
-    """One line per problem the report should carry: missing shards, cases of the suite a column did not
+    """One line per problem the report should carry: records skipped as malformed, missing shards, cases of the suite a column did not
     judge, inputs from different suites (other manifests, or other content for the same case). The
     suite is `suite` (a suite directory) or, per column, the suites its header names that are found here
     with the same manifest."""
     given = _suite(suite) if suite is not None else None
-    notes = []
+    notes = [line for run in runs for line in run.skipped]
     for run in runs:
         if run.shard_total:
             missing = sorted(set(range(1, run.shard_total + 1)) - set(run.shards))
@@ -341,7 +352,7 @@ def diagnosis_text(r: dict, whats: dict[str, str]) -> str | None:
 
 def _diagnosed(items: tuple[list[dict], int], whats: dict[str, str]) -> tuple[list[dict], int]:
     listed, total = items
-    return [dict(r, diagnosis_text=diagnosis_text(r, whats)) for r in listed], total
+    return [dict(r, diagnosis_text=diagnosis_text(r, whats), message=r.get("message") or "") for r in listed], total
 
 
 def _probe_key(r: dict) -> tuple[str, int]:
@@ -420,15 +431,62 @@ def build(runs: list[Run], notes: list[str] = ()) -> dict:
 
 
 def render(runs: list[Run], fmt: str = "html", notes: list[str] = ()) -> str:
-    """The report as HTML (autoescaped) or Markdown (every value escaped by md_text, code spans by md_code)."""
-    md = fmt == "md"
+    """The report as HTML (autoescaped) or Markdown (every value escaped by md_text, code spans by md_code);
+    in both, control and bidi characters show escaped (runners/escape.py), and the text carries MARK."""
+    return _template(fmt == "md").render(**build(runs, notes), mark=Markup(MARK))
+
+
+@functools.lru_cache(maxsize=2)
+def _template(md: bool) -> jinja2.Template:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=not md,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             finalize=_md_finalize if md else None)
+                             keep_trailing_newline=True, finalize=_md_finalize if md else _html_finalize)
     if md:
         env.filters["code"] = md_code
-    template = env.get_template("report.md.j2" if md else "report.html.j2")
-    return template.render(**build(runs, notes))
+    return env.get_template("report.md.j2" if md else "report.html.j2")
+
+
+# ---- what says a file is a report opconform wrote ----------------------------------------------------
+
+# An HTML comment in every report (the HTML's second line, the Markdown's last): `-o` replaces a file that
+# holds it, or an empty one, and refuses any other (a user's notes.md). GitHub hides it in a step summary.
+MARK = "<!-- written by opconform report: it replaces this file when run again with -o -->"
+_OLD_HEADS = (b"# opconform conformance report\n",  # reports from before MARK
+              b'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+              b"<title>opconform conformance report</title>\n")
+MARK_BYTES = 4096  # the head and the tail of a file looked at for MARK
+
+
+def is_report(head: bytes, tail: bytes) -> bool:
+    """Whether a file whose first and last MARK_BYTES bytes are `head` and `tail` is a report opconform wrote:
+    MARK on one of its first two or last two lines, or the first lines of a report from before MARK."""
+    mark = MARK.encode()
+    lines = head.split(b"\n")[:2] + tail.rstrip(b"\n").split(b"\n")[-2:]
+    return any(line.strip() == mark for line in lines) or head.startswith(_OLD_HEADS)
+
+
+def check_output(path: Path | str) -> None:
+    """`opconform report -o`'s policy, as `--report`'s: ValueError (one line) for a path the report must not
+    be written to: a symbolic link, a directory, a FIFO or any file that is not a regular one (never opened
+    in a way that blocks), an opconform data file (results, baseline, manifest), or an existing file that
+    is not a report opconform wrote (MARK; an empty file may be written over)."""
+    found = existing_file(path, HEAD + 1, MARK_BYTES)
+    if found is None or not found[0]:
+        return
+    head, tail = found
+    if head_format(head):
+        raise ValueError(f"{path}: is an opconform data file, not a report (choose another path)")
+    if not is_report(head, tail):
+        raise ValueError(f"{path}: exists and is not a report opconform wrote; it would be overwritten "
+                         "(choose another path)")
+
+
+# ---- HTML: autoescaped, and control characters shown ----------------------------------------------
+
+def _html_finalize(value):
+    if isinstance(value, Markup):
+        return Markup(printable(str(value), newlines=True))  # escapes add backslashes only: still safe HTML
+    return printable("" if value is None else value, newlines=True)
 
 
 # ---- Markdown escaping ----------------------------------------------------------------------------
@@ -437,21 +495,32 @@ class _Markdown(str):
     """Text already escaped for Markdown (what md_code returns)."""
 
 
-# a backslash, a backtick or a pipe would end a code span or a table cell; HTML would be HTML
+# A backslash, a backtick or a pipe would end a code span or a table cell; HTML would be HTML; [ ] ! make
+# links, images and footnotes (no link without a "[": parentheses stay as they are), * _ ~ emphasis, # a
+# heading (at the start of a list item). A backslash escape works
+# on any ASCII punctuation in GFM. Autolinks need "://" (url), "www." or "@" (e-mail, also after "mailto:" /
+# "xmpp:"): GFM finds an e-mail address in text whatever its escapes, so "@" goes in a code span of its own.
 _MD_ESCAPES = str.maketrans({"\\": "\\\\", "`": "\\`", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;",
-                             "\n": " ", "\r": " "})
+                             "\n": " ", "[": "\\[", "]": "\\]", "!": "\\!",
+                             "*": "\\*", "_": "\\_", "~": "\\~", "#": "\\#", "@": "`@`"})
+_AUTOLINK = re.compile(r"(www)\.|:(?=//)", re.I)  # "www." and a scheme's "://" start GFM autolinks
+_LIST_START = re.compile(r"^(\s*)(?:([-+])|([0-9]+)\.)")  # a list marker, were the text at a line's start
 
 
 def md_text(value) -> str:
-    """Any text shown in Markdown (a table cell, a list item, a heading): one line, no HTML, no markup that
-    ends a cell or opens a code span."""
-    return str(value).translate(_MD_ESCAPES)
+    """Any text shown in Markdown (a table cell, a list item, a heading): one line, control characters
+    escaped, no HTML, no markup that ends a cell or opens a code span, no link, image or autolink."""
+    text = printable(str(value).replace("\n", " ")).translate(_MD_ESCAPES)
+    text = _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", text)
+    return _LIST_START.sub(lambda m: m.group(1) + (f"\\{m.group(2)}" if m.group(2) else f"{m.group(3)}\\."),
+                           text, count=1)
 
 
 def md_code(value, cell: bool = False) -> _Markdown:
-    """`value` as a code span (the text shown as it is), on one line; in a table cell (`cell`), its pipes
-    escaped as GFM requires. The fence is longer than any run of backticks in the text."""
-    text = str(value).replace("\n", " ").replace("\r", " ")
+    """`value` as a code span (the text shown as it is, control characters escaped), on one line; in a table
+    cell (`cell`), its pipes escaped as GFM requires. The fence is longer than any run of backticks in the
+    text."""
+    text = printable(str(value).replace("\n", " "))
     if not text:
         return _Markdown("")
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
@@ -462,6 +531,6 @@ def md_code(value, cell: bool = False) -> _Markdown:
 
 
 def _md_finalize(value):
-    if isinstance(value, _Markdown):
+    if isinstance(value, (_Markdown, Markup)):
         return value
     return "" if value is None else md_text(value)
