@@ -56,16 +56,17 @@ def item_key(case: str, dataset: int) -> str:
 
 
 def is_worse(verdict: str, baseline: str | None) -> bool:
-    """A regression: worse than the baseline's verdict, or failing where the baseline has none."""
+    """A regression: worse than the baseline's verdict, or failing where the baseline has none. A baseline
+    verdict the gate does not rank (read_baseline refuses one) excuses nothing: judged as no verdict."""
     if verdict not in RANK:
         return False  # skipped / deselected: nothing to judge
-    if baseline is None:
+    if baseline not in RANK:
         return RANK[verdict] >= RANK[FAIL]
-    return RANK[verdict] > RANK.get(baseline, RANK[CRASH])
+    return RANK[verdict] > RANK[baseline]
 
 
 def is_better(verdict: str, baseline: str | None) -> bool:
-    return baseline is not None and verdict in RANK and RANK[verdict] < RANK.get(baseline, RANK[CRASH])
+    return baseline in RANK and verdict in RANK and RANK[verdict] < RANK[baseline]
 
 
 # ---- reading and judging against a baseline -----------------------------------------------------

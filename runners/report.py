@@ -207,7 +207,8 @@ def _suite(path: Path | str) -> tuple[str, str, list[str]]:
     cases = manifest.get("cases") if isinstance(manifest, dict) else None
     if not isinstance(cases, list):
         raise ValueError(f"--suite {path}: not a suite (its manifest.json lists no cases)")
-    return str(path), suite_hash(path), [e["name"] for e in cases if isinstance(e, dict) and "name" in e]
+    names = [e["name"] for e in cases if isinstance(e, dict) and isinstance(e.get("name"), str)]
+    return str(path), suite_hash(path), names
 
 
 def _unjudged(run: Run, given: tuple | None) -> list[str]:

@@ -30,7 +30,7 @@ import pytest
 
 from runners import cli
 from runners.escape import has_unsafe
-from runners.gate import GateError, check_output_paths, read_baseline, write_baseline
+from runners.gate import GateError, check_output_paths, is_better, is_worse, read_baseline, write_baseline
 from runners.report import MARK, load, render
 from runners.results import document_format, suite_hash, write_results
 
@@ -137,6 +137,12 @@ def test_a_baseline_that_is_a_fifo_is_refused_without_waiting(tmp_path):
     os.mkfifo(fifo)
     with deadline(), pytest.raises(GateError, match="not a baseline file .*is not a regular file"):
         read_baseline(fifo)
+
+
+def test_a_baseline_verdict_the_gate_does_not_rank_excuses_nothing():
+    """Were one to reach the judging (read_baseline refuses it first), an unknown verdict ranked as crash."""
+    assert is_worse("error", "crashed") and is_worse("crash", "FAIL") and is_worse("fail", "")
+    assert not is_better("pass", "crashed") and not is_worse("pass", "crashed")
 
 
 @pytest.fixture
@@ -333,6 +339,19 @@ def test_header_fields_of_the_wrong_type_never_end_in_a_traceback(tmp_path):
             status, _, stderr = report(*paths, "-o", str(out))
             assert status in (0, 2) and len(stderr.splitlines()) <= 1, (header, stderr)
             assert status == 2 or out.exists()
+
+
+def test_a_suite_manifest_naming_cases_with_other_types_is_no_traceback(tmp_path):
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    (suite_dir / "manifest.json").write_text(json.dumps({"format": "opconform-suite/1", "cases": [
+        {"name": 1}, {"name": ["x"]}, {"name": None}, {"name": "test_a"}, {"name": "test_b"}, "test_c"]}))
+    path = tmp_path / "r.json"
+    path.write_text(results_text([good("test_a")], {"suites": {str(suite_dir): suite_hash(suite_dir)}}))
+    for extra in ([], ["--suite", str(suite_dir)]):
+        status, _, stderr = report(str(path), *extra)
+        assert status == 0 and stderr == f"opconform report: warning: b 1.0: 1 of 2 case(s) of {suite_dir} not " \
+                                         "judged: test_b\n", stderr
 
 
 # ---- 7: what the report shows is escaped -----------------------------------------------------------------
