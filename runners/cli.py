@@ -6,7 +6,9 @@
     opconform report RESULTS.json... [-o report.html|report.md|-] [--format html|md] [--suite DIR]
                                     results files of one or more backends as one report (runners/report.py);
                                     the shards of a run merge into one column; without -o (or -o -) the
-                                    report goes to stdout, as Markdown unless --format html
+                                    report goes to stdout, as Markdown unless --format html; -o replaces
+                                    only a report opconform wrote; exit 0: every record reported, 1: some
+                                    malformed records left out (named), 2: an input or -o path refused
 
     opconform hunt --backend B [--family F ...] [--max-examples N | --budget SECONDS] [--seed S]
                    [--tier T] [--database DIR] [--keep] --out DIR

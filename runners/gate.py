@@ -17,7 +17,9 @@ read; a format-2 file from before "suites" has none):
     {"backend": {...}, "format": "opconform-baseline/2", "suites": {"cases": "<sha256>"},
      "items": {"<case>[<data set>]": {"content": "<sha256>", "verdict": "fail"}, ...}}
 
-one item a line, so that a diff of a committed baseline shows the items that changed. A baseline is
+one item a line, so that a diff of a committed baseline shows the items that changed. A baseline is read
+strictly: a verdict the gate does not rank ("FAIL", "crashed"), a field missing or of the wrong type, or JSON
+nested too deep is a usage error naming the line, never a verdict that lets a regression through. A baseline is
 for one backend and one set of settings: a run of another backend or other settings is refused (a
 newer version is what a gate is for). Updates lock the file and merge into what it holds at that
 moment, so shards can update one baseline at the same time.

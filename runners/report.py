@@ -9,7 +9,14 @@ ConvertPromoteTypes, colored by verdict; the failures per fault model (runners/d
 failing items each fault model reproduces, per backend); the first mismatches and the diagnosis of every
 failing item; and the probe cases as a divergence matrix (what each backend returned where the spec
 defines nothing). The HTML is one self-contained file: inline CSS, no scripts, no network. The Markdown
-escapes every value it shows (a message can hold anything).
+escapes every value it shows (a message can hold anything): no HTML, no link, image or autolink from data;
+both show control and bidi characters escaped (runners/escape.py).
+
+A results file is data: its records that runners.results.record_problem refuses (a field the report reads
+of the wrong type, a verdict not in VERDICTS, nesting too deep) are left out one by one, each named in the
+report's notes and on stderr (`opconform report` then exits 1); the rest is reported. `-o` writes only a new
+path, an empty file or a report opconform wrote (MARK), atomically, never through a symbolic link or into a
+FIFO (check_output).
 
 The shards of one run (`--shard I/N` on several machines: same backend, version, settings, tier and
 suite) merge into one column; shards that disagree on an item are refused. Columns that share a backend
@@ -180,8 +187,8 @@ def _label(runs: list[Run]) -> None:
 # ---- problems between the inputs ------------------------------------------------------------------
 
 def problems(runs: list[Run], suite: Path | str | None = None) -> list[str]:
-    """One line per problem the report should carry: records skipped as malformed, missing shards, cases of the suite a column did not
-    judge, inputs from different suites (other manifests, or other content for the same case). The
+    """One line per problem the report should carry: records skipped as malformed, missing shards, cases of
+    the suite a column did not judge, inputs from different suites (other manifests, or other content for the same case). The
     suite is `suite` (a suite directory) or, per column, the suites its header names that are found here
     with the same manifest."""
     given = _suite(suite) if suite is not None else None

@@ -304,6 +304,15 @@ def test_the_issues_malformed_records_are_left_out_in_one_line(tmp_path, field, 
     assert "record 1" in stdout  # noted in the report too: a reader of the file sees what it leaves out
 
 
+def test_a_results_file_that_is_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "r.json"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "-m", "runners.cli", "report", str(fifo)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and r.stderr == f"opconform report: {fifo}: not a results file (is not a regular " \
+                                             "file)\n"
+
+
 def test_a_record_nested_100000_deep_is_left_out_and_the_rest_reported(tmp_path):
     path = tmp_path / "r.json"
     text = results_text([good("test_ok"), good("test_deep", params={"from": "@DEEP@"}), good("test_ok2")])
