@@ -10,6 +10,15 @@ without case.json. Each data set is one item, `<case name>[<i>]`, with node id
 
 A case that its suite's manifest.json lists but that is missing on disk is a failing item too.
 
+A suite is data (any folder holding a manifest.json or case directories, and everything below it): no
+Python file in it is imported (conftest.py, test modules, packages: each is named in one line at the end),
+no other file is handed to pytest's collectors, a linked folder leaving the suite or looping back is not
+followed (one line each), and only the suites the arguments name are read. An item is known by its case
+directory: a case.json naming another case, or saying another kind, family or op than the suite's
+manifest.json lists, makes it invalid-case; so does a manifest entry whose kind is none of the kinds or
+whose name is no plain directory name, and a case directory whose name holds control characters. Every text
+printed (names, messages, reasons, summary lines) has its control and bidi characters escaped.
+
 Without --backend the plugin adds its options and does nothing else: it collects nothing and prints
 nothing, so other pytest runs are unaffected. Verdicts (runners/execute.py) map to outcomes:
 pass / probe -> passed; unsupported -> skipped with the backend's reason; fail / error /
@@ -22,11 +31,15 @@ import datetime
 import gc
 import json
 import os
+import types
 from pathlib import Path
 
 import pytest
 
+from runners.escape import has_unsafe, printable
+
 PLUGIN_NAME = "opconform-run"
+REFUSED = pytest.StashKey[list]()  # one line for each thing found in a suite and not read (shown at the end)
 TIERS = ("strict", "tolerant")
 MAX_BATCH = 64  # data sets of one case asked of the worker in one round trip, beyond the first
 
@@ -65,6 +78,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolation", default="process", choices=("process", "none"),
                     help="process (default): the backend runs in a worker process, so a crash or hang costs "
                          "one data set; none: in the pytest process (for debugging a backend)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """With --backend, no conftest.py inside a suite is ever imported: pytest imports those of the arguments'
+    directories (and their test*/ subdirectories: every case directory) right after this hook, and those of
+    every folder it collects later. A guard in front of pytest's one way of importing a conftest refuses them."""
+    if getattr(early_config.known_args_namespace, "backend", None):
+        _guard_conftests(early_config)
+
+
+def _guard_conftests(config: pytest.Config) -> None:
+    pm = config.pluginmanager
+    importconftest = getattr(pm, "_importconftest", None)
+    if importconftest is None:  # fail closed: without the guard a suite's conftest.py would run
+        raise pytest.UsageError("opconform: this pytest offers no way to keep a suite's conftest.py from "
+                                "being imported; use pytest 8 or 9")
+    refused = config.stash.setdefault(REFUSED, [])
+    tree = SuiteTree()
+
+    def guarded(conftestpath, *args, **kwargs):
+        if tree.root_of(Path(conftestpath).parent) is None:
+            return importconftest(conftestpath, *args, **kwargs)
+        refused.append(_never_imported(config, Path(conftestpath)))
+        return types.ModuleType("conftest")  # an empty module: no hook, no fixture, no option
+
+    pm._importconftest = guarded
+
+
+def _never_imported(config: pytest.Config, path: Path) -> str:
+    where = _relpath(path, config.invocation_params.dir)
+    return printable(f"opconform: {where}: a Python file inside a suite is never imported (a suite is data)")
+
+
+class SuiteTree:
+    """Which suite a directory lies in: the nearest folder above it (or itself) holding a manifest.json,
+    else, close by, a folder holding case directories (a tree of ONNX node tests). Listings are cached."""
+
+    def __init__(self):
+        self._holds: dict[Path, bool] = {}
+
+    def root_of(self, directory: Path) -> Path | None:
+        directory = Path(os.path.abspath(directory))
+        chain = (directory, *directory.parents)
+        for a in chain:
+            if os.path.lexists(a / "manifest.json"):
+                return a
+        for a in chain[:2]:  # the folder, a case directory's data set, a non-case folder of a tree (no further:
+            # a stray model.onnx far above must not make a whole file system one suite)
+            if is_case_dir(a):
+                return a.parent
+            if self.holds_cases(a):
+                return a
+        return None
+
+    def holds_cases(self, directory: Path) -> bool:
+        if directory not in self._holds:
+            try:
+                with os.scandir(directory) as it:
+                    self._holds[directory] = any(e.is_dir() and is_case_dir(Path(e.path)) for e in it)
+            except OSError:
+                self._holds[directory] = False
+        return self._holds[directory]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -157,7 +233,7 @@ def pytest_terminal_summary(terminalreporter, config):
     finally:
         run = config.pluginmanager.get_plugin(PLUGIN_NAME)
         if run is not None and run.verdicts and not run.is_worker:
-            terminalreporter.write_line(verdict_line(run.verdicts, f"{run.name} {run.version}"))
+            terminalreporter.write_line(printable(verdict_line(run.verdicts, f"{run.name} {run.version}")))
 
 
 def _configure_gate(config: pytest.Config, run: "OpconformRun") -> None:
@@ -184,11 +260,12 @@ def _configure_gate(config: pytest.Config, run: "OpconformRun") -> None:
                 run.baseline = read_baseline(run.baseline_path)
                 check_baseline_backend(run.baseline, identity, baseline)
     except GateError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        raise pytest.UsageError(printable(str(exc))) from None  # it may quote the baseline file
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """A message on one line, shown safely (it may quote a file or a backend)."""
+    return printable(" ".join(text.split()))
 
 
 def read_patterns(path: str | None, option: str) -> list[str]:
@@ -266,11 +343,12 @@ class CaseFailureRepr:
     """A failure shown as the verdict message only (pytest duck-types longrepr on toterminal)."""
 
     def __init__(self, text: str, path: Path):
-        self.text = text
-        self.reprcrash = _Crash(os.fspath(path), 0, text.splitlines()[0] if text else "")
+        self.text = printable(text, newlines=True)  # a verdict message quotes the case and the backend
+        first = text.split("\n", 1)[0] if text else ""
+        self.reprcrash = _Crash(printable(os.fspath(path)), 0, printable(first))
 
     def toterminal(self, tw) -> None:
-        for line in self.text.splitlines() or [""]:
+        for line in self.text.split("\n"):
             tw.line(line)
 
     def __str__(self) -> str:
@@ -306,6 +384,7 @@ class CaseDir(_InCase, pytest.Collector):
     lookups cost seconds) and captures output around every File's collection."""
 
     n_datasets: int | None = None  # when the folder that holds the case has counted them already
+    listed: dict | None = None  # its entry in the suite's manifest
     family: str | None = None  # from the suite's manifest or case.json (for --family)
 
     @classmethod
@@ -317,12 +396,18 @@ class CaseDir(_InCase, pytest.Collector):
                 nodeid = path.relative_to(parent.config.rootpath).as_posix()
             except ValueError:
                 nodeid = path.as_posix()
-        d = cls.from_parent(parent, name=path.name, path=path, nodeid=nodeid)
+        d = cls.from_parent(parent, name=printable(path.name), path=path, nodeid=printable(nodeid))
         run = _run(parent.config)
         run.mark_case(d, run.case_entries(path.parent).get(path.name))
         return d
 
     def collect(self):
+        if has_unsafe(self.path.name):  # its name would reach the terminal raw: one item saying so, nothing read
+            where = _relpath(self.path, self.config.invocation_params.dir)
+            yield UnreadCaseItem.unread(self, self.path, self.path.name, _kind_of(self.path),
+                                        f"{where}: the case directory's name holds control or bidi characters "
+                                        "(refused, not read)")
+            return
         path = self.path / "model.onnx"
         f = CaseFile.from_parent(self, name=path.name, path=path, nodeid=_child_id(self, path.name))
         f.n_datasets = count_datasets(self.path) if self.n_datasets is None else self.n_datasets
@@ -331,7 +416,7 @@ class CaseDir(_InCase, pytest.Collector):
     def items(self):
         """The items of the case, their parents made but not collected through pytest's hooks."""
         for f in self.collect():
-            yield from f.collect()
+            yield from f.collect() if isinstance(f, CaseFile) else (f,)
 
 
 class CaseFile(_InCase, pytest.Collector):
@@ -348,38 +433,41 @@ class CaseFile(_InCase, pytest.Collector):
 class CasesDir(pytest.Dir):
     """A directory that may hold case directories (a kind folder of a suite, a folder of ONNX node tests).
     Its cases are collected straight from one listing: pytest's own per-directory hooks cost seconds over
-    a suite's thousands of cases. Any other entry, and every entry when --ignore / --ignore-glob is given,
-    goes through pytest's hooks as pytest.Dir does."""
+    a suite's thousands of cases.
 
-    def _argument_inside(self) -> bool:
-        """Whether a command-line argument names a path inside this directory (a case, a node id): pytest
-        then matches it level by level, so the case directories must be collected as nodes."""
+    Inside a suite (`suite` set) only case directories and folders are collected, never through pytest's
+    collection hooks: a Python file is named in one line and never imported, no other file is handed to a
+    collector, a link leaving the suite or looping back is not followed. Outside one, every entry goes
+    through pytest's hooks as pytest.Dir does."""
+
+    suite: Path | None = None  # the suite this folder lies in
+    seen: frozenset[str] = frozenset()  # real paths of the suite's folders walked down to this one
+
+    def _arguments(self) -> tuple[bool, bool]:
+        """Whether an argument names a path inside this directory (a case, a node id: pytest then matches
+        level by level, so case directories must be collected as nodes), and whether one names the
+        directory itself or a folder above it (else pytest keeps only the way to the arguments inside)."""
         base = self.config.invocation_params.dir
+        inside = whole = False
         for arg in self.config.args:
             path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
             if path != self.path and self.path in path.parents:
-                return True
-        return False
+                inside = True
+            elif path == self.path or path in self.path.parents:
+                whole = True
+        return inside, whole
 
     def collect(self):
         config, ihook = self.config, self.ihook
-        ignoring = bool(config.getoption("ignore", None) or config.getoption("ignore_glob", None))
-        as_nodes = self._argument_inside()
-        run = _run(config)
-        listed = run.case_entries(self.path)  # the manifest's entries for this folder's cases
+        inside, whole = self._arguments()
         with os.scandir(self.path) as it:
             entries = sorted(it, key=lambda e: e.name)
         for e in entries:
             path = Path(e.path)
-            n = scan_case(e.path) if e.is_dir() else None
-            if n is not None and not ignoring:
-                d = CaseDir.from_parent(self, name=e.name, path=path, nodeid=_child_id(self, e.name))
-                d.n_datasets = n
-                run.mark_case(d, listed.get(e.name))
-                if as_nodes:
-                    yield d
-                else:  # the items straight away: no collection round per case directory and model
-                    yield from d.items()
+            if inside and not whole and not self.session.isinitpath(path, with_parents=True):
+                continue  # not on the way to an argument: not even looked at (a sibling suite is not read)
+            if self.suite is not None:
+                yield from self._in_suite(e, path, inside)
                 continue
             if not self.session.isinitpath(path, with_parents=True) and ihook.pytest_ignore_collect(
                     collection_path=path, config=config):
@@ -391,24 +479,93 @@ class CasesDir(pytest.Dir):
             elif e.is_file():
                 yield from ihook.pytest_collect_file(file_path=path, parent=self)
 
+    def _in_suite(self, e, path: Path, as_nodes: bool):
+        """One entry of a folder of a suite: a case directory, a folder to walk, or nothing (a suite is data)."""
+        config, run = self.config, _run(self.config)
+        if not e.is_dir():
+            if e.name.endswith(".py"):
+                run.refuse(_never_imported(config, path))
+            return
+        if e.is_symlink() and not self._may_follow(path):
+            return
+        n = scan_case(e.path)
+        ignoring = n is None or bool(config.getoption("ignore", None) or config.getoption("ignore_glob", None))
+        if ignoring and not self.session.isinitpath(path, with_parents=True) and self.ihook.pytest_ignore_collect(
+                collection_path=path, config=config):
+            return
+        if n is None:
+            if has_unsafe(e.name):
+                run.refuse(printable(f"opconform: {_relpath(path, config.invocation_params.dir)}: a folder whose "
+                                     "name holds control or bidi characters is not read"))
+                return
+            nested = run.manifest(path) is not None  # a suite of its own: its manifest is checked too
+            d = (SuiteDir if nested else CasesDir).from_parent(self, path=path)
+            d.suite, d.seen = path if nested else self.suite, self.seen | {os.path.realpath(path)}
+            yield d
+            return
+        d = CaseDir.from_parent(self, name=printable(e.name), path=path, nodeid=_child_id(self, printable(e.name)))
+        d.n_datasets = n
+        run.mark_case(d, run.case_entries(self.path).get(e.name))
+        if as_nodes:
+            yield d
+        else:  # the items straight away: no collection round per case directory and model
+            yield from d.items()
+
+    def _may_follow(self, path: Path) -> bool:
+        """A linked folder is walked only when it stays inside the suite and is none of the folders the walk
+        is in already (a loop). One line for each link not followed."""
+        real, root = os.path.realpath(path), os.path.realpath(self.suite)
+        where = _relpath(path, self.config.invocation_params.dir)
+        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+            problem = "a link that leaves the suite is not followed"
+        elif any(s == real or s.startswith(real.rstrip(os.sep) + os.sep) for s in self.seen):
+            problem = "a link loop (to a folder above it) is skipped"
+        else:
+            return True
+        _run(self.config).refuse(printable(f"opconform: {where}: {problem}"))
+        return False
+
 
 class SuiteDir(CasesDir):
     """A suite directory (manifest.json): its folders as any CasesDir's, plus a failing item for every case
-    the manifest lists that is not on disk, so that a deleted case cannot pass unnoticed."""
+    the manifest lists that is not on disk, so that a deleted case cannot pass unnoticed, and for every entry
+    that names no case directory of the suite (a kind that is none of the kinds, a name that is no plain
+    directory name: nothing outside the suite is looked at)."""
 
     def collect(self):
         yield from super().collect()
-        entries = (_run(self.config).manifest(self.path) or {}).get("cases")
+        run = _run(self.config)
+        entries = (run.manifest(self.path) or {}).get("cases")
         root = str(self.path)
         for e in entries if isinstance(entries, list) else ():
             if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not isinstance(e.get("kind"), str):
                 continue
-            if not os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
-                case_dir = self.path / e["kind"] / e["name"]
-                item = MissingCaseItem.from_parent(self, name=f"{e['name']}[0]", case_name=e["name"], index=0,
-                                                   expected_dir=case_dir)
-                _run(self.config).mark_case(item, e)
-                yield item
+            problem = _entry_problem(e)
+            if problem is None:
+                if os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                    continue
+                where = self.path / e["kind"] / e["name"]
+                problem = (f"{_relpath(where / 'model.onnx', self.config.invocation_params.dir)}: missing file "
+                           "(the suite's manifest.json lists the case)")
+                item = UnreadCaseItem.unread(self, where, e["name"], e["kind"], problem)
+            else:
+                where = self.path / "manifest.json"
+                problem = f"{_relpath(where, self.config.invocation_params.dir)}: {problem}"
+                item = UnreadCaseItem.unread(self, where, e["name"], "node", problem)
+            run.mark_case(item, e)
+            yield item
+
+
+def _entry_problem(entry: dict) -> str | None:
+    """Why a manifest entry names no case directory of its suite, or None."""
+    from generator.case import KINDS
+
+    kind, name = entry["kind"], entry["name"]
+    if kind not in KINDS:
+        return f"case {name!r}: kind {kind!r} is none of {', '.join(KINDS)} (refused, nothing read)"
+    if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+        return f"case {name!r}: the name is no plain directory name (refused, nothing read)"
+    return None
 
 
 class CaseItem(_InCase, pytest.Item):
@@ -426,11 +583,22 @@ class CaseItem(_InCase, pytest.Item):
     def family(self) -> str | None:
         return self.parent.parent.family  # CaseItem -> CaseFile -> CaseDir
 
+    @property
+    def listed(self) -> dict | None:
+        return self.parent.parent.listed
+
     def runtest(self) -> None:
         from runners.results import CRASH, PASS, PROBE, TIMEOUT, UNSUPPORTED
 
         run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
         self.result = run.execute(self)
+        problem = _disagreement(self, self.result)
+        if problem is not None:
+            from runners.execute import invalid_case_result
+
+            where = _relpath(self.case_dir / "case.json", self.config.invocation_params.dir)
+            self.result = invalid_case_result(self.case_name, self.index, _kind_of(self.case_dir),
+                                              f"{where}: {problem}", run.backend, run.tier)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
         if self.result.verdict in (PASS, PROBE):
             run.gate(self)
@@ -441,7 +609,7 @@ class CaseItem(_InCase, pytest.Item):
             from runners.execute import unsupported_reason
 
             run.gate(self)
-            pytest.skip(f"unsupported: {unsupported_reason(self.result.error)}")
+            pytest.skip(printable(f"unsupported: {unsupported_reason(self.result.error)}"))
         run.gate(self)
         raise CaseFailure(self.result)
 
@@ -455,33 +623,62 @@ class CaseItem(_InCase, pytest.Item):
         return self.path, 0, self.name
 
 
-class MissingCaseItem(CaseItem):
-    """A case the suite manifest lists but whose directory (or model.onnx) is missing."""
+def _disagreement(item: CaseItem, result) -> str | None:
+    """Why a case read cleanly is still not the one the run selected, or None: an item is known by its
+    directory (case.json must name the same case), and case.json must say the kind of the folder the case
+    lies in and the family, op and kind the suite's manifest lists for it (--family and -m select by those)."""
+    from generator.case import KINDS
+    from runners.results import INVALID_CASE
+
+    if result.verdict == INVALID_CASE:
+        return None
+    if result.case != item.case_name:
+        return f"case.json names the case {result.case!r}, its directory is {item.case_name!r}"
+    folder = item.case_dir.parent.name
+    if folder in KINDS and result.kind != folder:
+        return f"case.json says kind {result.kind!r}, the case lies in the kind folder {folder!r}"
+    for field in ("kind", "family", "op"):
+        listed = (item.listed or {}).get(field)
+        if listed is not None and listed != getattr(result, field):
+            return f"case.json says {field} {getattr(result, field)!r}, the suite's manifest.json {listed!r}"
+    return None
+
+
+class UnreadCaseItem(CaseItem):
+    """A case that is not read, an invalid-case item naming the problem: one the suite's manifest lists but
+    which is missing on disk or which names no directory of the suite, or a case directory whose name cannot
+    be shown as it is. Its name is shown escaped."""
 
     family = None  # set by mark_case from the manifest entry
+    listed = None
 
-    def __init__(self, *, expected_dir: Path, **kwargs):
+    def __init__(self, *, where: Path, kind: str, problem: str, **kwargs):
         super().__init__(**kwargs)
-        self.expected_dir = expected_dir
+        self.where, self.kind, self.problem = where, kind, problem
+
+    @classmethod
+    def unread(cls, parent, where: Path, name: str, kind: str, problem: str) -> "UnreadCaseItem":
+        shown = printable(name)
+        item = cls.from_parent(parent, name=f"{shown}[0]", case_name=shown, index=0, where=where, kind=kind,
+                               problem=printable(problem))
+        item.family = getattr(parent, "family", None)
+        return item
 
     @property
     def case_dir(self) -> Path:
-        return self.expected_dir
+        return self.where
 
     def runtest(self) -> None:
         from runners.execute import invalid_case_result
 
         run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        where = _relpath(self.expected_dir / "model.onnx", self.config.invocation_params.dir)
-        self.result = invalid_case_result(self.case_name, 0, _kind_of(self.expected_dir),
-                                          f"{where}: missing file (the suite's manifest.json lists the case)",
-                                          run.backend, run.tier)
+        self.result = invalid_case_result(self.case_name, 0, self.kind, self.problem, run.backend, run.tier)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
         run.gate(self)
         raise CaseFailure(self.result)
 
     def reportinfo(self):
-        return self.expected_dir, 0, self.name
+        return Path(printable(os.fspath(self.where))), 0, self.name
 
 
 class OpconformRun:
@@ -519,6 +716,12 @@ class OpconformRun:
         self._manifests: dict[str, dict | None] = {}  # dir -> its suite manifest, None if not a suite
         self._indexes: dict[str, dict] = {}  # suite dir -> {kind: {name: manifest entry}}
         self._markers: dict[tuple[str, str], object] = {}  # (field, value) -> its MarkDecorator
+        self.tree = SuiteTree()
+        self.refused: list[str] = config.stash.setdefault(REFUSED, [])  # what a suite held and was not read
+
+    def refuse(self, line: str) -> None:
+        if line not in self.refused:
+            self.refused.append(line)
 
     # ---- markers ----------------------------------------------------------------------
     def case_entries(self, folder: Path) -> dict:
@@ -542,8 +745,9 @@ class OpconformRun:
         -k), and node.family for --family. They come from the suite's manifest entry of the case, else from
         its case.json; a plain ONNX node test gets none. Only for selecting: the run itself reads and checks
         case.json."""
+        node.listed = entry
         if entry is None or "family" not in entry:
-            entry = _checked_meta(node.path)
+            entry = _checked_meta(node.path) if isinstance(node, CaseDir) else (entry or {})
         family = entry.get("family")
         node.family = family if isinstance(family, str) else None
         for field in ("family", "op", "kind"):
@@ -586,7 +790,7 @@ class OpconformRun:
                                                  lambda i: self._stub(item, i), more=more,
                                                  then=self._next_case(item, more))
             except WorkerDied as exc:  # the backend cannot load in a worker: every item would say so
-                pytest.exit(f"opconform: --backend {self.isolated.backend_spec}: {exc}",
+                pytest.exit(printable(f"opconform: --backend {self.isolated.backend_spec}: {exc}"),
                             returncode=pytest.ExitCode.USAGE_ERROR)
             if what == "result":
                 return answer
@@ -621,7 +825,7 @@ class OpconformRun:
             item.user_properties.append(("opconform_regression", base or no_verdict_reason(self.baseline, key)))
             r.message = f"regression: {r.verdict}, baseline {base or why[no_verdict_reason(self.baseline, key)]}\n{r.message}"
             return
-        pytest.xfail(f"baseline: {base}")
+        pytest.xfail(printable(f"baseline: {base}"))
 
     def _following(self, item: CaseItem) -> list[int]:
         """The data sets of item's case that run right after it in this session (so that the worker can
@@ -662,7 +866,7 @@ class OpconformRun:
         lines = [f"opconform: backend {self.name} {self.version}, tier {self.tier}"]
         if self.settings:
             lines.append("opconform: settings " + ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items())))
-        return lines
+        return [printable(line) for line in lines]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session):
@@ -677,13 +881,18 @@ class OpconformRun:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collect_directory(self, path: Path, parent):
+        """A folder pytest reaches on its own (its arguments and the folders above them; inside a suite the
+        plugin's collectors walk by themselves): inside a suite never pytest's collectors (a package's
+        __init__.py would be imported)."""
         if is_case_dir(path):
             return CaseDir.at(parent, path)
-        if self.manifest(path) is not None:
-            return SuiteDir.from_parent(parent, path=path)
-        if (path / "__init__.py").is_file():
-            return None  # a Python package: pytest's own collector
-        return CasesDir.from_parent(parent, path=path)
+        suite = self.tree.root_of(path)
+        if suite is None and (path / "__init__.py").is_file():
+            return None  # a Python package outside any suite: pytest's own collector
+        cls = SuiteDir if suite == path and self.manifest(path) is not None else CasesDir
+        d = cls.from_parent(parent, path=path)
+        d.suite, d.seen = suite, frozenset({os.path.realpath(path)})
+        return d
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
         if self.families:
@@ -708,11 +917,11 @@ class OpconformRun:
                 continue
             hit = next((p for p in self.skips if p in item.nodeid), None)
             if hit is not None:
-                item.add_marker(pytest.mark.skip(reason=f"skips-file: {hit}"))
+                item.add_marker(pytest.mark.skip(reason=printable(f"skips-file: {hit}")))
                 continue
             hit = next((p for p in self.xfails if p in item.nodeid), None)
             if hit is not None:
-                item.add_marker(pytest.mark.xfail(reason=f"xfails-file: {hit}", strict=False))
+                item.add_marker(pytest.mark.xfail(reason=printable(f"xfails-file: {hit}"), strict=False))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -732,7 +941,7 @@ class OpconformRun:
         if call.when == "call" and item.result is not None:
             rep.opconform_verdict = item.result.verdict  # for the verdict counts (xdist carries it)
             if item.result.verdict == "unsupported" and rep.skipped and isinstance(rep.longrepr, tuple):
-                rep.longrepr = (os.fspath(item.case_dir), None, rep.longrepr[2])  # the case, not this plugin
+                rep.longrepr = (printable(os.fspath(item.case_dir)), None, rep.longrepr[2])  # the case, not this plugin
             if self.want_records:
                 record = item.result.to_record()
             if item.result.kind in ("node", "graph"):  # for the tiers-met summary (JSON: xdist carries it)
@@ -808,7 +1017,7 @@ class OpconformRun:
                 line = f"opconform: {_one_line(str(exc))}"
             else:
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(str(exc))
-                line = f"opconform: cannot write {option} {path}: {why or type(exc).__name__}"
+                line = printable(f"opconform: cannot write {option} {path}: {why or type(exc).__name__}")
             tr = self.config.pluginmanager.get_plugin("terminalreporter")
             if tr is not None:
                 tr.write("\n")
@@ -842,25 +1051,27 @@ class OpconformRun:
                        suites_run(self.config))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
+        for line in self.refused:
+            terminalreporter.write_line(line, yellow=True)
         if self.tier_counts and not self.is_worker:
             for line in tier_summary(self.tier_counts, f"{self.name} {self.version}"):
-                terminalreporter.write_line(line)
+                terminalreporter.write_line(printable(line))
         if self.written:
-            terminalreporter.write_line(f"opconform: results written to {self.report}")
+            terminalreporter.write_line(printable(f"opconform: results written to {self.report}"))
         if self.baseline_written:
-            terminalreporter.write_line(f"opconform: baseline written to {self.baseline_path}")
+            terminalreporter.write_line(printable(f"opconform: baseline written to {self.baseline_path}"))
         if self.baseline is not None and not self.is_worker:
             tr = terminalreporter
-            tr.write_line(f"opconform gate: {len(self.regressions)} regression(s) against {self.baseline_path}, "
-                          f"{len(self.better)} item(s) better than the baseline")
+            tr.write_line(printable(f"opconform gate: {len(self.regressions)} regression(s) against "
+                                    f"{self.baseline_path}, {len(self.better)} item(s) better than the baseline"))
             from runners.gate import other_suites
 
             for line in other_suites(self.baseline, suites_run(self.config)):
-                tr.write_line(f"  suite changed {line} (changed cases are judged as new)", yellow=True)
+                tr.write_line(printable(f"  suite changed {line} (changed cases are judged as new)"), yellow=True)
             for line in sorted(self.regressions)[:100]:
-                tr.write_line(f"  REGRESSION {line}", red=True)
+                tr.write_line(printable(f"  REGRESSION {line}"), red=True)
             for line in sorted(self.better)[:100]:
-                tr.write_line(f"  better     {line}", green=True)
+                tr.write_line(printable(f"  better     {line}"), green=True)
             if self.better:
                 tr.write_line("  (record the improvements with --update-baseline)")
 
