@@ -995,7 +995,8 @@ class OpconformRun:
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         if self.isolated is not None:
             self.isolated.close()
-        if self.is_worker:
+        if self.is_worker:  # the controller names what this worker refused (it collects nothing itself)
+            self.config.workeroutput["opconform_refused"] = list(self.refused)
             return
         _drop_silent_reports(self.config)
         # the results file first: whatever else fails, the run's verdicts are not lost
@@ -1003,6 +1004,12 @@ class OpconformRun:
             self.written = True
         if self.baseline_path is not None and self.config.getoption("update_baseline"):
             self.baseline_written = self._save(session, "--baseline", self.baseline_path, self._write_baseline)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """pytest-xdist: a worker is done; what it refused is shown with the controller's own lines."""
+        for line in getattr(node, "workeroutput", {}).get("opconform_refused", ()):
+            self.refuse(line)
 
     def _save(self, session, option: str, path: Path, write, *args) -> bool:
         """Run one of the session's writes; a failure is one red line and a failing exit status, and the

@@ -97,7 +97,7 @@ def test_python_in_a_suite_is_never_imported(pytester, suite, placement):
     (suite / rel).parent.mkdir(parents=True, exist_ok=True)
     (suite / rel).write_text(text.format(marker=str(marker)))
     report = pytester.path / "r.json"
-    result = pytester.runpytest(arg, "--backend", "opconform", "--report", str(report), "-p", "no:randomly")
+    result = pytester.runpytest(arg, "--backend", "opconform", "--report", str(report))
     assert not marker.exists(), _out(result)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, _out(result)
     n_f16 = 0 if arg.endswith(F8) else 2
@@ -107,6 +107,20 @@ def test_python_in_a_suite_is_never_imported(pytester, suite, placement):
     if rel.endswith(".py"):
         shown = os.path.join("suite", rel)
         assert [line for line in result.outlines if shown in line and "never imported" in line], _out(result)
+
+
+def test_python_in_a_suite_is_never_imported_with_xdist(pytester, suite):
+    """The same with -n 2: neither the controller nor a worker imports the suite's files, and the lines the
+    workers' collections found are shown by the controller."""
+    marker = pytester.path / "imported"
+    (suite / "conftest.py").write_text(FLIP.format(marker=str(marker)))
+    (suite / "node" / "test_evil.py").write_text(MODULE.format(marker=str(marker)))
+    result = pytester.runpytest_subprocess("suite", "--backend", "opconform", "-n", "2")
+    assert not marker.exists(), _out(result)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=2, failed=1)
+    for rel in ("suite/conftest.py", "suite/node/test_evil.py"):
+        assert [line for line in result.outlines if rel in line and "never imported" in line], _out(result)
 
 
 def test_the_users_own_conftest_outside_the_suite_still_works(pytester, suite):
