@@ -118,9 +118,15 @@ class SuiteTree:
 
     def __init__(self):
         self._holds: dict[Path, bool] = {}
+        self._roots: dict[Path, Path | None] = {}
 
     def root_of(self, directory: Path) -> Path | None:
         directory = Path(os.path.abspath(directory))
+        if directory not in self._roots:
+            self._roots[directory] = self._root_of(directory)
+        return self._roots[directory]
+
+    def _root_of(self, directory: Path) -> Path | None:
         chain = (directory, *directory.parents)
         for a in chain:
             if os.path.lexists(a / "manifest.json"):
@@ -747,7 +753,8 @@ class OpconformRun:
         case.json."""
         node.listed = entry
         if entry is None or "family" not in entry:
-            entry = _checked_meta(node.path) if isinstance(node, CaseDir) else (entry or {})
+            readable = isinstance(node, CaseDir) and not has_unsafe(node.path.name)  # else it is not read at all
+            entry = _checked_meta(node.path) if readable else (entry or {})
         family = entry.get("family")
         node.family = family if isinstance(family, str) else None
         for field in ("family", "op", "kind"):
@@ -878,6 +885,17 @@ class OpconformRun:
         finally:
             gc.enable()
             gc.freeze()  # the nodes made so far are never garbage; later collections skip them
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collect_file(self, file_path: Path, parent):
+        """No file inside a suite becomes a pytest node, whoever asks (the plugin's own folders never do; a
+        file pytest reaches straight from an argument might): a node made here would import or run it."""
+        nodes = yield
+        if nodes and self.tree.root_of(file_path.parent) is not None:
+            if file_path.suffix == ".py":
+                self.refuse(_never_imported(self.config, file_path))
+            return []
+        return nodes
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collect_directory(self, path: Path, parent):

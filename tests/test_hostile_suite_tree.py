@@ -109,6 +109,18 @@ def test_python_in_a_suite_is_never_imported(pytester, suite, placement):
         assert [line for line in result.outlines if shown in line and "never imported" in line], _out(result)
 
 
+def test_a_python_file_of_a_suite_given_as_the_argument_is_never_imported(pytester, suite):
+    """pytest collects a file argument straight from the session when --confcutdir lies below its folder:
+    no node is made of it all the same (one line names it, nothing is collected)."""
+    marker = pytester.path / "imported"
+    (suite / "node" / "test_evil.py").write_text(MODULE.format(marker=str(marker)))
+    result = pytester.runpytest("suite/node/test_evil.py", "--backend", "opconform",
+                                "--confcutdir", f"suite/node/{F8}")
+    assert not marker.exists(), _out(result)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, _out(result)  # not found: nothing collected
+    assert [line for line in result.outlines if "suite/node/test_evil.py" in line and "never imported" in line]
+
+
 def test_python_in_a_suite_is_never_imported_with_xdist(pytester, suite):
     """The same with -n 2: neither the controller nor a worker imports the suite's files, and the lines the
     workers' collections found are shown by the controller."""
