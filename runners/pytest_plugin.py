@@ -154,6 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not spec:
         _refuse_cases_without_backend(config)
         return
+    _refuse_config_in_suite(config)
     from runners.backends.base import UnknownBackend
     from runners.backends.registry import get_backend
 
@@ -193,6 +194,17 @@ def pytest_configure(config: pytest.Config) -> None:
         if not (config.getoption("collectonly") or xdist_controller):
             run.isolated.launch()  # the worker loads the backend while this process collects
     config.pluginmanager.register(run, PLUGIN_NAME)
+
+
+def _refuse_config_in_suite(config: pytest.Config) -> None:
+    """pytest's configuration file must not lie in a suite: its addopts (-k, --deselect, --xfails-file, -p)
+    would decide which verdicts count. pytest has applied it already, so the run is refused."""
+    ini = config.inipath
+    if ini is not None and SuiteTree().root_of(ini.parent) is not None:
+        where = _relpath(ini, config.invocation_params.dir)
+        raise pytest.UsageError(printable(f"{where}: a pytest configuration file inside a suite is never used (its "
+                                          "options could drop or excuse cases); run from outside the suite, or "
+                                          "name another one with -c"))
 
 
 def parse_backend_options(pairs: list[str]) -> dict[str, str]:

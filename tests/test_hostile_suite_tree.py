@@ -121,6 +121,17 @@ def test_a_python_file_of_a_suite_given_as_the_argument_is_never_imported(pytest
     assert [line for line in result.outlines if "suite/node/test_evil.py" in line and "never imported" in line]
 
 
+@pytest.mark.parametrize("name, text", [("pytest.ini", "[pytest]\naddopts = -k 'not float8'\n"),
+                                        ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"-k 'not float8'\"\n")])
+def test_a_pytest_configuration_file_in_a_suite_is_refused(pytester, suite, name, text):
+    """A configuration file at the suite's root becomes pytest's own (the rootdir is the suite): its addopts
+    deselected the failing case (exit 0). The run is refused in one line naming it; nothing runs."""
+    (suite / name).write_text(text)
+    result = pytester.runpytest("suite", "--backend", "opconform")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, _out(result)
+    result.stderr.fnmatch_lines([f"ERROR: suite/{name}: a pytest configuration file inside a suite is never used*"])
+
+
 def test_python_in_a_suite_is_never_imported_with_xdist(pytester, suite):
     """The same with -n 2: neither the controller nor a worker imports the suite's files, and the lines the
     workers' collections found are shown by the controller."""
