@@ -1133,13 +1133,14 @@ def suites_run(config: pytest.Config) -> dict[str, str]:
     found: dict[str, str] = {}
     for arg in config.args or ["."]:
         path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
-        candidates = [path, *list(path.parents)[:3]]
-        if path.is_dir():
+        # the nearest suite the argument is or lies in (no suite further up is read), else the suites it holds
+        candidates = [next((c for c in [path, *list(path.parents)[:3]] if is_suite(c)), None)]
+        if candidates[0] is None and path.is_dir():
             try:
-                candidates += [p for p in path.iterdir() if (p / MANIFEST).is_file()]
+                candidates = [p for p in path.iterdir() if (p / MANIFEST).is_file()]
             except OSError:
-                pass
-        for c in candidates:
+                candidates = []
+        for c in filter(None, candidates):
             if is_suite(c) and suite_hash(c):
                 found[_relpath(c, base)] = suite_hash(c)
     return dict(sorted(found.items()))

@@ -213,6 +213,17 @@ def test_a_bad_sibling_suite_does_not_touch_the_suite_named(pytester, suite, arg
     assert list(json.loads(report.read_text())["suites"]) == ["suite"]
 
 
+@pytest.mark.parametrize("arg", ["outer/suite", f"outer/suite/node/{F16}"])
+def test_a_suite_around_the_suite_named_is_not_read(pytester, suite, arg):
+    """The suite named lies inside another suite's folder: only the suite named is run and recorded."""
+    outer = pytester.path / "outer"
+    shutil.copytree(suite, outer)
+    suite.rename(outer / "suite")
+    report = pytester.path / "r.json"
+    pytester.runpytest(arg, "--backend", "opconform", "--report", str(report))
+    assert list(json.loads(report.read_text())["suites"]) == ["outer/suite"]
+
+
 # ---------------------------------------------------------------------------------------------
 # item 4d: an item is known by its directory
 # ---------------------------------------------------------------------------------------------
