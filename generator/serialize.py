@@ -13,8 +13,20 @@ which runners report as the verdict `invalid-case`:
 - case.json: every field a runner reads has the type it needs (CASE_FIELDS), and the compare spec
   resolves for every judged output in every tier, so runner code never trips over a case read_case accepts;
 - every file is listed in case.json with its sha256 and matches it;
+- case.json's "name" is its directory's name (runners key items by the directory), and case.json and
+  manifest.json are parsed with bounded nesting (generator/jsontext.py): a document nested too deep is a
+  corrupt file, never a RecursionError;
 - files are read only inside the case directory: paths case.json or the model give (the twin model,
   external data) must stay inside it, and a symlink is followed only to a file inside it;
+- every tensor of the model (initializers and sparse initializers of the graph, of every subgraph and of
+  training_info; tensors and sparse tensors of every attribute, in graphs, subgraphs and local functions,
+  and of a local function's attribute defaults) that stores its data externally has it loaded here, from
+  inside the case directory, hash-checked: the model handed to a backend names no external file, so no
+  backend reads a file itself. A data file (input_<j>.pb, output_<j>.pb, a twin's) must carry its data
+  inline: external data there is refused before any conversion (onnx would read it relative to the
+  working directory);
+- a model or data file that protobuf will not parse (corrupt, or nested deeper than its recursion limit)
+  is refused with one line;
 - a file is read only if it is a regular file (not a FIFO, device or directory) no larger than it can be:
   a tensor file's bound comes from the static shape and element type the model declares, any other file's
   is MAX_FILE_BYTES; both are checked on the open descriptor before a byte is read;
@@ -40,7 +52,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from generator import dtypes
+from generator import dtypes, jsontext
 from generator.case import GENERATOR_VERSION, KINDS, Case, Twin
 
 MANIFEST = "manifest.json"
@@ -516,6 +528,12 @@ class _CaseReader:
         self.names: dict[str, set[str]] = {}
 
     @property
+    def dir_name(self) -> str:
+        """The name of the case directory ("." and ".." resolved)."""
+        name = self.case_dir.name
+        return name if name not in ("", "..") else self.root.name
+
+    @property
     def root(self) -> Path:
         if self._root is None:
             self._root = self.case_dir.resolve()
@@ -524,7 +542,10 @@ class _CaseReader:
     def inside(self, rel: str, what: str, named: Path) -> str:
         """`rel` (a path that case.json or the model gives) as a normalized path relative to the case
         directory, if it stays inside it with symlinks followed; else CaseError naming the file `named`."""
-        target = (self.case_dir / rel).resolve()
+        try:
+            target = (self.case_dir / rel).resolve()
+        except (ValueError, RuntimeError, OSError) as exc:  # a NUL byte, a symlink loop, a name too long
+            raise CaseError(named, f"{what} {rel!r} cannot be resolved ({exc}); refused") from None
         if Path(rel).is_absolute() or not target.is_relative_to(self.root) or target == self.root:
             raise CaseError(named, f"{what} {rel!r} points outside the case directory; refused")
         return target.relative_to(self.root).as_posix()
@@ -646,7 +667,10 @@ def _tensor(data: bytes, path: Path | str, slot: _Slot | None) -> np.ndarray:
     try:
         tensor.ParseFromString(data)
     except Exception as exc:  # protobuf raises several types for corrupt bytes
-        raise CaseError(path, f"not a valid TensorProto ({exc.__class__.__name__}: {exc})") from None
+        raise CaseError(path, f"not a valid TensorProto ({_protobuf_problem(exc)})") from None
+    if tensor.data_location == onnx.TensorProto.EXTERNAL or len(tensor.external_data):
+        # before any conversion: numpy_helper.to_array would read the file, relative to the working directory
+        raise CaseError(path, "external data in a data file; refused")
     if slot is not None and slot.elem_type and tensor.data_type != slot.elem_type:
         raise CaseError(path, f"a {_type_name(tensor.data_type)} tensor, but the model declares "
                               f"{_type_name(slot.elem_type)} for {slot.name!r}")
@@ -666,18 +690,85 @@ def _to_array(tensor: onnx.TensorProto, path: Path | str) -> np.ndarray:
     return array
 
 
+def _protobuf_problem(exc: Exception) -> str:
+    """One line saying why protobuf refused to parse a file."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, RecursionError) or any(w in text for w in ("MaxDepth", "nesting", "recursion")):
+        return "nested deeper than protobuf's recursion limit"
+    return f"{exc.__class__.__name__}: {text[:200]}" if text else exc.__class__.__name__
+
+
+def _model_tensors(model: onnx.ModelProto) -> list[onnx.TensorProto]:
+    """Every TensorProto a model carries: the initializers and sparse initializers (values and indices) of
+    its graph, of every subgraph and of its training_info graphs; the tensors, tensor lists, sparse tensors
+    and sparse tensor lists of every attribute of every node (of graphs, subgraphs and local functions) and
+    of every local function's attribute defaults. Fields are looked at whatever the attribute's declared
+    type, and without recursion. (onnx.external_data_helper._get_all_tensors misses the sparse tensors, the
+    functions' attribute defaults and subgraph initializers, and training_info.)"""
+    found: list[onnx.TensorProto] = []
+    graphs = [model.graph]
+    for info in model.training_info:
+        graphs += (info.initialization, info.algorithm)
+    attrs = []
+    for function in model.functions:
+        for node in function.node:
+            attrs.extend(node.attribute)
+        attrs.extend(function.attribute_proto)
+    while graphs or attrs:
+        if graphs:
+            graph = graphs.pop()
+            found.extend(graph.initializer)
+            for sparse in graph.sparse_initializer:
+                found += (sparse.values, sparse.indices)
+            for node in graph.node:
+                attrs.extend(node.attribute)
+            continue
+        attr = attrs.pop()
+        if attr.HasField("t"):
+            found.append(attr.t)
+        found.extend(attr.tensors)
+        sparses = list(attr.sparse_tensors)
+        if attr.HasField("sparse_tensor"):
+            sparses.append(attr.sparse_tensor)
+        for sparse in sparses:
+            found += (sparse.values, sparse.indices)
+        if attr.HasField("g"):
+            graphs.append(attr.g)
+        graphs.extend(attr.graphs)
+    return found
+
+
 def _load_external_data(model: onnx.ModelProto, reader: _CaseReader, model_path: Path) -> None:
     """Tensors stored outside model.onnx must live inside the case directory (a case must not make a
-    runner read files elsewhere) and are hash-checked like every other file; they are loaded here."""
-    from onnx.external_data_helper import ExternalDataInfo, _get_all_tensors, uses_external_data
-
-    for tensor in _get_all_tensors(model):
-        if not uses_external_data(tensor):
+    runner read files elsewhere) and are hash-checked like every other file; they are loaded here, so that
+    no tensor of the model handed to a backend still stores its data externally (_model_tensors: every
+    tensor, wherever it is). Stray external_data entries of a tensor whose data is inline are dropped."""
+    loaded: dict[str, bytes] = {}
+    for tensor in _model_tensors(model):
+        if tensor.data_location != onnx.TensorProto.EXTERNAL:
+            if len(tensor.external_data):
+                del tensor.external_data[:]
             continue
-        info = ExternalDataInfo(tensor)
-        rel = reader.inside(info.location, f"external data location of tensor {tensor.name!r}:", model_path)
-        data = reader.read(rel)
-        tensor.raw_data = data[info.offset or 0:][: info.length] if info.length else data[info.offset or 0:]
+        what = f"external data of tensor {tensor.name!r}"
+        info = {entry.key: entry.value for entry in tensor.external_data}
+        location = info.get("location", "")
+        if not location:
+            raise CaseError(model_path, f"{what}: no location; refused")
+        try:
+            offset = int(info.get("offset") or 0)
+            length = int(info["length"]) if info.get("length") else None
+        except ValueError:
+            raise CaseError(model_path, f"{what}: offset or length is no integer") from None
+        if offset < 0 or (length is not None and length < 0):
+            raise CaseError(model_path, f"{what}: negative offset or length")
+        rel = reader.inside(location, f"{what}: location", model_path)
+        if rel not in loaded:
+            loaded[rel] = reader.read(rel)
+        data = loaded[rel]
+        end = len(data) if length is None else offset + length
+        if end > len(data) or offset > len(data):
+            raise CaseError(model_path, f"{what}: bytes {offset} to {end} of {rel}, which has {len(data)}")
+        tensor.raw_data = data[offset:end]
         tensor.data_location = onnx.TensorProto.DEFAULT
         del tensor.external_data[:]
 
@@ -697,12 +788,15 @@ def _read_meta(reader: _CaseReader) -> tuple[dict, bytes] | None:
             return None
         raise
     try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        meta = jsontext.loads(raw)
+    except ValueError as exc:  # UnicodeDecodeError included
         raise CaseError(path, f"corrupt case.json ({exc})") from None
     problem = meta_problem(meta)
     if problem:
         raise CaseError(path, problem)
+    if "name" in meta and meta["name"] != reader.dir_name:
+        raise CaseError(path, f'field "name": {_shown(meta["name"])} differs from the name of the case\'s '
+                              f"directory, {reader.dir_name!r} (a case is known by its directory)")
     return meta, raw
 
 
@@ -713,7 +807,7 @@ def _read_model(reader: _CaseReader) -> onnx.ModelProto:
     try:
         model.ParseFromString(data)
     except Exception as exc:
-        raise CaseError(model_path, f"not a valid ONNX model ({exc.__class__.__name__})") from None
+        raise CaseError(model_path, f"not a valid ONNX model ({_protobuf_problem(exc)})") from None
     if not model.graph.node:
         raise CaseError(model_path, "model has no nodes (truncated or corrupt)")
     _load_external_data(model, reader, model_path)
@@ -812,7 +906,7 @@ def _manifest_bytes(suite_dir: Path | str) -> bytes:
 
 def is_suite(path: Path) -> bool:
     try:
-        return json.loads(_manifest_bytes(path))["format"] == SUITE_FORMAT
+        return jsontext.loads(_manifest_bytes(path))["format"] == SUITE_FORMAT
     except (CaseError, ValueError, KeyError, TypeError):
         return False
 
@@ -837,6 +931,6 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
 def read_manifest(suite_dir: Path) -> dict:
     path = Path(suite_dir) / MANIFEST
     try:
-        return json.loads(_manifest_bytes(suite_dir).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        return jsontext.loads(_manifest_bytes(suite_dir))
+    except ValueError as exc:  # UnicodeDecodeError included
         raise CaseError(path, f"corrupt manifest ({exc})") from None
