@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_raise_wrong_dtype_and_shape_get_their_verdicts(pytester, monkeypatch):
              "test_cast_float16_to_float32_edge", "test_cast_uint8_to_float8e4m3fn_exhaustive"]
     for p in picks:
         (pytester.path / "s" / p).parent.mkdir(exist_ok=True)
-        os.symlink(node / p, pytester.path / "s" / p)
+        shutil.copytree(node / p, pytester.path / "s" / p)
     result, doc = _run(pytester, monkeypatch, pytester.path / "s",
                        {"RAISE": picks[:1], "WRONG_DTYPE": picks[1:2], "WRONG_SHAPE": picks[2:3]}, "-q")
     v = _verdicts(doc)
@@ -181,7 +182,7 @@ def test_a_skipped_item_is_not_run_with_its_case(pytester, monkeypatch):
     together: here the skipped data set would hang."""
     case = "test_qlinearconv_auto_pad_notset"
     (pytester.path / "s").mkdir()
-    os.symlink(SUITE / "node" / case, pytester.path / "s" / case)
+    shutil.copytree(SUITE / "node" / case, pytester.path / "s" / case)
     skips = pytester.path / "skips.txt"
     skips.write_text(f"{case}[1]\n")
     result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"HANG": [f"{case}[1]"]}, "-q",
@@ -193,7 +194,7 @@ def test_a_skipped_item_is_not_run_with_its_case(pytester, monkeypatch):
 def test_a_probe_that_crashes_is_recorded_not_failed(pytester, monkeypatch):
     probe = "test_cast_float32_to_int8_probe"
     (pytester.path / "s").mkdir()
-    os.symlink(SUITE / "probe" / probe, pytester.path / "s" / probe)
+    shutil.copytree(SUITE / "probe" / probe, pytester.path / "s" / probe)
     result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"SEGFAULT": [probe]}, "-q")
     assert _verdicts(doc) == {f"{probe}[0]": CRASH}
     assert result.ret == 0
@@ -203,7 +204,7 @@ def test_isolation_works_with_xdist(pytester, monkeypatch):
     picks = sorted(p.name for p in (SUITE / "node").iterdir())[:12]
     (pytester.path / "s").mkdir()
     for p in picks:
-        os.symlink(SUITE / "node" / p, pytester.path / "s" / p)
+        shutil.copytree(SUITE / "node" / p, pytester.path / "s" / p)
     result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"SEGFAULT": picks[3:4], "HANG": picks[7:8]},
                        "-n", "2", "--case-timeout", "3", subprocess=True)
     v = _verdicts(doc)
@@ -283,7 +284,7 @@ def test_case_memory_through_pytest(pytester, monkeypatch):
     picks = sorted(p.name for p in (SUITE / "node").iterdir() if p.name.startswith("test_cast_float32_to"))[:10]
     (pytester.path / "s").mkdir()
     for p in picks:
-        os.symlink(SUITE / "node" / p, pytester.path / "s" / p)
+        shutil.copytree(SUITE / "node" / p, pytester.path / "s" / p)
     result, doc = _run(pytester, monkeypatch, pytester.path / "s", {"LEAK": picks}, "-q", "--case-memory", "512M")
     records = sorted(doc["records"], key=lambda r: r["case"])
     oom = [i for i, r in enumerate(records) if r["verdict"] != "pass"]
