@@ -443,7 +443,7 @@ HOSTILE = [  # (damage, file and problem the record names)
     (_model_external("initializer of a subgraph in a local function", lambda base: "../../../secret.bin"), OUT),
     (_model_external("sparse tensor attribute", lambda base: "../../../secret.bin"), OUT),
     (lambda d, base: (d / "case.json").write_text("[" * 100_000), "case.json: corrupt case.json (nested 100000"),
-    (_rename, 'case.json: field "name": "test_somewhere_else" differs from the name'),
+    (_rename, "test_somewhere_else"),  # read_case's words (the plugin has its own check of the name too)
     (_deep_model, "model.onnx: not a valid ONNX model (nested deeper than protobuf's recursion limit)"),
 ]
 CLEAN = ["test_cast_uint8_to_bfloat16_exhaustive", "test_cast_uint8_to_bool_edge"]
