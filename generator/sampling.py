@@ -55,6 +55,17 @@ def case_seed(base_seed: int, name: str) -> int:
     return (base_seed * 1_000_003 + zlib.crc32(name.encode())) % (2**32)
 
 
+def distinct(values) -> np.ndarray:
+    """The distinct values of a float array, sorted, with one zero: +0.
+
+    np.unique keeps whichever zero its sort puts first, and which one that is depends on the CPU: numpy
+    sorts with SIMD kernels (x86-simd-sort on AVX-512 machines) that order the equal +0 and -0 differently
+    from the scalar sort. A written suite must be the same on every machine, so the zero is chosen here;
+    callers that want -0 add it themselves."""
+    v = np.unique(np.asarray(values, dtype=np.float64))
+    return np.where(v == 0, 0.0, v)
+
+
 def _count(size) -> int:
     return int(np.prod(size, dtype=np.int64)) if isinstance(size, tuple) else int(size)
 

@@ -206,3 +206,37 @@ def test_gen_cases_writes_the_same_bytes_without_hypothesis(tmp_path):
     assert blocked.keys() == normal.keys()
     differ = [f for f in blocked if blocked[f] != normal[f]]
     assert not differ, differ[:20]
+
+
+# numpy's SIMD sorts (x86-simd-sort, dispatched on AVX-512 machines) and its scalar sort put the equal zeros
+# +0 and -0 in different orders, so np.unique keeps a different zero on different machines.
+NO_AVX512 = ("AVX512F AVX512CD AVX512VPOPCNTDQ AVX512VL AVX512BW AVX512DQ AVX512VNNI AVX512IFMA AVX512VBMI "
+             "AVX512VBMI2 AVX512BITALG AVX512FP16 AVX512BF16 AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL "
+             "AVX512_SPR X86_V4")
+
+
+@pytest.mark.parametrize("zeros", [[0.0, -0.0], [-0.0, 0.0], [-0.0, 1.0, 0.0, -0.0] * 20])
+def test_distinct_keeps_one_zero_and_it_is_positive(zeros):
+    v = sampling.distinct(np.array(zeros + [3.0, -2.0]))
+    assert v.tolist() == [-2.0, 0.0, *([1.0] if 1.0 in zeros else []), 3.0]
+    assert not np.signbit(v[v == 0]).any()
+
+
+def test_quantize_linear_float_inputs_do_not_depend_on_the_cpus_sort():
+    """The inputs of the float8 QuantizeLinear cases come out the same with numpy's AVX-512 kernels turned
+    off (they differed: a suite generated on one machine failed `gen-cases --check` on another)."""
+    code = textwrap.dedent("""
+        import hashlib
+        from generator import dtypes
+        from generator.families.quantize_linear import float_values
+        h = hashlib.sha256()
+        for t in ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float4e2m1"):
+            for s in (1.0, 0.25, 4.0):
+                h.update(float_values(dtypes.get(t), s).tobytes())
+        print(h.hexdigest())
+    """)
+    root = Path(__file__).resolve().parents[1]
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "NPY_DISABLE_CPU_FEATURES": off}).stdout
+            for off in ("", NO_AVX512)]
+    assert runs[0] == runs[1]

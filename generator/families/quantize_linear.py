@@ -114,7 +114,7 @@ def int_values(out: dtypes.DType, zp: int, scale: float) -> np.ndarray:
 def float_values(out: dtypes.DType, scale: float) -> np.ndarray:
     """x / scale on every finite value of a float output, every midpoint between neighbours (ties to even),
     just beyond the largest (rounding back to it, or out of range), +-Inf and NaN."""
-    vals = np.unique(out.all_values().astype(np.float64))
+    vals = sampling.distinct(out.all_values())  # +0 here, -0 below: np.unique's zero depends on the CPU
     vals = vals[np.isfinite(vals)]
     mids = (vals[1:] + vals[:-1]) / 2
     fmax = out.finite_max
