@@ -19,7 +19,10 @@ the data sets (inputs, expected outputs) of the other: it says so with `data_for
 
 The function is pure apart from the backend calls and the prepared-model cache it is handed, so it
 runs the same in the pytest process and in an isolated worker process (crash / timeout verdicts are
-the worker's to give). It never lets a backend exception escape.
+the worker's to give). It never lets a backend exception escape, and whatever a backend returns gets a
+verdict (None, a bare array, a number: "returned None" fails like a wrong output). An exception in
+opconform's own code is an `error` whose message says so (an opconform bug, not the backend's), never a crash
+charged to the backend nor a record lost; only MemoryError escapes (the worker charges it to the cap).
 """
 
 from __future__ import annotations
@@ -208,9 +211,37 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     t0 = time.perf_counter()
     try:
         _judge(backend, case, i, tier, prepared_cache, result)
+    except MemoryError:
+        raise  # the worker names the cap (runners/worker.py)
+    except Exception as exc:  # noqa: BLE001 - our own bug: a verdict that says so, never the backend's crash
+        result.verdict = ERROR
+        result.message = (f"{case.name}[{i}]: opconform's own code raised {describe_exception(exc)} while "
+                          "judging what the backend did (an opconform bug, not the backend's)")
     finally:
         result.duration = time.perf_counter() - t0
     return result
+
+
+def returned(outputs) -> tuple[list | None, str]:
+    """What a backend's run returned, as (the list of its outputs, "N output(s)"), or (None, what it returned
+    instead: "None", "a ndarray (not a list of outputs)", ...) when it is not a list or tuple of outputs
+    (nor another iterable of them)."""
+    if isinstance(outputs, (list, tuple)):
+        outputs = list(outputs)
+        return outputs, f"{len(outputs)} output(s)"
+    if outputs is None:
+        return None, "None"
+    what = type(outputs).__name__
+    if isinstance(outputs, (str, bytes, dict, np.ndarray, np.generic)) or not hasattr(outputs, "__iter__"):
+        article = "an" if what[:1].lower() in "aeiou" else "a"
+        return None, f"{article} {what} (not a list of outputs)"
+    try:
+        outputs = list(outputs)
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the backend's object, not our code
+        return None, f"a {what} whose items cannot be read ({describe_exception(exc)})"
+    return outputs, f"{len(outputs)} output(s)"
 
 
 def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, r: Result) -> None:
@@ -240,7 +271,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.message = f"{label}: the backend accepted a model it must refuse (prepare did not raise)"
             return
         try:
-            outputs = backend.run(entry.value, _inputs(backend, case, i))
+            value = backend.run(entry.value, _inputs(backend, case, i))
         except Exception as exc:  # noqa: BLE001
             r.error = describe_exception(exc)
             if phase == "run":
@@ -251,10 +282,10 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
                 r.message = (f"{label}: the model must be refused at prepare; prepare accepted it and run "
                              f"raised ({r.error})")
             return
+        outputs, what = returned(value)
         r.verdict = FAIL
-        r.message = (f"{label}: the backend accepted a model it must refuse (phase {phase}) and returned "
-                     f"{len(outputs)} output(s)")
-        r.outputs = _probe_outputs(case, outputs)
+        r.message = f"{label}: the backend accepted a model it must refuse (phase {phase}) and returned {what}"
+        r.outputs = _probe_outputs(case, outputs or [])
         return
 
     if entry.unsupported:
@@ -269,7 +300,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.verdict, r.message = ERROR, f"{label}: prepare raised {entry.error}"
         return
     try:
-        outputs = backend.run(entry.value, _inputs(backend, case, i))
+        value = backend.run(entry.value, _inputs(backend, case, i))
     except Unsupported as exc:
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
@@ -278,6 +309,19 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.error = describe_exception(exc)
         r.verdict = PROBE if case.kind == "probe" else ERROR
         r.message = f"{label}: run raised {r.error}"
+        return
+
+    outputs, what = returned(value)
+    if outputs is None:  # nothing to compare: the wrong output of every kind
+        r.verdict = PROBE if case.kind == "probe" else FAIL
+        r.message = f"{label}: the backend returned {what}"
+        if case.kind == "probe":
+            r.outputs = []
+        else:
+            expected = case.outputs[i] if _twin(backend, case) is None else _twin(backend, case).outputs[i]
+            r.n_total = sum(int(np.asarray(e).size) for e in expected)
+            r.n_mismatch, r.tiers_met = r.n_total, []
+            r.message += f", expected {len(expected)} output(s)"
         return
 
     if case.kind == "probe":
@@ -347,14 +391,20 @@ def _probe_outputs(case: LoadedCase, outputs) -> list[dict]:
     except KeyError:
         outs = []
     recorded = []
-    for j, arr in enumerate(list(outputs or [])):
+    for j, arr in enumerate(outputs):
         name, dt = outs[j] if j < len(outs) else (f"output_{j}", None)
         recorded.append(_probe_output(name, dt, arr))
     return recorded
 
 
 def _probe_output(name: str, dt: dtypes.DType | None, arr) -> dict:
-    arr = np.asarray(arr)
+    try:
+        arr = np.asarray(arr)
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the backend returned something numpy cannot read
+        return {"name": name, "type": dt.name if dt else None, "dtype": None, "shape": None, "truncated": False,
+                "values": None, "bits": None, "note": f"a {type(arr).__name__}, not an array: {describe_exception(exc)}"}
     flat = arr.reshape(-1)
     kept = flat[:MAX_PROBE_ELEMENTS]
     rec = {"name": name, "type": dt.name if dt else None, "dtype": str(arr.dtype), "shape": list(arr.shape),
