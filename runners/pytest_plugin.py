@@ -154,6 +154,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not spec:
         _refuse_cases_without_backend(config)
         return
+    from runners import cancel
+
+    # first, while this process has one thread (numpy's thread pools start with the backend): SIGTERM / SIGHUP
+    # end the run as Ctrl-C does, a worker cannot signal the runner, no stale results file is left
+    cancel.configure(config, config.getoption("report"))
     _refuse_config_in_suite(config)
     from runners.backends.base import UnknownBackend
     from runners.backends.registry import get_backend

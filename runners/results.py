@@ -77,6 +77,11 @@ class Result:
     # the case's content hash (generator.serialize: the sha256 of its case.json, which lists the sha256 of
     # every file): ties a verdict to what was run; None for a case without case.json or one not read
     content: str | None = None
+    # what the backend wrote to stdout / stderr during the data set (its worker's fds 1 and 2): the last
+    # runners.worker.OUTPUT_TAIL bytes, as text; None (absent from the record) where it wrote nothing
+    output: str | None = None
+    # out-of-memory verdicts: the bytes the worker held (VmData) before the data set started; else None (absent)
+    worker_memory: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -84,8 +89,9 @@ class Result:
 
     def to_record(self) -> dict:
         record = jsonable(dataclasses.asdict(self))
-        if record.get("diagnosis") is None:
-            del record["diagnosis"]
+        for key in ("diagnosis", "output", "worker_memory"):
+            if record.get(key) is None:
+                del record[key]
         return record
 
 

@@ -15,7 +15,20 @@ runs out of memory there (the backend raised MemoryError or said it failed to al
 with a message naming the cap, and the worker is restarted before the next data set: the verdict
 definitions (DESIGN.md, "Verdicts") call a backend that raises where a result is required `error`, and
 the process did not die (`crash` is a death by signal). A backend that leaks does not poison the
-items after it.
+items after it. The worker reports what it holds (VmData) after loading the backend and after each data set:
+the message of a data set that ran out of memory says how much the worker held before it started, and when
+that growth came from earlier items (the item that hits the cap of a leaking backend is not the culprit).
+
+Nothing a backend starts outlives its worker, and a dead worker is seen by its process, not its pipe: the
+worker makes itself a process group and session leader, the runner waits on the pipe and on the process
+(a forked child can keep the pipe open after the worker died: that is a crash, not a timeout), and kills
+the whole group on death, timeout and close (and the worker dies with the runner's thread that started it,
+PR_SET_PDEATHSIG). A backend cannot signal the runner: see runners/cancel.py.
+
+The backend's output is attributed: the worker's fds 1 and 2 go to a file of its own; after each data set
+the worker keeps the last OUTPUT_TAIL bytes in the Result (`output`, and the message of a failing verdict)
+and empties the file; on a crash or timeout the runner reads what the data set wrote. Nothing a backend
+writes reaches the runner's terminal.
 """
 
 from __future__ import annotations
@@ -24,10 +37,16 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
+import tempfile
+import threading
 import time
 from collections import deque
+from multiprocessing.connection import wait as _wait_for
 from pathlib import Path
 
+from runners import cancel
+from runners.escape import printable
 from runners.results import CRASH, ERROR, TIMEOUT, Result
 
 try:
@@ -64,6 +83,11 @@ _OUT_OF_MEMORY = ("memoryerror", "bad_alloc", "failed to allocate")
 # The worker's exit code when MemoryError escapes its own code (reading a case, handling the outputs,
 # sending the answer): it says the worker ran out of memory, not that it crashed.
 _OUT_OF_MEMORY_EXIT = 86
+# The backend's output (fds 1 and 2 of the worker) kept per data set: the last OUTPUT_TAIL bytes in the
+# record, the last MESSAGE_TAIL in the message of a failing verdict.
+OUTPUT_TAIL = 4096
+MESSAGE_TAIL = 1024
+_OUTPUT_HEAD = "\nthe backend wrote "  # starts the part of a message that shows the output
 
 _CONTEXT = multiprocessing.get_context("spawn")
 
@@ -132,24 +156,126 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None) -> None:
+def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None,
+           output: str | None = None, guard: bool = False) -> None:
     """The worker process: the loop below under the memory cap. A MemoryError that escapes it (the
     worker's own reading or sending) ends the worker with _OUT_OF_MEMORY_EXIT, charged to the data set
-    it was on."""
+    it was on.
+
+    output: the file the worker's fds 1 and 2 go to (the runner's; see the module docstring); guard: die
+    with the runner's thread that started this worker (that thread is the runner's main thread)."""
+    _detach(guard)
+    capture = _capture(output)
     _cap_memory(memory)
     try:
-        _loop(conn, backend_spec, options)
+        _loop(conn, backend_spec, options, capture)
     except MemoryError:
         os._exit(_OUT_OF_MEMORY_EXIT)  # no clean-up: it may need the memory there is none of
 
 
-def _loop(conn, backend_spec: str, options: dict[str, str] | None) -> None:
-    """Worker main loop: ("ready", None) once the backend is loaded, or ("failed", one line) if it cannot
-    be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it is
-    known: ("result", Result) or ("case-error", (path, problem))."""
+def _detach(guard: bool) -> None:
+    """A process group and session of its own (the runner kills the group: the backend's children too;
+    a terminal's Ctrl-C or hang-up goes to the runner, which ends the worker itself), the signals the
+    runner blocks unblocked (masks are inherited), and death with the runner."""
+    try:
+        os.setsid()
+    except OSError:  # already a group leader: cannot happen with spawn
+        pass
+    cancel.in_worker()
+    if guard and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            parent = os.getppid()
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:  # the runner died before that: nobody would ever kill this worker
+                os._exit(1)
+        except (OSError, AttributeError):
+            pass
+
+
+class _Capture:
+    """The worker's fds 1 and 2, redirected to a file the runner names; what a data set wrote is taken
+    (its tail kept) and the file emptied after each."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        try:
+            import ctypes
+
+            self._fflush = ctypes.CDLL(None).fflush  # C stdio buffers (a backend's printf) go out too
+        except (OSError, AttributeError):
+            self._fflush = None
+
+    def take(self) -> tuple[bytes, int]:
+        """(the last OUTPUT_TAIL bytes written since the last take, how many bytes were written); the file
+        is emptied."""
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+        if self._fflush is not None:
+            self._fflush(None)
+        size = os.fstat(self.fd).st_size
+        if size == 0:
+            return b"", 0
+        keep = min(size, OUTPUT_TAIL)
+        tail = os.pread(self.fd, keep, size - keep)
+        os.ftruncate(self.fd, 0)
+        return tail, size
+
+
+def _capture(path: str | None) -> _Capture | None:
+    if path is None:
+        return None
+    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    for target in (1, 2):
+        os.dup2(fd, target)
+    return _Capture(fd)
+
+
+def output_text(tail: bytes, total: int) -> str:
+    """The record's `output`: the tail as text, saying how much came before it."""
+    text = tail.decode("utf-8", errors="replace")
+    if total > len(tail):
+        text = f"[{total - len(tail)} earlier bytes not kept]\n" + text
+    return text
+
+
+def attach_output(r: Result, tail: bytes, total: int) -> None:
+    """What the backend wrote during data set r: its tail in the record, and in the message of a failing
+    verdict (escaped: it is the backend's text)."""
+    if total == 0:
+        return
+    r.output = output_text(tail, total)
+    if r.failed:
+        shown = tail[-MESSAGE_TAIL:]
+        part = "" if total == len(shown) else f" (the last {len(shown)} shown)"
+        r.message += (f"{_OUTPUT_HEAD}{total} bytes to stdout / stderr{part}:\n"
+                      + printable(shown.decode("utf-8", errors="replace"), newlines=True))
+
+
+def held() -> int | None:
+    """The bytes this process holds against its cap (VmData: what RLIMIT_DATA counts), None where unknown."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmData:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None) -> None:
+    """Worker main loop: ("ready", None, held) once the backend is loaded, or ("failed", one line, held) if it
+    cannot be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it
+    is known: ("result", Result, held) or ("case-error", (path, problem), held), `held` the worker's
+    memory after it (held())."""
     from generator.serialize import CaseError, read_case
     from runners.backends.registry import get_backend
-    from runners.execute import PreparedCache, run_case_dataset
+    from runners.execute import PreparedCache, describe_exception, run_case_dataset
 
     import warnings
 
@@ -159,11 +285,13 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None) -> None:
     try:
         backend = get_backend(backend_spec, options)
     except Exception as exc:  # noqa: BLE001 - reported once by the runner (WorkerDied), not as a traceback
-        conn.send(("failed", _one_line(exc)))
+        conn.send(("failed", _one_line(exc), held()))
         return
+    if capture is not None:
+        capture.take()  # what loading the backend wrote is no data set's
     prepared = PreparedCache()
     cases: dict = {}
-    conn.send(("ready", None))
+    conn.send(("ready", None, held()))
     while True:
         try:
             request = conn.recv()
@@ -182,9 +310,22 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None) -> None:
         case = cases[key]
         for index in indices:
             if isinstance(case, CaseError):
-                conn.send(("case-error", (str(case.path), case.problem)))
-            else:
-                conn.send(("result", run_case_dataset(backend, case, index, tier, prepared)))
+                if capture is not None:
+                    capture.take()
+                conn.send(("case-error", (str(case.path), case.problem), held()))
+                continue
+            try:
+                r = run_case_dataset(backend, case, index, tier, prepared)
+            except MemoryError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - run_case_dataset gives every outcome a verdict; an escape is our bug
+                r = Result(case=case.name, dataset=index, kind=case.kind, verdict=ERROR, backend=str(backend_spec),
+                           backend_version="unknown", tier=tier,
+                           message=f"{case.name}[{index}]: opconform's own code raised {describe_exception(exc)} "
+                                   "(an opconform bug, not the backend's)")
+            if capture is not None:
+                attach_output(r, *capture.take())
+            conn.send(("result", r, held()))
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -225,6 +366,11 @@ class IsolatedRunner:
         self._stubs: dict = {}  # case dir -> stub(i) of the last request for it (crash / timeout records)
         self._since = 0.0  # when the worker started on the data set it owes first
         self._ready_seen = False  # the worker said it has loaded the backend
+        self._output: str | None = None  # the file the worker's fds 1 and 2 go to
+        self._pidfd: int | None = None  # the worker's pidfd (Linux): readable once it has died
+        self._held_fresh: int | None = None  # what the worker held once it had loaded the backend (held())
+        self._held: int | None = None  # what it held after the last answer read: before the data set owed first
+        self._died_output: tuple[bytes, int] = (b"", 0)  # what the worker wrote before the death just reaped
         self.starts = 0  # how many workers were started (tests check start-up is not per case)
 
     # ---- process management ----------------------------------------------------------
@@ -234,11 +380,25 @@ class IsolatedRunner:
         if self._proc is not None:
             return
         parent, child = _CONTEXT.Pipe()
-        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory),
+        fd, output = tempfile.mkstemp(prefix="opconform-worker-", suffix=".out")
+        os.close(fd)
+        guard = threading.current_thread() is threading.main_thread()
+        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory, output, guard),
                                 daemon=True, name="opconform-worker")
-        proc.start()
+        try:
+            proc.start()
+        except BaseException:
+            Path(output).unlink(missing_ok=True)
+            raise
+        cancel.add_worker(proc.pid)
+        cancel.reblock()
         child.close()
-        self._proc, self._conn, self._ready_seen = proc, parent, False
+        try:  # readable once the worker has died (its sentinel is a pipe, which a forked child keeps open)
+            self._pidfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
+        self._proc, self._conn, self._ready_seen, self._output = proc, parent, False, output
+        self._held_fresh = self._held = None
         self.starts += 1
 
     def _start(self) -> None:
@@ -249,16 +409,20 @@ class IsolatedRunner:
         if self._ready_seen:
             return
         parent = self._conn
-        if not parent.poll(self.startup_timeout):
+        state = self._await(self.startup_timeout)
+        if state is None:
             self._kill()
-            self._give_up(f"the worker did not start within {self.startup_timeout:g} s")
+            self._give_up(f"the worker did not start within {self.startup_timeout:g} s{self._last_words()}")
         try:
-            what, text = parent.recv()
-        except EOFError:
+            if state == "dead":
+                raise EOFError
+            what, text, self._held_fresh = parent.recv()
+            self._held = self._held_fresh
+        except (EOFError, OSError):
             code = self._reap()
             if code == _OUT_OF_MEMORY_EXIT:
-                self._give_up(f"the worker ran out of memory loading the backend ({self._cap()})")
-            self._give_up(f"the worker died while loading the backend ({describe_exit(code)})")
+                self._give_up(f"the worker ran out of memory loading the backend ({self._cap()}){self._last_words()}")
+            self._give_up(f"the worker died while loading the backend ({describe_exit(code)}){self._last_words()}")
         if what == "failed":
             self._kill()
             oom = f" (out of memory: {self._cap()})" if _says_out_of_memory(text) else ""
@@ -273,32 +437,111 @@ class IsolatedRunner:
     def _cap(self) -> str:
         return f"--case-memory {format_size(self.memory)}"
 
-    def _reap(self) -> int | None:
+    def _last_words(self) -> str:
+        """"; its last output: ..." (one line) from what the worker wrote before the death just reaped."""
+        tail, _ = self._died_output
+        lines = [x for x in tail.decode("utf-8", errors="replace").splitlines() if x.strip()]
+        return f"; its last output: {printable(lines[-1][-200:])}" if lines else ""
+
+    def _await(self, timeout: float) -> str | None:
+        """Wait for the worker: "answer" when its pipe has something to read, "dead" when it died with
+        nothing more sent (seen by the process: a child it forked may hold the pipe open), None when
+        `timeout` passed. A dead worker's group is killed before its pipe is read, so a read cannot block."""
+        conn = self._conn
+        ready = self._wait_death(timeout, conn)
+        if ready is None:
+            return None
+        if ready == "dead":
+            self._kill_group()
+            return "answer" if conn.poll(0) else "dead"
+        return "answer"
+
+    def _wait_death(self, timeout: float, conn=None) -> str | None:
+        """Wait until the worker dies ("dead") or `conn` has something to read ("answer"); None after
+        `timeout`. The worker's death is seen by its pidfd, or (without one) by polling it every 0.2 s. The
+        wait is cut in slices of a second: a signal another thread took still ends the run (runners/cancel.py)
+        within one."""
+        deadline = time.monotonic() + timeout
+        if self._pidfd is not None:
+            while True:
+                left = deadline - time.monotonic()
+                ready = _wait_for([c for c in (conn, self._pidfd) if c is not None], max(0.0, min(1.0, left)))
+                if ready:
+                    return "dead" if self._pidfd in ready else "answer"
+                if left <= 1.0:
+                    return None
+        while True:
+            if self._exited():
+                return "dead"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if conn is not None:
+                if _wait_for([conn], min(0.2, left)):
+                    return "answer"
+            else:
+                time.sleep(min(0.2, left))
+
+    def _exited(self) -> bool:
+        """Whether the worker has ended (without reaping it: its pid stays its group's id until _reap)."""
+        try:
+            return os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # reaped already
+            return True
+        except (AttributeError, OSError):
+            return not self._proc.is_alive()
+
+    def _kill_group(self) -> None:
+        """SIGKILL the worker's process group (the worker made it: setsid), and the worker. Only while the
+        worker is not reaped (its pid, the group's id, cannot have been reused)."""
         proc = self._proc
+        if proc is None or proc.pid is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:  # no such group (it has ended, or the worker had not made it yet)
+            pass
+        if proc.is_alive():
+            proc.kill()
+
+    def _reap(self, grace: float = 5.0) -> int | None:
+        """Drop the worker: its group killed, the process reaped, what it wrote since its last answer
+        kept in _died_output; its exit code. grace: seconds it may take to end on its own first (its pipe
+        closes before it has exited: the exit code says how it ended)."""
+        proc = self._proc
+        if proc is not None and grace > 0 and not self._exited():
+            self._wait_death(grace)
+        self._kill_group()
         self._proc = self._conn = None
         self._inflight.clear()
+        output, self._output = self._output, None
+        self._died_output = _read_tail(output)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+        if output is not None:
+            Path(output).unlink(missing_ok=True)
         if proc is None:
             return None
         proc.join(5)
         if proc.is_alive():
             proc.kill()
             proc.join()
+        cancel.drop_worker(proc.pid)
         return proc.exitcode
 
     def _kill(self) -> None:
-        if self._proc is not None and self._proc.is_alive():
-            self._proc.kill()
-        self._reap()
+        self._reap(grace=0)
 
     def close(self) -> None:
-        """Stop the worker (at the end of a session)."""
-        if self._conn is not None:
+        """Stop the worker (at the end of a session): asked to end when it owes nothing and the run was not
+        cancelled, else at once; its process group is killed either way (nothing it started outlives it)."""
+        if self._conn is not None and not self._inflight and cancel.cancelled() is None:
             try:
                 self._conn.send(None)
+                self._wait_death(5)
             except (OSError, BrokenPipeError):
                 pass
-        if self._proc is not None:
-            self._proc.join(5)
         self._kill()
 
     # ---- running ---------------------------------------------------------------------
@@ -364,45 +607,73 @@ class IsolatedRunner:
         crash / timeout record, the worker is dropped, and None is returned."""
         key = self._inflight[0]
         try:
-            if self._conn.poll(self.timeout):
-                answer = self._ready[key] = self._conn.recv()
+            state = self._await(self.timeout)
+            if state == "answer":
+                what, payload, held_after = self._conn.recv()
+                before, self._held = self._held, held_after
+                self._ready[key] = (what, payload)
                 self._inflight.popleft()
                 self._since = time.perf_counter()
-                if answer[0] == "result" and _ran_out_of_memory(answer[1]):
-                    self._out_of_memory(answer[1])
+                if what == "result" and _ran_out_of_memory(payload):
+                    self._out_of_memory(payload, before)
                 return True
+            if state == "dead":
+                raise EOFError
         except (EOFError, OSError, BrokenPipeError):
+            before = self._held
             code = self._reap()
             if code == _OUT_OF_MEMORY_EXIT:
                 self._fail(key, ERROR, f"out of memory ({self._cap()}) in "
                                        "opconform's own code (reading the case, handling or sending the outputs); "
-                                       "the run goes on in a new worker", "MemoryError")
+                                       "the run goes on in a new worker" + self._held_text(before), "MemoryError")
                 return None
             self._fail(key, CRASH,
                        f"the backend's worker process died ({describe_exit(code)}); the run goes on in a new worker"
-                       + self._abort_hint(code), describe_exit(code))
+                       + self._abort_hint(code, before), describe_exit(code))
             return None
         self._kill()
         self._fail(key, TIMEOUT, f"no answer within {self.timeout:g} s (--case-timeout); the worker was "
                                  "killed and the run goes on in a new one", None)
         return None
 
-    def _out_of_memory(self, r: Result) -> None:
+    def _out_of_memory(self, r: Result, before: int | None = None) -> None:
         """A data set that ran out of memory: `error` naming the cap (a probe only records it), and a fresh
-        worker for what comes next (what this one still owed is asked of the new one)."""
+        worker for what comes next (what this one still owed is asked of the new one). before: what the
+        worker held before the data set started (said, with where the growth came from)."""
         label = f"{r.case}[{r.dataset}]"
         if r.kind != "probe":
             r.verdict = ERROR  # also a negative case's: failing to allocate is not refusing the model
-        what = r.error if _says_out_of_memory(r.error or "") else r.message.removeprefix(f"{label}: ")
+        message, sep, output = r.message.partition(_OUTPUT_HEAD)  # the backend's output stays last
+        what = r.error if _says_out_of_memory(r.error or "") else message.removeprefix(f"{label}: ")
         r.message = (f"{label}: out of memory ({self._cap()}): {what}; "
-                     "the worker was restarted")
+                     "the worker was restarted" + self._held_text(before) + sep + output)
+        if before is not None:
+            r.worker_memory = before
         self._kill()
 
-    def _abort_hint(self, code: int | None) -> str:
+    def _held_text(self, before: int | None) -> str:
+        """"; the worker held N MiB before this item started ..." (empty without a cap or a measure): where
+        the worker's growth came from, for the item that hit the cap."""
+        fresh, cap = self._held_fresh, self.memory
+        if before is None or cap is None:
+            return ""
+        mib = lambda n: f"{n / (1 << 20):.0f} MiB"  # noqa: E731
+        text = f"; the worker held {mib(before)} before this item started (of the {format_size(cap)} cap"
+        if fresh is None:
+            return text + ")"
+        text += f"; {mib(fresh)} once it had loaded the backend)"
+        grown = before - fresh
+        if grown > max(16 << 20, (cap - fresh) // 4):
+            text += (f": the growth of {mib(grown)} came from earlier items, not from this one "
+                     "(on a fresh worker it may pass)")
+        return text
+
+    def _abort_hint(self, code: int | None, before: int | None = None) -> str:
         """Why an abort may be the memory cap's doing (a C++ backend's uncaught std::bad_alloc aborts)."""
         if self.memory is None or code != -signal.SIGABRT:
             return ""
-        return f" (it ran under {self._cap()}: an allocation that fails there can end in an abort)"
+        return (f" (it ran under {self._cap()}: an allocation that fails there can end in an abort)"
+                + self._held_text(before))
 
     def _fail(self, key, verdict: str, text: str, error: str | None) -> None:
         self._inflight.clear()
@@ -414,4 +685,18 @@ class IsolatedRunner:
         r.message = f"{r.case}[{key[1]}]: {text}"
         if error is not None:
             r.error = error
+        attach_output(r, *self._died_output)  # what the data set wrote before the death or the timeout
         self._ready[key] = ("result", r)
+
+
+def _read_tail(path: str | None) -> tuple[bytes, int]:
+    """(the last OUTPUT_TAIL bytes of a worker's output file, its size); empty when there is none."""
+    if path is None:
+        return b"", 0
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - OUTPUT_TAIL))
+            return f.read(OUTPUT_TAIL), size
+    except OSError:
+        return b"", 0

@@ -1,0 +1,306 @@
+"""SIGTERM and SIGHUP cancel a run as Ctrl-C does; the backend's worker cannot signal the runner.
+
+CI systems (GitLab, Kubernetes, Jenkins) cancel a job with SIGTERM, terminals with SIGHUP. By default either
+kills pytest on the spot: no results file, and the one of the previous run left in place looking new. Once
+`install()`ed (the pytest plugin does it when it runs a backend), SIGTERM, SIGHUP and SIGINT all become a
+KeyboardInterrupt in the main thread: pytest ends the session as on Ctrl-C (exit status 2, "interrupted"),
+the plugin's pytest_sessionfinish writes the results of the items that ran (atomically), and the worker's
+process group is killed.
+
+A backend runs in a worker process (runners/worker.py) that can find the runner (os.getppid()) and signal
+it. The runner tells a backend's signal from a real cancel by its sender: the three signals are blocked in
+every thread and taken by one thread with sigtimedwait, which reads the sender's pid (si_pid). A signal
+sent by a worker (`add_worker`) or by one of its descendants (same process group or session, or a worker
+among its ancestors) is ignored and counted (`ignored()`; the run's summary says so). A sender that has
+already exited and been reaped cannot be told apart and counts as a cancel. The wake-up is a real-time
+signal to the main thread, which interrupts a blocking wait (EINTR) the way SIGINT does.
+
+Signal masks are inherited across fork and exec: a worker unblocks the three signals first thing
+(`in_worker`). Where there is no sigtimedwait (not Linux) SIGTERM and SIGHUP still become a
+KeyboardInterrupt, without the sender check.
+
+Nothing outlives a cancel that the runner can see: `discard_stale` removes the previous results file when
+the run starts, so a run killed outright (SIGKILL, the grace period after SIGTERM) leaves no file at all
+rather than an old one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None), signal.SIGINT)
+                if s is not None)
+_CAN_WAIT = hasattr(signal, "sigtimedwait") and hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGRTMIN")
+_WAKE = signal.SIGRTMIN + 5 if _CAN_WAIT else None  # to the main thread: "raise KeyboardInterrupt now"
+_KEEP_DEAD = 30.0  # seconds a worker's pid is still known after it was reaped (its last signal may be queued)
+
+_lock = threading.Lock()
+_workers: dict[int, float | None] = {}  # worker pid (its own process group and session) -> when it was reaped
+_state: dict = {}  # while installed: thread, stop, mask, handlers, main
+_cancel: list[str] = []  # "SIGTERM from pid 123": what cancelled the run (the first one)
+_ignored: list[str] = []  # "SIGTERM from pid 456 (the backend's worker 450)"
+
+
+def add_worker(pid: int) -> None:
+    """A worker process started with this pid (it makes itself a process group and session leader)."""
+    with _lock:
+        _workers[pid] = None
+
+
+def drop_worker(pid: int) -> None:
+    """The worker was reaped: its pid is still recognised for _KEEP_DEAD seconds, then forgotten."""
+    now = time.monotonic()
+    with _lock:
+        if pid in _workers:
+            _workers[pid] = now
+        for p, t in list(_workers.items()):
+            if t is not None and now - t > _KEEP_DEAD:
+                del _workers[p]
+
+
+def live_workers() -> list[int]:
+    with _lock:
+        return [p for p, t in _workers.items() if t is None]
+
+
+def in_worker() -> None:
+    """First thing in a worker process: the signals the runner blocked are unblocked and default again."""
+    for s in SIGNALS:
+        if s != signal.SIGINT:
+            signal.signal(s, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+
+
+def cancelled() -> str | None:
+    """What cancelled the run ("SIGTERM from pid 123"), None if nothing did."""
+    return _cancel[0] if _cancel else None
+
+
+def ignored() -> list[str]:
+    """The signals a worker (or its descendants) sent this process, ignored."""
+    return list(_ignored)
+
+
+def _stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, process group, session) of a process, None if there is none (Linux /proc)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError):
+        return None
+    fields = text.rsplit(")", 1)[-1].split()
+    try:
+        return int(fields[1]), int(fields[2]), int(fields[3])
+    except (IndexError, ValueError):
+        return None
+
+
+def worker_of(pid: int) -> int | None:
+    """The worker that `pid` is, or descends from (by process group, session or ancestry), else None."""
+    if pid <= 0:
+        return None
+    with _lock:
+        workers = set(_workers)
+    if not workers:
+        return None
+    me, p = os.getpid(), pid
+    for _ in range(64):
+        if p in workers:
+            return p
+        st = _stat(p)
+        if st is None:
+            return None
+        ppid, pgrp, sid = st
+        for w in (pgrp, sid):
+            if w in workers:
+                return w
+        if ppid <= 1 or ppid == me:
+            return None
+        p = ppid
+    return None
+
+
+def _name(signo: int) -> str:
+    try:
+        return signal.Signals(signo).name
+    except ValueError:
+        return f"signal {signo}"
+
+
+def _take(signo: int, pid: int) -> None:
+    """The waiting thread got `signo` from `pid`: ignore it (a worker's), or cancel the run."""
+    worker = worker_of(pid)
+    if worker is not None:
+        who = "the backend's worker" if worker == pid else f"a process of the backend's worker {worker}"
+        _ignored.append(f"{_name(signo)} from pid {pid} ({who})")
+        return
+    if _state.get("follower") and signo != signal.SIGINT:
+        _ignored.append(f"{_name(signo)} from pid {pid} (an xdist worker leaves a cancel to its controller)")
+        return
+    sender = f"pid {pid}" if pid > 0 else "the kernel (terminal)"
+    if _cancel and signo != signal.SIGINT:
+        return  # cancelled already: the results are being written; a second Ctrl-C still interrupts
+    _cancel.append(f"{_name(signo)} from {sender}")
+    main = _state.get("main")
+    if main is not None:
+        signal.pthread_kill(main, _WAKE)
+
+
+def _serve(stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            info = signal.sigtimedwait(SIGNALS, 0.25)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for safety
+            continue
+        if info is not None:
+            _take(info.si_signo, info.si_pid)
+
+
+def _on_wake(signo, frame) -> None:
+    """In the main thread, after the waiting thread decided on a cancel."""
+    if _state.get("pending", 0) < len(_cancel):
+        _state["pending"] = len(_cancel)
+        raise KeyboardInterrupt(f"opconform: cancelled by {_cancel[-1]}")
+
+
+def _on_signal(signo, frame) -> None:
+    """Fallback (no sigtimedwait, or a thread that does not block the signals): a cancel, sender unknown.
+    In a pytest-xdist worker (its execnet thread predates install() and takes these signals) it is ignored:
+    the controller is the one that cancels, and it ends its workers."""
+    if _state.get("follower"):
+        _ignored.append(f"{_name(signo)} (sender unknown: an xdist worker leaves a cancel to its controller)")
+        return
+    if _cancel and signo != signal.SIGINT:
+        return
+    _cancel.append(f"{_name(signo)} (sender unknown)")
+    _state["pending"] = len(_cancel)
+    raise KeyboardInterrupt(f"opconform: cancelled by {_cancel[-1]}")
+
+
+def install(follower: bool = False) -> bool:
+    """Turn SIGTERM / SIGHUP / SIGINT into a KeyboardInterrupt in the main thread, ignoring the workers'.
+    Only from the main thread (else False); again while installed: nothing. follower: this is a pytest-xdist
+    worker (see _on_signal)."""
+    if _state:
+        return True
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    _cancel.clear()
+    _ignored.clear()
+    handlers = {s: signal.getsignal(s) for s in SIGNALS}
+    for s in SIGNALS:
+        if s != signal.SIGINT:
+            signal.signal(s, _on_signal)
+    _state.update(handlers=handlers, pending=0, follower=follower)
+    if _CAN_WAIT:
+        _tracker()
+        handlers[_WAKE] = signal.getsignal(_WAKE)
+        signal.signal(_WAKE, _on_wake)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [_WAKE])
+        stop = threading.Event()
+        thread = threading.Thread(target=_serve, args=(stop,), name="opconform-signals", daemon=True)
+        thread.start()
+        _state.update(mask=mask, stop=stop, thread=thread, main=threading.main_thread().ident)
+    return True
+
+
+def _tracker() -> None:
+    """Start multiprocessing's resource tracker now: starting it unblocks SIGINT and SIGTERM in the thread
+    that does (multiprocessing.resource_tracker.ensure_running), which must not happen after install()."""
+    try:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    except Exception:  # noqa: BLE001 - reblock() after each worker start covers it
+        pass
+
+
+def reblock() -> None:
+    """After starting a worker (multiprocessing may have unblocked SIGINT / SIGTERM in this thread, see
+    _tracker): the signals blocked again where install() blocked them."""
+    if "thread" in _state and threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+
+
+def uninstall() -> None:
+    """Back to the signal handling there was before install()."""
+    if not _state:
+        return
+    if "thread" in _state:
+        _state["stop"].set()
+        _state["thread"].join(5)
+        while True:  # signals queued since the thread stopped: taken here, not left to kill the process
+            info = signal.sigtimedwait(SIGNALS, 0)
+            if info is None:
+                break
+            worker = worker_of(info.si_pid)
+            if worker is not None:
+                _ignored.append(f"{_name(info.si_signo)} from pid {info.si_pid} (the backend's worker)")
+            elif not _cancel:
+                _cancel.append(f"{_name(info.si_signo)} from pid {info.si_pid} (after the session ended)")
+        signal.pthread_sigmask(signal.SIG_SETMASK, _state["mask"])
+    for s, h in _state["handlers"].items():
+        signal.signal(s, h if h is not None else signal.SIG_DFL)
+    _state.clear()
+
+
+def kill_workers() -> None:
+    """SIGKILL every live worker's process group (at exit: nothing a worker started outlives the run)."""
+    for pid in live_workers():
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+atexit.register(kill_workers)
+
+
+def discard_stale(path: Path | str) -> None:
+    """Remove the results file of an earlier run at `path` before this run starts (a run that cannot finish
+    must not leave an old file that looks like its own). OSError when it cannot be removed."""
+    from runners.results import RESULTS_FORMAT, document_format
+
+    path = Path(path)
+    if not path.is_symlink() and path.is_file() and document_format(path) == RESULTS_FORMAT:
+        path.unlink()  # (a link is left for the plugin's check of the path to refuse)
+
+
+def configure(config, report: str | None) -> None:
+    """From the pytest plugin's pytest_configure, first thing (threads started later, numpy's, inherit the
+    blocked signals; one started earlier could take a worker's signal without its sender): the results file
+    of an earlier run removed (not in an xdist worker: the controller writes it), the signals taken over,
+    the summary and the clean-up registered."""
+    import pytest
+
+    follower = hasattr(config, "workerinput")
+    install(follower=follower)  # before anything imports numpy (runners.results does)
+    config.pluginmanager.register(CancelPlugin(), "opconform-cancel")
+    if report and not follower:
+        try:
+            discard_stale(report)
+        except OSError as exc:
+            raise pytest.UsageError(f"--report {report}: cannot remove the results file of an earlier run "
+                                    f"({exc.strerror or exc}): it would be left looking like this run's") from None
+
+
+class CancelPlugin:
+    """Registered by the pytest plugin: the summary line, and the signal handling undone at the end."""
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if cancelled():
+            terminalreporter.write_line(f"opconform: the run was cancelled by {cancelled()}; the results of "
+                                        "the items that ran are written", red=True)
+        seen = ignored()
+        if seen:
+            terminalreporter.write_line(f"opconform: ignored {len(seen)} signal(s) the backend sent to the runner: "
+                                        + "; ".join(seen[:5]) + (" ..." if len(seen) > 5 else ""), yellow=True)
+
+    def pytest_unconfigure(self, config) -> None:
+        uninstall()
