@@ -366,7 +366,8 @@ class IsolatedRunner:
         self._stubs: dict = {}  # case dir -> stub(i) of the last request for it (crash / timeout records)
         self._since = 0.0  # when the worker started on the data set it owes first
         self._ready_seen = False  # the worker said it has loaded the backend
-        self._output: str | None = None  # the file the worker's fds 1 and 2 go to
+        self._output: str | None = None  # the file the worker's fds 1 and 2 go to, until the worker has opened it
+        self._output_fd: int | None = None  # the runner's own descriptor of that file (read after a death)
         self._pidfd: int | None = None  # the worker's pidfd (Linux): readable once it has died
         self._held_fresh: int | None = None  # what the worker held once it had loaded the backend (held())
         self._held: int | None = None  # what it held after the last answer read: before the data set owed first
@@ -381,7 +382,6 @@ class IsolatedRunner:
             return
         parent, child = _CONTEXT.Pipe()
         fd, output = tempfile.mkstemp(prefix="opconform-worker-", suffix=".out")
-        os.close(fd)
         guard = threading.current_thread() is threading.main_thread()
         proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory, output, guard),
                                 daemon=True, name="opconform-worker")
@@ -389,6 +389,7 @@ class IsolatedRunner:
             proc.start()
         except BaseException:
             Path(output).unlink(missing_ok=True)
+            os.close(fd)
             raise
         cancel.add_worker(proc.pid)
         cancel.reblock()
@@ -397,7 +398,7 @@ class IsolatedRunner:
             self._pidfd = os.pidfd_open(proc.pid)
         except (AttributeError, OSError):
             self._pidfd = None
-        self._proc, self._conn, self._ready_seen, self._output = proc, parent, False, output
+        self._proc, self._conn, self._ready_seen, self._output, self._output_fd = proc, parent, False, output, fd
         self._held_fresh = self._held = None
         self.starts += 1
 
@@ -418,6 +419,7 @@ class IsolatedRunner:
                 raise EOFError
             what, text, self._held_fresh = parent.recv()
             self._held = self._held_fresh
+            self._unlink_output()  # the worker has it open: no name left behind, whatever ends the runner
         except (EOFError, OSError):
             code = self._reap()
             if code == _OUT_OF_MEMORY_EXIT:
@@ -514,13 +516,14 @@ class IsolatedRunner:
         self._kill_group()
         self._proc = self._conn = None
         self._inflight.clear()
-        output, self._output = self._output, None
-        self._died_output = _read_tail(output)
+        self._died_output = _read_tail(self._output_fd)
+        if self._output_fd is not None:
+            os.close(self._output_fd)
+            self._output_fd = None
+        self._unlink_output()
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
-        if output is not None:
-            Path(output).unlink(missing_ok=True)
         if proc is None:
             return None
         proc.join(5)
@@ -532,6 +535,11 @@ class IsolatedRunner:
 
     def _kill(self) -> None:
         self._reap(grace=0)
+
+    def _unlink_output(self) -> None:
+        if self._output is not None:
+            Path(self._output).unlink(missing_ok=True)
+            self._output = None
 
     def close(self) -> None:
         """Stop the worker (at the end of a session): asked to end when it owes nothing and the run was not
@@ -689,14 +697,13 @@ class IsolatedRunner:
         self._ready[key] = ("result", r)
 
 
-def _read_tail(path: str | None) -> tuple[bytes, int]:
+def _read_tail(fd: int | None) -> tuple[bytes, int]:
     """(the last OUTPUT_TAIL bytes of a worker's output file, its size); empty when there is none."""
-    if path is None:
+    if fd is None:
         return b"", 0
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            f.seek(max(0, size - OUTPUT_TAIL))
-            return f.read(OUTPUT_TAIL), size
+        size = os.fstat(fd).st_size
+        keep = min(size, OUTPUT_TAIL)
+        return os.pread(fd, keep, size - keep), size
     except OSError:
         return b"", 0

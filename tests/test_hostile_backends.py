@@ -371,12 +371,15 @@ def test_sigterm_and_sighup_cancel_the_run_and_write_what_ran(hostile, tmp_path,
 
 def test_a_run_killed_outright_leaves_no_stale_results_file(hostile, tmp_path):
     """SIGKILL (what follows SIGTERM after a grace period): no results file at all, not the earlier run's;
-    and the worker dies with the runner."""
+    the worker dies with the runner, and no file of the worker's is left (its output file has no name once
+    the worker has opened it)."""
     suite = _suite(tmp_path, NODES)
     report = tmp_path / "results.json"
     _stale(report)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     proc = _pytest(tmp_path, suite, "hostile_backends:Hangs", report, "--case-timeout", "3600",
-                   env={"HOSTILE_CASES": ",".join(NODES)})
+                   env={"HOSTILE_CASES": ",".join(NODES), "TMPDIR": str(tmp)})
     try:
         _wait_for_hang(proc, hostile)
         proc.kill()
@@ -387,6 +390,7 @@ def test_a_run_killed_outright_leaves_no_stale_results_file(hostile, tmp_path):
             proc.wait()
     assert _gone(_procs(hostile / "hanging"), 30)  # PR_SET_PDEATHSIG
     assert not report.exists()
+    assert not list(tmp.glob("opconform-worker-*"))
 
 
 def test_sigterm_to_an_xdist_controller_writes_the_results_or_none(hostile, tmp_path):
