@@ -4,7 +4,29 @@ in a temporary directory)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import HealthCheck, Phase, given, seed, settings
+
+
+@contextlib.contextmanager
+def _no_local_constants():
+    """Hypothesis draws now and then a literal it found in the source of the project's own modules (those
+    imported at the time): the draws, and so these tests, would change with any edit of any module and with
+    what a test process happened to import. Draws for tests use hypothesis' own constants only."""
+    from hypothesis.internal.conjecture import providers
+
+    if not hasattr(providers, "_get_local_constants"):  # a hypothesis without the feature
+        yield
+        return
+    saved = providers._get_local_constants
+    providers._get_local_constants = providers.Constants  # an empty set of constants
+    providers.CONSTANTS_CACHE.cache.clear()  # what it holds was drawn from the local constants too
+    try:
+        yield
+    finally:
+        providers._get_local_constants = saved
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def draw_examples(strategy, n: int, at: int = 0) -> list:
@@ -18,7 +40,8 @@ def draw_examples(strategy, n: int, at: int = 0) -> list:
     def collect(example):
         out.append(example)
 
-    collect()
+    with _no_local_constants():
+        collect()
     return out
 
 

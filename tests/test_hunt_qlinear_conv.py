@@ -45,10 +45,15 @@ def examples(hypothesis_home) -> list[Example]:
 
 @pytest.fixture(scope="module")
 def written(examples, tmp_path_factory) -> list[tuple[Example, list]]:
-    """Every STRIDE-th example, its cases written and read back (in the order case, probe)."""
+    """Every STRIDE-th example, and the first with a probe and the first negative one, its cases written and
+    read back (in the order case, probe)."""
     root = tmp_path_factory.mktemp("hunted")
     out = []
-    for i, ex in enumerate(examples[::STRIDE]):
+    first_probe = next((ex for ex in examples if ex.probe is not None), None)
+    first_negative = next((ex for ex in examples if ex.case is not None and ex.case.kind == "negative"), None)
+    chosen = list(examples[::STRIDE])
+    chosen += [ex for ex in (first_probe, first_negative) if ex is not None and all(ex is not c for c in chosen)]
+    for i, ex in enumerate(chosen):
         loaded = []
         for case in (ex.case, ex.probe):
             if case is not None:
