@@ -101,7 +101,9 @@ def _guard_conftests(config: pytest.Config) -> None:
     def guarded(conftestpath, *args, **kwargs):
         if tree.root_of(Path(conftestpath).parent) is None:
             return importconftest(conftestpath, *args, **kwargs)
-        refused.append(_never_imported(config, Path(conftestpath)))
+        line = _never_imported(config, Path(conftestpath))
+        if line not in refused:  # pytest may ask for one conftest twice (the argument, then its collection)
+            refused.append(line)
         return types.ModuleType("conftest")  # an empty module: no hook, no fixture, no option
 
     pm._importconftest = guarded
@@ -131,11 +133,14 @@ class SuiteTree:
         for a in chain:
             if os.path.lexists(a / "manifest.json"):
                 return a
+        from generator.case import KINDS
+
         for a in chain[:2]:  # the folder, a case directory's data set, a non-case folder of a tree (no further:
             # a stray model.onnx far above must not make a whole file system one suite)
-            if is_case_dir(a):
-                return a.parent
-            if self.holds_cases(a):
+            found = a.parent if is_case_dir(a) else a if self.holds_cases(a) else None
+            if found is not None:  # a kind folder's suite is the folder above it, with a manifest or not
+                return found.parent if found.name in KINDS else found
+            if any(self.holds_cases(a / k) for k in KINDS):  # a suite without its manifest (a copied subset)
                 return a
         return None
 

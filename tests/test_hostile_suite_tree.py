@@ -183,6 +183,25 @@ def test_links_leaving_the_suite_are_not_followed(pytester, suite):
         assert [line for line in result.outlines if link in line and "leaves the suite" in line], _out(result)
 
 
+def test_a_suite_copied_without_its_manifest_is_still_a_suite(pytester, suite):
+    """A subset of a suite copied without manifest.json (a folder holding node/ of case directories) is still
+    data: its root conftest, a test module beside the cases and a link to / are neither imported nor walked."""
+    (suite / "manifest.json").unlink()
+    marker = pytester.path / "imported"
+    (suite / "conftest.py").write_text(FLIP.format(marker=str(marker)))
+    (suite / "node" / "test_evil.py").write_text(MODULE.format(marker=str(marker)))
+    (suite / "root").symlink_to("/")
+    report = pytester.path / "r.json"
+    result = pytester.runpytest("suite", "--backend", "opconform", "--report", str(report))
+    assert not marker.exists(), _out(result)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, _out(result)
+    result.assert_outcomes(passed=2, failed=1)
+    assert sorted((r["case"], r["dataset"]) for r in _records(report)) == [(F16, 0), (F16, 1), (F8, 0)]
+    for shown, what in (("suite/conftest.py", "never imported"), ("suite/node/test_evil.py", "never imported"),
+                        ("suite/root", "leaves the suite")):
+        assert [line for line in result.outlines if shown in line and what in line], _out(result)
+
+
 @pytest.mark.parametrize("link, target", [("loop", "."), ("node/up", ".."), ("node/again", "../node")])
 def test_a_link_loop_is_skipped(pytester, suite, link, target):
     """A link back to a folder the walk is in is skipped with one line; every case is judged once."""
