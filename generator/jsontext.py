@@ -36,13 +36,34 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH):
     `max_depth`, or is not JSON. NaN and Infinity, which JSON does not have, are refused too."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")  # UnicodeDecodeError is a ValueError
-    d = depth(text)
-    if d > max_depth:
-        raise ValueError(f"nested {d} levels deep, more than the {max_depth} taken")
+    if text.count("[") + text.count("{") > max_depth:  # else it cannot be too deep: no scan (read_case's cost)
+        d = depth(text)
+        if d > max_depth:
+            raise ValueError(f"nested {d} levels deep, more than the {max_depth} taken")
     try:
         return json.loads(text, parse_constant=_no_constant)
     except RecursionError:  # not reached with max_depth well below the interpreter's limit
         raise ValueError("nested too deep") from None
+
+
+def prune_deep(text: str, max_depth: int, placeholder: str) -> str:
+    """JSON text with every array / object that opens deeper than `max_depth` replaced by the string
+    `placeholder` (one linear scan): what is left parses without deep recursion, and a reader can tell the
+    parts that were cut (a results file's records one by one) from the rest."""
+    out, level, last, start = [], 0, 0, None
+    for m in _TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            level += 1
+            if level > max_depth and start is None:
+                start = m.start()
+        elif c in "]}":
+            if level == max_depth + 1 and start is not None:
+                out.append(text[last:start] + json.dumps(placeholder))
+                last, start = m.end(), None
+            level -= 1
+    out.append(text[last:] if start is None else text[last:start])  # unclosed: left for json to refuse
+    return "".join(out)
 
 
 def _no_constant(name: str):

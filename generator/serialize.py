@@ -14,7 +14,7 @@ which runners report as the verdict `invalid-case`:
   resolves for every judged output in every tier, so runner code never trips over a case read_case accepts;
 - every file is listed in case.json with its sha256 and matches it;
 - case.json's "name" is its directory's name (runners key items by the directory), and case.json and
-  manifest.json are parsed with bounded nesting (loads_json, generator/jsontext.py): a document nested too
+  manifest.json are parsed with bounded nesting (generator/jsontext.py): a document nested too
   deep is a corrupt file, never a RecursionError;
 - files are read only inside the case directory: paths case.json or the model give (the twin model,
   external data) must stay inside it, and a symlink is followed only to a file inside it;
@@ -70,20 +70,6 @@ class CaseError(Exception):
 
 def dumps_json(obj) -> bytes:
     return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def loads_json(raw: bytes):
-    """A JSON file's content (case.json, manifest.json) as generator/jsontext.py's `loads` gives it: ValueError
-    for a document nested deeper than it takes, for NaN / Infinity, for text that is no UTF-8 JSON. Its
-    depth scan is skipped for a document with no more brackets than that depth (every case.json of the
-    committed suite has at most 39): read_case runs for every case of a suite."""
-    if raw.count(b"[") + raw.count(b"{") > jsontext.MAX_DEPTH:
-        return jsontext.loads(raw)
-    return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not JSON")
 
 
 def sha256(data: bytes) -> str:
@@ -802,7 +788,7 @@ def _read_meta(reader: _CaseReader) -> tuple[dict, bytes] | None:
             return None
         raise
     try:
-        meta = loads_json(raw)
+        meta = jsontext.loads(raw)
     except ValueError as exc:  # UnicodeDecodeError included
         raise CaseError(path, f"corrupt case.json ({exc})") from None
     problem = meta_problem(meta)
@@ -920,7 +906,7 @@ def _manifest_bytes(suite_dir: Path | str) -> bytes:
 
 def is_suite(path: Path) -> bool:
     try:
-        return loads_json(_manifest_bytes(path))["format"] == SUITE_FORMAT
+        return jsontext.loads(_manifest_bytes(path))["format"] == SUITE_FORMAT
     except (CaseError, ValueError, KeyError, TypeError):
         return False
 
@@ -945,6 +931,6 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
 def read_manifest(suite_dir: Path) -> dict:
     path = Path(suite_dir) / MANIFEST
     try:
-        return loads_json(_manifest_bytes(suite_dir))
+        return jsontext.loads(_manifest_bytes(suite_dir))
     except ValueError as exc:  # UnicodeDecodeError included
         raise CaseError(path, f"corrupt manifest ({exc})") from None

@@ -260,7 +260,7 @@ def write_baseline(path: Path | str, records: list[dict], backend: dict, suites:
         for r in records:
             if r.get("verdict") in RANK:
                 items[item_key(r["case"], r["dataset"])] = {"verdict": r["verdict"], "content": r.get("content")}
-        _replace(path, baseline_text(jsonable(backend), items, {**known, **(suites or {})}))
+        write_atomically(path, baseline_text(jsonable(backend), items, {**known, **(suites or {})}))
     return path
 
 
@@ -292,11 +292,6 @@ def _locked(path: Path):
         yield
     finally:
         os.close(fd)  # releases the lock
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write atomically: a reader (a gate run without the lock) sees the old file or the new one."""
-    write_atomically(path, text)
 
 
 # ---- shards ---------------------------------------------------------------------------------------

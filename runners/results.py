@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from generator.jsontext import _TOKENS, MAX_DEPTH, depth, loads
+from generator.jsontext import MAX_DEPTH, depth, loads, prune_deep
 
 RESULTS_FORMAT = "opconform-results/1"
 
@@ -211,7 +211,7 @@ def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: b
     try:
         text = data.decode("utf-8")
         if prune and depth(text) > MAX_DEPTH:
-            text, pruned = prune_deep(text, MAX_DEPTH), True
+            text, pruned = prune_deep(text, MAX_DEPTH, TOO_DEEP), True
         doc = loads(text)
     except ValueError as exc:  # UnicodeDecodeError and json.JSONDecodeError are ValueErrors
         raise ValueError(f"{path}: not a {what} ({_one_line(exc)})") from None
@@ -227,26 +227,6 @@ def _one_line(exc: Exception) -> str:
 
 # A subtree nested too deep, as prune_deep leaves it: a string no honest results file holds (a NUL in it).
 TOO_DEEP = "\x00opconform: nested too deep\x00"
-
-
-def prune_deep(text: str, max_depth: int) -> str:
-    """JSON text with every array / object that opens deeper than `max_depth` replaced by the string TOO_DEEP
-    (one linear scan): what is left parses without deep recursion, and a reader can tell the parts that
-    were cut (a results file's records one by one) from the rest."""
-    out, level, last, start = [], 0, 0, None
-    for m in _TOKENS.finditer(text):
-        c = m.group()
-        if c in "[{":
-            level += 1
-            if level > max_depth and start is None:
-                start = m.start()
-        elif c in "]}":
-            if level == max_depth + 1 and start is not None:
-                out.append(text[last:start] + json.dumps(TOO_DEEP))
-                last, start = m.end(), None
-            level -= 1
-    out.append(text[last:] if start is None else text[last:start])  # unclosed: left for json to refuse
-    return "".join(out)
 
 
 def holds(x, value: str) -> bool:

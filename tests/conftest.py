@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from hypothesis import configuration
+
+HERE = Path(__file__).resolve().parent
+COMMITTED_NODES = HERE.parent / "cases" / "node"
+
+
+def copied_node_cases(pytester, monkeypatch, names) -> Path:
+    """A folder `s` of copies of the committed node cases `names` (copies: a link out of a suite is not
+    followed), with tests/ on sys.path for the fixture backends."""
+    monkeypatch.syspath_prepend(str(HERE))
+    root = pytester.path / "s"
+    root.mkdir()
+    for name in names:
+        shutil.copytree(COMMITTED_NODES / name, root / name)
+    return root
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import copied_node_cases
 
 from runners.gate import (RANK, GateError, baseline_verdict, check_baseline_backend, check_baseline_writable,
                           check_output_paths, is_better, is_worse, no_verdict_reason, parse_shard, read_baseline,
@@ -31,12 +32,7 @@ PICKS = sorted(p.name for p in (SUITE / "node").iterdir())[:16]
 
 @pytest.fixture
 def suite(pytester, monkeypatch) -> Path:
-    monkeypatch.syspath_prepend(str(HERE))
-    root = pytester.path / "s"
-    root.mkdir()
-    for name in PICKS:
-        shutil.copytree(SUITE / "node" / name, root / name)  # copies: a link out of a suite is not followed
-    return root
+    return copied_node_cases(pytester, monkeypatch, PICKS)
 
 
 def verdicts_of(baseline: Path) -> dict[str, str]:

@@ -20,13 +20,13 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import copied_node_cases
 
 from runners import cli
 from runners.escape import has_unsafe
@@ -147,12 +147,7 @@ def test_a_baseline_verdict_the_gate_does_not_rank_excuses_nothing():
 
 @pytest.fixture
 def suite(pytester, monkeypatch) -> Path:
-    monkeypatch.syspath_prepend(str(HERE))
-    root = pytester.path / "s"
-    root.mkdir()
-    for name in PICKS:
-        shutil.copytree(SUITE / "node" / name, root / name)  # copies: a link leaving the suite is not followed
-    return root
+    return copied_node_cases(pytester, monkeypatch, PICKS)
 
 
 def test_a_regression_against_a_baseline_saying_FAIL_is_a_usage_error(pytester, monkeypatch, suite):

@@ -78,9 +78,9 @@ True
 # (where the file goes, its text, the argument given to pytest)
 PLACEMENTS = {
     "suite-root-conftest": ("conftest.py", FLIP, "suite"),
-    "kind-folder-test-module": (f"node/test_evil.py", MODULE, "suite"),
-    "kind-folder-package": (f"node/__init__.py", MODULE, "suite"),
-    "kind-folder-doctest-text": (f"node/test_notes.txt", DOCTEST, "suite"),
+    "kind-folder-test-module": ("node/test_evil.py", MODULE, "suite"),
+    "kind-folder-package": ("node/__init__.py", MODULE, "suite"),
+    "kind-folder-doctest-text": ("node/test_notes.txt", DOCTEST, "suite"),
     "case-conftest-kind-argument": (f"node/{F8}/conftest.py", FLIP, "suite/node"),
     "case-conftest-case-argument": (f"node/{F8}/conftest.py", FLIP, f"suite/node/{F8}"),
     "data-set-conftest-case-argument": (f"node/{F8}/test_data_set_0/conftest.py", FLIP, f"suite/node/{F8}"),
