@@ -151,6 +151,14 @@ def _ran_out_of_memory(r: Result) -> bool:
     return _says_out_of_memory(f"{r.error or ''} {r.message}")
 
 
+def _starved(text: str) -> bool:
+    """Whether a worker's last words say it ran out of memory before opconform's own handler was in place:
+    Python's start-up (the spawn bootstrap compiling a module where no .pyc exists yet, as in a fresh clone)
+    raises MemoryError there, or, when compile() itself cannot allocate, SystemError "returned NULL without
+    setting an exception", and the process exits 1."""
+    return _says_out_of_memory(text) or "returned NULL without setting an exception" in text
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
@@ -422,9 +430,10 @@ class IsolatedRunner:
             self._unlink_output()  # the worker has it open: no name left behind, whatever ends the runner
         except (EOFError, OSError):
             code = self._reap()
-            if code == _OUT_OF_MEMORY_EXIT:
-                self._give_up(f"the worker ran out of memory loading the backend ({self._cap()}){self._last_words()}")
-            self._give_up(f"the worker died while loading the backend ({describe_exit(code)}){self._last_words()}")
+            words = self._last_words()
+            if code == _OUT_OF_MEMORY_EXIT or (self.memory is not None and _starved(words)):
+                self._give_up(f"the worker ran out of memory loading the backend ({self._cap()}){words}")
+            self._give_up(f"the worker died while loading the backend ({describe_exit(code)}){words}")
         if what == "failed":
             self._kill()
             oom = f" (out of memory: {self._cap()})" if _says_out_of_memory(text) else ""

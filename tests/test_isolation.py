@@ -325,6 +325,15 @@ def test_out_of_memory_in_the_workers_own_code_is_charged_to_its_data_set(monkey
     assert runner.starts == 2
 
 
+def test_a_worker_starved_in_pythons_own_start_up_is_out_of_memory():
+    """In a fresh clone (no .pyc yet) a cap too small can hit the spawn bootstrap's compile() before the
+    worker's handler is in place: it dies with exit 1 and SystemError, which is still out of memory."""
+    from runners.worker import _starved
+
+    assert _starved("SystemError: <built-in function compile> returned NULL without setting an exception")
+    assert _starved("MemoryError") and not _starved("ImportError: No module named 'x'")
+
+
 def test_a_cap_too_small_to_load_the_backend_is_one_clear_error(monkeypatch):
     monkeypatch.syspath_prepend(str(HERE))
     runner = IsolatedRunner(FIXTURE, timeout=60, memory=64 << 20)  # below parse_size's MIN_MEMORY
