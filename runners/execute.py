@@ -80,13 +80,15 @@ class _Prepared:
     """What prepare gave for one case: the prepared model, or what it raised (as text, so no
     traceback and its frames are kept alive)."""
 
-    __slots__ = ("value", "error", "unsupported", "seconds")
+    __slots__ = ("value", "error", "unsupported", "seconds", "placement")
 
-    def __init__(self, value=None, error: str | None = None, unsupported: bool = False, seconds: float = 0.0):
+    def __init__(self, value=None, error: str | None = None, unsupported: bool = False, seconds: float = 0.0,
+                 placement: dict | None = None):
         self.value = value
         self.error = error
         self.unsupported = unsupported
         self.seconds = seconds
+        self.placement = placement
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -147,12 +149,21 @@ def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepare
         twin = _twin(backend, case, model_format(backend))
         entry = _Prepared(value=backend.prepare(case.model if twin is None else twin.model, case))
     except Unsupported as exc:
-        entry = _Prepared(error=describe_exception(exc), unsupported=True)
+        entry = _Prepared(error=describe_exception(exc), unsupported=True,
+                          placement=getattr(exc, "placement", None))
     except Exception as exc:  # noqa: BLE001 - any backend exception is a verdict, never a crash of ours
         entry = _Prepared(error=describe_exception(exc))
     entry.seconds = time.perf_counter() - t0
     cache[key] = entry
     return entry, True
+
+
+def _placement(entry: _Prepared, r: Result) -> None:
+    """Where the node(s) ran, as the prepared model's `placement` says (a dict), into the record; an
+    Unsupported raised at prepare may carry it too (a node that fell back to another provider)."""
+    placement = getattr(entry.value, "placement", None) if entry.value is not None else entry.placement
+    if isinstance(placement, dict):
+        r.placement = jsonable(placement)
 
 
 def _negative_phase(case: LoadedCase) -> str:
@@ -288,6 +299,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.outputs = _probe_outputs(case, outputs or [])
         return
 
+    _placement(entry, r)
     if entry.unsupported:
         r.verdict, r.error = UNSUPPORTED, entry.error
         r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"

@@ -82,6 +82,10 @@ class Result:
     output: str | None = None
     # out-of-memory verdicts: the bytes the worker held (VmData) before the data set started; else None (absent)
     worker_memory: int | None = None
+    # where the node(s) under test ran, as the backend reports it after prepare (a prepared model's
+    # `placement`): e.g. {"requested": provider, "nodes": [{"node", "op", "provider" / "device", "precision"}]};
+    # None (absent from the record) where the backend does not say
+    placement: dict | None = None
 
     @property
     def failed(self) -> bool:
@@ -89,7 +93,7 @@ class Result:
 
     def to_record(self) -> dict:
         record = jsonable(dataclasses.asdict(self))
-        for key in ("diagnosis", "output", "worker_memory"):
+        for key in ("diagnosis", "output", "worker_memory", "placement"):
             if record.get(key) is None:
                 del record[key]
         return record
@@ -371,6 +375,7 @@ OPTIONAL_FIELDS = {
     "content": (lambda v: isinstance(v, str), "a string"),
     "outcome": (lambda v: isinstance(v, str), "a string"),
     "nodeid": (lambda v: isinstance(v, str), "a string"),
+    "placement": (lambda v: isinstance(v, dict), "an object"),
 }
 
 
