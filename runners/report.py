@@ -299,6 +299,28 @@ def tiers_met(run: Run) -> dict[str, list[str]]:
     return {f: [t for t in TIERS if all(t in (r.get("tiers_met") or ()) for r in rs)] for f, rs in sorted(judged.items())}
 
 
+def placements(run: Run) -> dict | None:
+    """Where the nodes under test ran (the records' `placement`, runners/execute.py): items per place (the
+    providers / devices their nodes ran on, with any precision lower than declared), how many ran somewhere
+    other than the place the run asked for, and how many ran in a lower precision. None when no record says."""
+    places: Counter = Counter()
+    elsewhere = lowered = recorded = 0
+    for r in run.records:
+        p = r.get("placement")
+        nodes = [n for n in (p.get("nodes") or []) if isinstance(n, dict)] if isinstance(p, dict) else []
+        if not nodes:
+            continue
+        recorded += 1
+        ran = sorted({str(n.get("provider") or n.get("device") or "?") for n in nodes})
+        low = sorted({f"{n.get('declared')} ran as {n.get('precision')}" for n in nodes if n.get("lowered")})
+        places[", ".join(ran) + (f" ({'; '.join(low)})" if low else "")] += 1
+        elsewhere += p.get("requested") is not None and ran != [str(p.get("requested"))]
+        lowered += bool(low)
+    if not recorded:
+        return None
+    return {"rows": places.most_common(), "recorded": recorded, "elsewhere": elsewhere, "lowered": lowered}
+
+
 def _type_order(names) -> list[str]:
     known = [d.name for d in dtypes.all_dtypes()]
     return sorted(names, key=lambda n: (known.index(n) if n in known else len(known), n))
@@ -428,6 +450,7 @@ def build(runs: list[Run], notes: list[str] = ()) -> dict:
             "families": family_counts(run),
             "tiers": tiers_met(run),
             "grids": grids(run),
+            "placements": placements(run),
             "failures": _diagnosed(failures(run), whats),
         } for run in runs],
         "notes": list(notes),

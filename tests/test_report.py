@@ -323,3 +323,29 @@ def test_the_report_never_overwrites_a_results_file(results, tmp_path):
     r = run_cli("report", *map(str, results), "-o", str(results[0]))
     assert r.returncode == 2 and "is an opconform data file, not a report" in r.stderr
     assert results[0].read_text().startswith("{")
+
+
+def test_where_the_nodes_ran_is_shown(tmp_path):
+    """Records' placement: items per place, those not run where the run asked (a fallback), those run in a
+    lower precision than declared; a run whose records say nothing shows nothing."""
+    def placed(case, verdict, where, requested, lowered=False):
+        r = rec(case, verdict)
+        node = {"node": "n", "op": "Cast", "provider": where}
+        if lowered:
+            node.update(lowered=True, declared="f32", precision="bf16")
+        r["placement"] = {"requested": requested, "nodes": [node]}
+        return r
+    recs = [placed("test_cast_a", "pass", "CPU", "CPU"), placed("test_cast_b", "pass", "CPU", "CPU", lowered=True),
+            placed("test_cast_c", "unsupported", "CPUExecutionProvider", "XnnpackExecutionProvider"),
+            rec("test_cast_d", "pass")]
+    p, q = tmp_path / "r.json", tmp_path / "q.json"
+    write_results(p, recs, {"backend": {"name": "x", "version": "1"}, "tier": "strict"})
+    write_results(q, [rec("test_cast_a", "pass")], {"backend": {"name": "y", "version": "1"}, "tier": "strict"})
+    [run, other] = build(load([p, q]))["runs"]
+    assert other["placements"] is None
+    assert run["placements"] == {"rows": [("CPU", 1), ("CPU (f32 ran as bf16)", 1), ("CPUExecutionProvider", 1)],
+                                 "recorded": 3, "elsewhere": 1, "lowered": 1}
+    for fmt in ("md", "html"):
+        text = render(load([p, q]), fmt)
+        assert "Where the nodes ran on x 1 (3 items say)" in text and "CPU (f32 ran as bf16): 1" in text
+        assert "Where the nodes ran on y" not in text
