@@ -32,6 +32,7 @@ from generator import dtypes
 from generator.dtypes import DType
 from runners.backends.base import (Backend, BackendOptionError, Unsupported, UnsupportedTable, as_declared,
                                    choice, count, io_types, refuse_option)
+from runners.backends import ort_placement, ort_plugin
 from runners.backends.packing import pack, unpack
 
 PROVIDERS = ["CPUExecutionProvider"]
@@ -75,7 +76,8 @@ def _session_options(optimization: str = OPTIMIZATION, threads: int = INTRA_OP_T
     so.log_severity_level = 4  # failures come back as exceptions; keep stderr for the real log
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
-    for key, value in {**NO_SPINNING, **(config or {})}.items():
+    record = {ort_placement.RECORD: "1"} if ort_placement.CHECKABLE else {}  # where each node ran
+    for key, value in {**NO_SPINNING, **record, **(config or {})}.items():
         so.add_session_config_entry(key, value)
     return so
 
@@ -86,6 +88,7 @@ class Prepared:
     inputs: list[tuple[str, DType]]
     outputs: list[tuple[str, DType]]
     numpy_io: bool = False  # every input and output of a numpy type: InferenceSession.run, no OrtValues
+    placement: dict | None = None  # where each node ran (ort_placement), into the item's record
 
 
 class OnnxRuntimeBackend(Backend):
@@ -101,6 +104,14 @@ class OnnxRuntimeBackend(Backend):
                                 f"(default {INTRA_OP_THREADS})",
         "config.<key>": "a session config entry, SessionOptions.add_session_config_entry(key, value), "
                         "e.g. config.session.set_denormal_as_zero=1",
+        "allow_fallback": "0 | 1 (default 0: an item whose node ran on another provider than the first one "
+                          "asked for is unsupported, naming both; 1: judged, the placement recorded)",
+        "ep_library.<name>": "a plugin execution provider library to load under <name> "
+                             "(onnxruntime.register_execution_provider_library), e.g. ep_library.my_ep=/opt/my_ep.so",
+        "ep_devices": "instead of providers: execution providers by the devices they offer "
+                      "(onnxruntime.get_ep_devices()), EpName[:cpu|gpu|npu] comma-separated in priority order, "
+                      "e.g. ep_devices=MyExecutionProvider:npu (a plugin EP's own options: "
+                      "provider_option.MyExecutionProvider.<key>)",
     }
 
     def __init__(self):
@@ -109,10 +120,26 @@ class OnnxRuntimeBackend(Backend):
         self.optimization = OPTIMIZATION
         self.intra_op_threads = INTRA_OP_THREADS
         self.config: dict[str, str] = {}  # session config entries given as options
+        self.allow_fallback = False
+        self.ep_libraries: dict[str, str] = {}  # plugin EP libraries loaded: name -> path
+        self.ep_devices: list[tuple[str, list]] | None = None  # ep_devices: [(EP name, its OrtEpDevices)]
+        self.ep_device_spec = ""
 
     def configure(self, options: dict[str, str]) -> None:
+        for key, value in options.items():  # libraries first: ep_devices selects their devices
+            if key.startswith("ep_library."):
+                self._plugin(key, value, lambda: ort_plugin.register(key.removeprefix("ep_library."), value))
+                self.ep_libraries[key.removeprefix("ep_library.")] = value
+        if "providers" in options and "ep_devices" in options:
+            raise refuse_option(self, "ep_devices", options["ep_devices"], "give providers or ep_devices, not both")
         if "providers" in options:
             self.providers = self._providers(options["providers"])
+        if "ep_devices" in options:
+            value = self.ep_device_spec = options["ep_devices"]
+            self.ep_devices = self._plugin("ep_devices", value, lambda: ort_plugin.select(ort_plugin.parse_devices(value)))
+            self.providers = [ep for ep, _ in self.ep_devices]
+        if "allow_fallback" in options:
+            self.allow_fallback = choice(self, "allow_fallback", options["allow_fallback"], {"0": False, "1": True})
         for key, value in options.items():
             if key == "graph_optimization_level":
                 choice(self, key, value, OPTIMIZATION_LEVELS)
@@ -127,8 +154,14 @@ class OnnxRuntimeBackend(Backend):
                 self.provider_options.setdefault(provider, {})[name] = value
             elif key.startswith("config."):
                 self.config[key.removeprefix("config.")] = value
-        if "providers" in options or self.provider_options:
+        if "providers" in options or "ep_devices" in options or self.provider_options:
             self._check_providers()
+
+    def _plugin(self, key: str, value: str, action):
+        try:
+            return action()
+        except ValueError as exc:
+            raise refuse_option(self, key, value, str(exc)) from None
 
     def _providers(self, value: str) -> list[str]:
         names = [p.strip() for p in value.split(",") if p.strip()]
@@ -149,8 +182,7 @@ class OnnxRuntimeBackend(Backend):
         graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
         try:  # quiet: a dropped provider is said below
-            session = ort.InferenceSession(model.SerializeToString(), _session_options(), providers=self.providers,
-                                           provider_options=self._provider_options())
+            session = self._new_session(model, _session_options())
         except Exception as exc:  # noqa: BLE001 - whatever onnxruntime says about the providers
             raise BackendOptionError(f"backend {self.name!r}: onnxruntime refuses these providers / provider "
                                      f"options: {_first_line(exc)}") from None
@@ -166,6 +198,8 @@ class OnnxRuntimeBackend(Backend):
     def settings(self) -> dict:
         entries = {**NO_SPINNING, **self.config}
         settings = {"providers": self.providers,
+                    # whether each item's placement says which provider ran its node(s) (onnxruntime >= 1.32)
+                    "placement_checked": ort_placement.CHECKABLE, "allow_fallback": self.allow_fallback,
                     "graph_optimization_level": OPTIMIZATION_LEVELS[self.optimization].name,
                     "intra_op_num_threads": self.intra_op_threads,
                     "allow_spinning": entries["session.intra_op.allow_spinning"] != "0"}
@@ -173,6 +207,10 @@ class OnnxRuntimeBackend(Backend):
             settings["provider_options"] = self.provider_options
         if self.config:
             settings["config"] = self.config
+        if self.ep_libraries:
+            settings["ep_libraries"] = self.ep_libraries
+        if self.ep_devices is not None:
+            settings["ep_devices"] = self.ep_device_spec
         return settings
 
     def _options(self) -> ort.SessionOptions:
@@ -182,8 +220,15 @@ class OnnxRuntimeBackend(Backend):
         return [self.provider_options.get(p, {}) for p in self.providers]
 
     def _session(self, model: onnx.ModelProto) -> ort.InferenceSession:
-        return ort.InferenceSession(model.SerializeToString(), self._options(), providers=self.providers,
-                                    provider_options=self._provider_options())
+        return self._new_session(model, self._options())
+
+    def _new_session(self, model: onnx.ModelProto, so: ort.SessionOptions) -> ort.InferenceSession:
+        if self.ep_devices is None:
+            return ort.InferenceSession(model.SerializeToString(), so, providers=self.providers,
+                                        provider_options=self._provider_options())
+        for ep, devices in self.ep_devices:  # in priority order; onnxruntime adds the CPU provider last
+            so.add_provider_for_devices(devices, self.provider_options.get(ep, {}))
+        return ort.InferenceSession(model.SerializeToString(), so)
 
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
         ins, outs = io_types(model)
@@ -193,8 +238,14 @@ class OnnxRuntimeBackend(Backend):
             if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
             raise
+        place = ort_placement.placement(session, self.providers[0])
+        away = ort_placement.elsewhere(place)
+        if away and not self.allow_fallback:  # a verdict would judge another provider's kernel
+            refusal = Unsupported(f"onnxruntime: {away}")
+            refusal.placement = place
+            raise refusal
         numpy_io = all(t.is_numpy_native for _, t in ins + outs)  # the binding copies their buffers bit for bit
-        return Prepared(session, ins, outs, numpy_io)
+        return Prepared(session, ins, outs, numpy_io, place)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
