@@ -198,8 +198,6 @@ class OnnxRuntimeBackend(Backend):
     def settings(self) -> dict:
         entries = {**NO_SPINNING, **self.config}
         settings = {"providers": self.providers,
-                    # whether each item's placement says which provider ran its node(s) (onnxruntime >= 1.32)
-                    "placement_checked": ort_placement.CHECKABLE, "allow_fallback": self.allow_fallback,
                     "graph_optimization_level": OPTIMIZATION_LEVELS[self.optimization].name,
                     "intra_op_num_threads": self.intra_op_threads,
                     "allow_spinning": entries["session.intra_op.allow_spinning"] != "0"}
@@ -207,6 +205,12 @@ class OnnxRuntimeBackend(Backend):
             settings["provider_options"] = self.provider_options
         if self.config:
             settings["config"] = self.config
+        # said only where they differ from the default, so the settings baselines hold stay the same: where
+        # this onnxruntime (< 1.32) cannot say which provider ran a node, and where a fallback is judged
+        if not ort_placement.CHECKABLE:
+            settings["placement_checked"] = False
+        if self.allow_fallback:
+            settings["allow_fallback"] = True
         if self.ep_libraries:
             settings["ep_libraries"] = self.ep_libraries
         if self.ep_devices is not None:
