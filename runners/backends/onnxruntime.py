@@ -82,6 +82,14 @@ def _session_options(optimization: str = OPTIMIZATION, threads: int = INTRA_OP_T
     return so
 
 
+def _size_in_bytes(value: ort.OrtValue, t: DType, shape) -> int:
+    """The bytes of an OrtValue's buffer: onnxruntime's own count where the binding has it (1.23 and later),
+    else the packed size (elements of under a byte packed whole into bytes, as onnxruntime holds them)."""
+    if hasattr(value, "tensor_size_in_bytes"):
+        return value.tensor_size_in_bytes()
+    return -(-int(np.prod(shape, dtype=np.int64)) * t.bits // 8)
+
+
 @dataclass
 class Prepared:
     session: ort.InferenceSession
@@ -277,7 +285,7 @@ class OnnxRuntimeBackend(Backend):
             return self._string_ortvalue(np.asarray(x, dtype=object))
         raw = pack(np.asarray(x, dtype=t.np_dtype), t)
         value = ort.OrtValue.ortvalue_from_shape_and_type(shape, t.onnx)
-        size = value.tensor_size_in_bytes()
+        size = _size_in_bytes(value, t, shape)
         if size != len(raw):
             raise RuntimeError(f"onnxruntime holds {size} bytes for a {t.name}{shape} tensor, packing gave {len(raw)}")
         if size:
@@ -302,6 +310,6 @@ class OnnxRuntimeBackend(Backend):
         shape = tuple(value.shape())
         if t.kind == "string":
             return as_declared(value.numpy(), t)
-        size = value.tensor_size_in_bytes()
+        size = _size_in_bytes(value, t, shape)
         raw = ctypes.string_at(value.data_ptr(), size) if size else b""
         return unpack(raw, shape, t)
