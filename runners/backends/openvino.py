@@ -19,7 +19,6 @@ import numpy as np
 import onnx
 import onnx.inliner
 import openvino as ov
-import openvino.opset14 as ops
 from openvino import _pyopenvino
 from onnx import helper
 
@@ -28,6 +27,8 @@ from generator.reference import convert_promote_types as cpt
 from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, UnsupportedTable, io_types
 from runners.backends.openvino_config import summary as _summary
+from runners.backends.openvino_ops import OPSET14 as ops
+from runners.backends.openvino_placement import placement as _placement
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
 
 # OpenVINO's words for "not implemented here" (at read, compile or infer time), as opposed to a refusal of a
@@ -67,8 +68,8 @@ def _convert_promote_types(attrs: dict, inputs: list) -> list:
     return [node.output(0), node.output(1)]
 
 
-# (domain, op_type) -> builder(attributes, input outputs) -> outputs
-NATIVE = {(cpt.DOMAIN, cpt.OP_TYPE): _convert_promote_types}
+# (domain, op_type) -> builder(attributes, input outputs) -> outputs; None where this OpenVINO lacks the op's opset
+NATIVE = {(cpt.DOMAIN, cpt.OP_TYPE): _convert_promote_types if ops is not None else None}
 
 
 @dataclass
@@ -77,6 +78,8 @@ class Prepared:
     inputs: list[tuple[str, DType]]
     outputs: list[tuple[str, DType]]
     native: bool
+    # where each node ran and in which precision (runners/backends/openvino_placement.py), into the item's record
+    placement: dict | None = None
 
 
 def _shape(v: onnx.ValueInfoProto) -> ov.PartialShape:
@@ -95,7 +98,7 @@ def _is_native(model: onnx.ModelProto) -> bool:
 
 class OpenVinoBackend(Backend):
     name = "openvino"
-    native_ops = frozenset(f"{d}::{op}" for d, op in NATIVE)
+    native_ops = frozenset(f"{d}::{op}" for (d, op), build in NATIVE.items() if build is not None)
 
     OPTIONS = openvino_config.OPTIONS
 
@@ -126,7 +129,7 @@ class OpenVinoBackend(Backend):
             if UNSUPPORTED.matches(exc):
                 raise Unsupported(f"openvino: {_summary(exc)}") from None
             raise RuntimeError(f"openvino compile_model: {_summary(exc)}") from None
-        return Prepared(compiled, ins, outs, native)
+        return Prepared(compiled, ins, outs, native, _placement(compiled, model, self.config.device))
 
     def _read_onnx(self, model: onnx.ModelProto) -> ov.Model:
         if model.functions:
@@ -140,6 +143,9 @@ class OpenVinoBackend(Backend):
 
     def _native(self, model: onnx.ModelProto, ins, outs) -> ov.Model:
         """The graph built node by node with openvino.opset14; raises what OpenVINO raises (a refusal)."""
+        lacking = [n.op_type for n in model.graph.node if NATIVE[(n.domain, n.op_type)] is None]
+        if lacking:
+            raise Unsupported(f"OpenVINO {ov.get_version().split('-')[0]} has no opset14: no native {lacking[0]}")
         shapes = {v.name: _shape(v) for v in model.graph.input}
         params = [ops.parameter(shapes[name], ov_type(t), name=name) for name, t in ins]
         values = {name: p.output(0) for (name, _), p in zip(ins, params)}

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 import openvino as ov
-import openvino.opset14 as ops
 
 from runners.backends.base import Backend, BackendOptionError, choice, refuse_option
+from runners.backends.openvino_ops import BASIC as ops
 
 DEVICE = "CPU"
 HINTS = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
