@@ -1,0 +1,123 @@
+"""Expectations of short operator chains that graph optimizers rewrite, composed from the operators' references.
+
+A chain's result is each operator's reference applied in turn (the ONNX graph semantics: a node computes its
+outputs from its inputs; no rewrite may change them), so a chain holds exactly the defined results of its steps:
+an element undefined in one step (float -> int out of range: Cast.txt) is undefined in the chain's output.
+
+  cast_chain            Cast -> Cast -> ...             (generator.reference.cast)
+  qdq                   QuantizeLinear -> DequantizeLinear  (generator.reference.quantize_linear / dequantize_linear)
+  dq_conv_q             DequantizeLinear (x, w) -> Conv -> QuantizeLinear  (dequantize_linear, layout_kernels.conv,
+                        quantize_linear); the float Conv is checked to be exact in float32 whatever the order of
+                        its sums (conv_is_exact), so the composed result is the one any correct kernel gives
+  dql_matmul_integer    DynamicQuantizeLinear -> MatMulInteger  (dynamic_quantize_linear, matmul_integer)
+
+This module has no node functions: a chain runs node by node on the opconform backend with each operator's own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator import dtypes
+from generator.outcome import Outcome
+from generator.reference import cast as cast_ref
+from generator.reference.dequantize_linear import dequantize_linear
+from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear
+from generator.reference.layout_kernels import conv
+from generator.reference.matmul_integer import matmul_integer
+from generator.reference.quantize_linear import quantize_linear
+
+
+def _merge(masks: dict[str, np.ndarray], outcome: Outcome, shape: tuple) -> None:
+    for reason, mask in outcome.undefined.items():
+        m = np.broadcast_to(np.asarray(mask, dtype=bool), shape)
+        masks[reason] = masks[reason] | m if reason in masks else m.copy()
+
+
+def cast_chain(x: np.ndarray, types: list[str], *, saturate: bool = True, opset: int = 21) -> Outcome:
+    """Cast x (of types[0]) to types[1], then to types[2], ... [Cast.txt; Cast-19 saturate for float8 targets].
+    Outcome (y,): y of types[-1]; an element undefined at any step is undefined in y."""
+    y = np.asarray(x)
+    masks: dict[str, np.ndarray] = {}
+    for src, to in zip(types, types[1:]):
+        step = cast_ref.cast_outcome(y, src, to, saturate=saturate, opset=opset)
+        _merge(masks, step, y.shape)
+        y = step.outputs[0]
+    return Outcome((y,), masks)
+
+
+def qdq(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, opset: int) -> Outcome:
+    """QuantizeLinear(x, scale, zero_point) then DequantizeLinear(q, scale, zero_point), per tensor
+    [QuantizeLinear / DequantizeLinear, onnx.defs]: y = (saturate(round(x / scale) + zp) - zp) * scale."""
+    q = quantize_linear(x, scale, zero_point, opset=opset)
+    d = dequantize_linear(q.outputs[0], scale, zero_point, opset=opset)
+    masks: dict[str, np.ndarray] = {}
+    _merge(masks, q, np.shape(x))
+    _merge(masks, d, np.shape(x))
+    return Outcome(d.outputs, masks)
+
+
+def conv_is_exact(dx: np.ndarray, dw: np.ndarray, x_scale: float, w_scale: float, group: int = 1) -> bool:
+    """Whether the float32 Conv of DequantizeLinear's outputs is exact in any order of its sums: x_scale and
+    w_scale powers of two, and every partial sum an integer multiple of x_scale * w_scale below 2**24 of them
+    (the integers dx = x - x_zero_point, dw = w - w_zero_point bound it: sum |dx| * |dw| per output)."""
+    def power_of_two(s: float) -> bool:
+        m, _ = np.frexp(np.float64(s))
+        return m == 0.5
+    if not (power_of_two(x_scale) and power_of_two(w_scale)):
+        return False
+    per_output = np.abs(dw).reshape(dw.shape[0], -1).sum(axis=1).max() * np.abs(dx).max()
+    return bool(per_output < 2 ** 24)
+
+
+def dq_conv_q(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale, y_zero_point,
+              *, strides, pads, group: int = 1, opset: int) -> Outcome:
+    """DequantizeLinear(x), DequantizeLinear(w) -> Conv -> QuantizeLinear(y_scale, y_zero_point), per-tensor
+    scales [DequantizeLinear, onnx.defs Conv, QuantizeLinear]. Raises ValueError where the float32 Conv would
+    not be exact (conv_is_exact): there the result depends on the kernel's order of sums."""
+    xf = dequantize_linear(x, x_scale, x_zero_point, opset=opset)
+    wf = dequantize_linear(w, w_scale, w_zero_point, opset=opset)
+    dx = x.astype(np.int64) - np.int64(x_zero_point)
+    dw = w.astype(np.int64) - np.int64(w_zero_point)
+    if not conv_is_exact(dx, dw, float(x_scale), float(w_scale), group):
+        raise ValueError("dq_conv_q: the float32 Conv is not exact for these inputs")
+    n = w.ndim - 2
+    c = conv(xf.outputs[0], wf.outputs[0], None, tuple(strides), (1,) * n,
+             list(zip(pads[:n], pads[n:])), group)
+    q = quantize_linear(c, y_scale, y_zero_point, opset=opset)
+    masks: dict[str, np.ndarray] = {}
+    for o in (xf, wf):
+        for reason, mask in o.undefined.items():  # an undefined input element spoils the whole output
+            if np.any(mask):
+                masks[reason] = np.ones(c.shape, dtype=bool)
+    _merge(masks, q, c.shape)
+    return Outcome(q.outputs, masks)
+
+
+def dql_matmul_integer(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | None) -> Outcome:
+    """DynamicQuantizeLinear(a) -> (a_q, a_scale, a_zero_point); MatMulInteger(a_q, b, a_zero_point, b_zero_point)
+    [DynamicQuantizeLinear-11, MatMulInteger-10]. Outcome (y int32, a_scale, a_zero_point); undefined as a whole
+    where DynamicQuantizeLinear is."""
+    d = dynamic_quantize_linear(a)
+    a_q, a_scale, a_zp = d.outputs
+    y = matmul_integer(a_q, b, a_zp, b_zero_point)
+    return Outcome((y, a_scale, a_zp), dict(d.undefined))
+
+
+def dql_matmul_integer_scaled(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | None,
+                              b_scale: np.ndarray) -> Outcome:
+    """dql_matmul_integer, then Cast(y, float) and Mul(Mul(a_scale, b_scale), y): the float result
+    (onnxruntime's MatMulIntegerToFloat / DynamicQuantizeMatMul fusion pattern). Cast.txt: int32 -> float32
+    rounds to nearest even; Mul: one correctly rounded float32 product each. Outcome (y float32,)."""
+    d = dql_matmul_integer(a, b, b_zero_point)
+    yf = cast_ref.cast_outcome(d.outputs[0], "int32", "float")
+    s = np.float32(np.float32(d.outputs[1]) * np.float32(b_scale))
+    with np.errstate(all="ignore"):
+        y = (yf.outputs[0].astype(np.float64) * np.float64(s)).astype(np.float32)
+    masks = dict(d.undefined)
+    _merge(masks, yf, y.shape)
+    return Outcome((y,), masks)
+
+
+def type_of(name: str) -> dtypes.DType:
+    return dtypes.get(name)
