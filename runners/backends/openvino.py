@@ -19,33 +19,17 @@ import numpy as np
 import onnx
 import onnx.inliner
 import openvino as ov
-from openvino import _pyopenvino
 from onnx import helper
 
 from generator.dtypes import DType
 from generator.reference import convert_promote_types as cpt
 from runners.backends import openvino_config
-from runners.backends.base import Backend, Unsupported, UnsupportedTable, io_types
+from runners.backends.base import Backend, Unsupported, io_types
 from runners.backends.openvino_config import summary as _summary
 from runners.backends.openvino_ops import OPSET14 as ops
 from runners.backends.openvino_placement import placement as _placement
+from runners.backends.openvino_refusals import UNSUPPORTED, refusal  # noqa: F401 - the table, for tests
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
-
-# OpenVINO's words for "not implemented here" (at read, compile or infer time), as opposed to a refusal of a
-# model (docs/backends.md). Not "OpConversionFailure" itself: the frontend wraps every failed node in it, with the
-# node's own message, and a node its translator refuses by a failed check of a valid model is a bug (an error).
-UNSUPPORTED = UnsupportedTable(
-    types=tuple(filter(None, [getattr(_pyopenvino, "NotImplementedFailure", None)])),  # a frontend's NOT_IMPLEMENTED
-    text=(
-        r"No conversion rule found for operations",  # the ONNX frontend has no translator for an op
-        r"does not support the following ONNX operations",
-        r"Unsupported operation of type",  # the CPU plugin has no kernel for a node
-        r"Not Implemented",
-        r"is not supported",
-        r"Unsupported data type [A-Z0-9]+ expected",  # an element type the ONNX frontend does not take
-        r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type
-    ))
-
 
 def _attributes(node: onnx.NodeProto) -> dict:
     out = {}
@@ -126,8 +110,9 @@ class OpenVinoBackend(Backend):
         try:
             compiled = self.core.compile_model(ov_model, self.config.device, self.config.properties)
         except Exception as exc:  # noqa: BLE001 - OpenVINO raises RuntimeError / its own types
-            if UNSUPPORTED.matches(exc):
-                raise Unsupported(f"openvino: {_summary(exc)}") from None
+            why = refusal(exc, model)
+            if why is not None:
+                raise Unsupported(f"openvino: {why or _summary(exc)}") from None
             raise RuntimeError(f"openvino compile_model: {_summary(exc)}") from None
         return Prepared(compiled, ins, outs, native, _placement(compiled, model, self.config.device))
 
@@ -137,8 +122,9 @@ class OpenVinoBackend(Backend):
         try:
             return self.core.read_model(io.BytesIO(model.SerializeToString()))
         except Exception as exc:  # noqa: BLE001
-            if UNSUPPORTED.matches(exc):
-                raise Unsupported(f"openvino ONNX frontend: {_summary(exc)}") from None
+            why = refusal(exc, model)
+            if why is not None:
+                raise Unsupported(f"openvino ONNX frontend: {why or _summary(exc)}") from None
             raise RuntimeError(f"openvino ONNX frontend: {_summary(exc)}") from None
 
     def _native(self, model: onnx.ModelProto, ins, outs) -> ov.Model:
@@ -169,7 +155,7 @@ class OpenVinoBackend(Backend):
         try:
             request.infer()
         except Exception as exc:  # noqa: BLE001
-            if UNSUPPORTED.matches(exc):
+            if refusal(exc) is not None:
                 raise Unsupported(f"openvino: {_summary(exc)}") from None
             raise RuntimeError(f"openvino infer: {_summary(exc)}") from None
         return [from_tensor(request.get_tensor(prepared.compiled.output(name))) for name, _ in prepared.outputs]
