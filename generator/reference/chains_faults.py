@@ -1,0 +1,195 @@
+"""Fault models of the chains family: wrong graph rewrites, each a plausible optimizer bug (generator/faults.py).
+
+A chain fault is a rewrite of the whole model (a pair of nodes removed or merged, a node rebuilt without its
+attributes) or a fused kernel that computes one step otherwise (a node function swapped in); `run` applies it and
+runs the result node by node on the references (generator.interpret), which is what a backend with that bug alone
+would output. Fault.fn: model -> (rewritten model, {(domain, op_type): node function swapped in}).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from generator import dtypes
+from generator.faults import Fault
+from generator.interpret import compile_model, run_program
+from generator.reference import cast as cast_ref
+from generator.reference import lookup as reference_lookup
+from generator.reference import matmul_integer as mmi
+from generator.reference.quantize_linear_faults import FAULTS as QL_FAULTS
+
+# the types whose every value the second one holds: a Cast pair through them is the identity
+LOSSLESS = {("float16", "float"), ("bfloat16", "float"), ("float", "double"), ("float16", "double")}
+
+
+def _rebuilt(model: onnx.ModelProto, nodes: list[onnx.NodeProto]) -> onnx.ModelProto:
+    out = copy.deepcopy(model)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    return out
+
+
+def cast_pair_removed(model: onnx.ModelProto):
+    """Cast(a -> b) -> Cast(b -> c) becomes one Cast(a -> c) with the second's attributes (a -> a: no node)."""
+    nodes = [copy.deepcopy(n) for n in model.graph.node]
+    first, second = nodes[0], nodes[1]
+    types = {v.name: v.type.tensor_type.elem_type for v in list(model.graph.input) + list(model.graph.output)}
+    types.update((i.name, i.data_type) for i in model.graph.initializer)
+    src = types[first.input[0]]
+    attrs = {a.name: helper.get_attribute_value(a) for a in second.attribute}
+    if attrs["to"] == src:
+        merged = helper.make_node("Identity", [first.input[0]], [second.output[0]])
+    else:
+        merged = helper.make_node("Cast", [first.input[0]], [second.output[0]], **attrs)
+    return _rebuilt(model, [merged] + nodes[2:]), {}
+
+
+def _identity(inputs, attrs, opset, types):
+    return [np.asarray(inputs[0]).copy()]
+
+
+def cast_folded_saturating(model: onnx.ModelProto):
+    """Every Cast to float16 saturates: a finite value beyond 65504 gives +-65504, not +-Inf."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        if dtypes.get(int(attrs["to"])).name != "float16":
+            return [y]
+        x = np.asarray(inputs[0])
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(x.astype(np.float64)) if types[0].is_float or types[0].is_integer else True
+            y = np.where(finite & np.isinf(y.astype(np.float64)), np.copysign(np.float16(65504), y), y)
+        return [y.astype(np.float16)]
+    return model, {("", "Cast"): fn}
+
+
+def same_type_cast_ftz(model: onnx.ModelProto):
+    """A Cast to the input's own type runs a converting kernel with subnormals flushed to (signed) zero."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        if not types[0].is_float or dtypes.get(int(attrs["to"])) != types[0]:
+            return [y]
+        tiny = np.finfo(y.dtype).tiny
+        with np.errstate(all="ignore"):
+            return [np.where(np.abs(y) < tiny, np.copysign(y.dtype.type(0), y), y).astype(y.dtype)]
+    return model, {("", "Cast"): fn}
+
+
+def cast_saturate_dropped(model: onnx.ModelProto):
+    """The Cast nodes are rebuilt with `to` alone: saturate=0 is lost (the default, 1, holds)."""
+    nodes = []
+    for n in model.graph.node:
+        if n.op_type == "Cast":
+            to = next(a.i for a in n.attribute if a.name == "to")
+            n = helper.make_node("Cast", list(n.input), list(n.output), to=to)
+        nodes.append(copy.deepcopy(n))
+    return _rebuilt(model, nodes), {}
+
+
+def qdq_pair_removed(model: onnx.ModelProto):
+    """QuantizeLinear -> DequantizeLinear is removed: y = x."""
+    q, dq = model.graph.node[0], model.graph.node[1]
+    return _rebuilt(model, [helper.make_node("Identity", [q.input[0]], [dq.output[0]])]), {}
+
+
+_QL_HALF_AWAY = next(f for f in QL_FAULTS if f.name == "quantize_linear.round_half_away").fn
+
+
+def requant_round_half_away(model: onnx.ModelProto):
+    """The QuantizeLinear step (in a fused kernel) rounds half away from zero."""
+    return model, {("", "QuantizeLinear"): _QL_HALF_AWAY}
+
+
+def matmul_integer_a_zero_point_ignored(model: onnx.ModelProto):
+    """MatMulInteger (or the fused DynamicQuantizeMatMul) leaves a_zero_point out."""
+    def fn(inputs, attrs, opset, types):
+        b_zp = inputs[3] if len(inputs) > 3 else None
+        return [mmi.matmul_integer(inputs[0], inputs[1], None, b_zp)]
+    return model, {("", "MatMulInteger"): fn}
+
+
+# ---------------------------------------------------------------------------------------
+# where each fault can differ
+# ---------------------------------------------------------------------------------------
+def _pattern(*names):
+    return lambda params: params.get("pattern") in names
+
+
+def _two_casts(params: dict) -> bool:
+    return params.get("pattern") == "cast" and len(params.get("types", [])) >= 3
+
+
+def _lossless_pair(params: dict) -> str | None:
+    t = params["types"]
+    if (t[0], t[1]) in LOSSLESS and t[2] == t[0]:
+        return f"{t[0]} -> {t[1]} is exact: the pair is the identity, as the merged Cast {t[0]} -> {t[2]} is"
+    return None
+
+
+def _float16_overflow(params: dict) -> str | None:
+    t = params["types"]
+    if t[0] == "float16":
+        return "a float16 target receives float16 values only: it never overflows"
+    if t[-1] not in ("float", "double", "float16"):
+        return ("where float16 overflows to Inf the integer result is undefined (Cast.txt: float -> integer out of "
+                "range), so the fault differs on no defined element")
+    return None
+
+
+def _has_float16_target(params: dict) -> bool:
+    return params.get("pattern") == "cast" and "float16" in params.get("types", [])[1:]
+
+
+def _same_type(params: dict) -> bool:
+    t = params.get("types", [])
+    return params.get("pattern") == "cast" and len(t) == 2 and t[0] == t[1]
+
+
+def _nosat(params: dict) -> bool:
+    return params.get("pattern") == "cast" and params.get("saturate") is False
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("chains.cast_pair_removed", "merges Cast a -> b -> c into Cast a -> c (removes a lossy pair)",
+          cast_pair_removed, seen_in="onnxruntime CastChainElimination (level all; measured here, scripts/"
+          "chain_rewrites.py)", applies=_two_casts, equivalent=_lossless_pair),
+    Fault("chains.cast_folded_saturating", "a Cast to float16 saturates finite overflow to +-65504 instead of +-Inf",
+          cast_folded_saturating, seen_in="OpenVINO constant folding of int32 -> float16 (70000 -> 65504; reported)",
+          applies=_has_float16_target, equivalent=_float16_overflow),
+    Fault("chains.cast_saturate_dropped", "a rewrite rebuilds Cast nodes with `to` alone: saturate=0 becomes 1",
+          cast_saturate_dropped, applies=_nosat),
+    Fault("chains.same_type_cast_ftz", "a Cast to the same type, kept as a converting kernel, flushes subnormals "
+          "to zero", same_type_cast_ftz, applies=_same_type),
+    Fault("chains.qdq_pair_removed", "removes QuantizeLinear -> DequantizeLinear (y = x)", qdq_pair_removed,
+          applies=_pattern("qdq")),
+    Fault("chains.requant_round_half_away", "the quantizing step (or the fused kernel's requantization) rounds "
+          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q")),
+    Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
+          "a_zero_point out", matmul_integer_a_zero_point_ignored, applies=_pattern("dql_matmul",
+                                                                                   "dql_matmul_scaled")),
+)
+
+
+def group_key(meta: dict) -> str:
+    """One group per case: each chain and each inputs mode (fed, initializers, constant) is another path through
+    a runtime (the kernels, a fuser, the constant folder), so each must kill its faults itself."""
+    p = meta.get("params") or {}
+    what = "->".join(p["types"]) if "types" in p else p.get("zero_point_type", "")
+    sat = "" if p.get("saturate") is None else f"/saturate={int(p['saturate'])}"
+    return f"{p.get('pattern')}/{what}{sat}/{p.get('inputs')}".replace("//", "/")
+
+
+def _lookup_with(swaps: dict):
+    def lookup(domain: str, op: str):
+        return swaps.get(("" if domain == "ai.onnx" else domain, op)) or (
+            _identity if op == "Identity" and domain in ("", "ai.onnx") else reference_lookup(domain, op))
+    return lookup
+
+
+def run(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray], meta: dict) -> list[np.ndarray]:
+    """The outputs of the model as the fault rewrites it, node by node on the references."""
+    rewritten, swaps = fault.fn(model)
+    return run_program(compile_model(rewritten, _lookup_with(swaps)), inputs)
