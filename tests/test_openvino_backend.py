@@ -225,6 +225,11 @@ SAYINGS = [
                                                     "Unsupported data type  expected: BOOL"), False),  # to=999: invalid
     (ov_backend.UNSUPPORTED, RuntimeError("Check 'shape_size(get_input_shape(0)) == shape_size(output_shape)' failed"),
      False),
+    # OpenVINO 2023.3.0 on test_dequantizelinear_every_pattern_int8_bfloat16_opset19 (tests/test_openvino_releases.py)
+    (ov_backend.UNSUPPORTED, RuntimeError("Errors during ONNX translation: \nWhile validating ONNX node '<Node("
+                                          "DequantizeLinear): y>':\nCheck 'data_type_ok' failed at src/frontends/onnx/"
+                                          "frontend/src/utils/common.cpp:81:\nIncorrect data type of the Dequantization "
+                                          "scale input: bf16\n\n"), True),
     (ov_tflite.UNSUPPORTED, RuntimeError("Model wasn't fully converted. Summary: -- No conversion rule found for "
                                          "operations: CUSTOM"), True),
     (ov_tflite.UNSUPPORTED, RuntimeError("Cannot create Frob layer tfl_frob id:3"), True),

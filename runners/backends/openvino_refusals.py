@@ -27,12 +27,21 @@ UNSUPPORTED = UnsupportedTable(
         r"is not supported",
         r"Unsupported data type [A-Z0-9]+ expected",  # an element type the ONNX frontend does not take (2026.4)
         r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type (2026.4)
+        # 2023.3: DequantizeLinear-19's float16 / bfloat16 scales (its frontend takes float32 scales only)
+        r"(?m)Incorrect data type of the Dequantization scale input: b?f16$",
     ))
 
-# 2025.3 and older: the ONNX frontend names no type when its own onnx has no name for it (FLOAT4E2M1, UINT2...),
-# "Unsupported data type  expected: BOOL, BFLOAT16, ..., UNDEFINED". An invalid type (Cast to=999) reads the same,
-# so the text alone is not enough: see `refusal`.
+# Refusals of an element type that do not name it, so the text alone is not enough (an invalid type, Cast
+# to=999, reads the same): unsupported only where the model names a valid ONNX type the frontend does not take
+# (see `refusal`).
+# 2024.6, 2025.0, 2025.3: the ONNX frontend's own onnx has no name for the type (FLOAT4E2M1, FLOAT8E8M0, UINT2...):
+# "Unsupported data type  expected: BOOL, BFLOAT16, ..., UNDEFINED", the list being the types it takes.
 UNNAMED_TYPE = re.compile(r"Unsupported data type\s+expected: ([A-Z0-9_]+(?:, [A-Z0-9_]+)*)")
+# 2023.3: "unsupported element type" on a line of its own, no list; the types it takes, measured (Cast float -> T
+# through its ONNX frontend, T every type of generator/dtypes.py but STRING):
+UNNAMED_TYPE_2023 = re.compile(r"^unsupported element type$", re.MULTILINE)
+TAKEN_2023 = frozenset({"BOOL", "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64", "FLOAT16",
+                        "BFLOAT16", "FLOAT", "DOUBLE"})
 TYPE_ATTRIBUTES = ("to", "output_dtype", "dtype")  # attributes that name an element type
 
 
@@ -48,14 +57,19 @@ def _model_types(model: onnx.ModelProto) -> set[int]:
 
 def refusal(exc: BaseException, model: onnx.ModelProto | None = None) -> str | None:
     """None where `exc` is an error; else why it says OpenVINO does not implement something: "" where its own
-    words say it (the table), the types left out for an unnamed-type refusal. The unnamed-type refusal is unsupported only when the model names a
-    valid ONNX element type the message's list leaves out; an invalid type stays an error."""
+    words say it (the table), the types left out for an unnamed-type refusal, which is unsupported only where the
+    model names a valid ONNX element type the frontend does not take (an invalid type stays an error)."""
     if UNSUPPORTED.matches(exc):
         return ""
     said = UNNAMED_TYPE.search(str(exc))
-    if said is None or model is None:
+    if said is not None:
+        taken = set(said.group(1).split(", "))
+    elif UNNAMED_TYPE_2023.search(str(exc)):
+        taken = set(TAKEN_2023)
+    else:
         return None
-    taken = set(said.group(1).split(", "))
+    if model is None:
+        return None
     known = {d.onnx for d in dtypes.all_dtypes()}
     left_out = sorted(TensorProto.DataType.Name(t) for t in _model_types(model) & known
                       if TensorProto.DataType.Name(t) not in taken)
