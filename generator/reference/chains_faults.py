@@ -78,6 +78,31 @@ def same_type_cast_ftz(model: onnx.ModelProto):
     return model, {("", "Cast"): fn}
 
 
+def same_type_cast_plus_zero(model: onnx.ModelProto):
+    """A Cast to the input's own type gives +0 for subnormals and for -0 (a folder that flushes and loses the sign
+    of zero)."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        if not types[0].is_float or dtypes.get(int(attrs["to"])) != types[0]:
+            return [y]
+        with np.errstate(all="ignore"):
+            return [np.where(np.abs(y) < np.finfo(y.dtype).tiny, y.dtype.type(0), y).astype(y.dtype)]
+    return model, {("", "Cast"): fn}
+
+
+def float8_saturate_ignored(model: onnx.ModelProto):
+    """Casts to float8 never saturate: saturate=1 behaves as 0 (out of range gives NaN / Inf)."""
+    nodes = []
+    for n in model.graph.node:
+        n = copy.deepcopy(n)
+        if n.op_type == "Cast" and dtypes.get(next(a.i for a in n.attribute if a.name == "to")).is_float8:
+            kept = [a for a in n.attribute if a.name != "saturate"]
+            del n.attribute[:]
+            n.attribute.extend(kept + [helper.make_attribute("saturate", 0)])
+        nodes.append(n)
+    return _rebuilt(model, nodes), {}
+
+
 def cast_saturate_dropped(model: onnx.ModelProto):
     """The Cast nodes are rebuilt with `to` alone: saturate=0 is lost (the default, 1, holds)."""
     nodes = []
@@ -96,6 +121,14 @@ def qdq_pair_removed(model: onnx.ModelProto):
 
 
 _QL_HALF_AWAY = next(f for f in QL_FAULTS if f.name == "quantize_linear.round_half_away").fn
+
+
+_QL_ZP_FIRST = next(f for f in QL_FAULTS if f.name == "quantize_linear.zero_point_before_rounding").fn
+
+
+def requant_zero_point_before_rounding(model: onnx.ModelProto):
+    """The QuantizeLinear step rounds x / y_scale + y_zero_point (ties move with an odd zero point)."""
+    return model, {("", "QuantizeLinear"): _QL_ZP_FIRST}
 
 
 def requant_round_half_away(model: onnx.ModelProto):
@@ -148,14 +181,24 @@ def _same_type(params: dict) -> bool:
     return params.get("pattern") == "cast" and len(t) == 2 and t[0] == t[1]
 
 
+def _sat(params: dict) -> bool:
+    return params.get("pattern") == "cast" and params.get("saturate") is True
+
+
+def _even_zero_point(params: dict) -> str | None:
+    if int(params["zero_point"]) % 2 == 0:
+        return ("an even zero point: rounding half to even commutes with adding it, so the order of the two steps "
+                "changes nothing")
+    return None
+
+
 def _nosat(params: dict) -> bool:
     return params.get("pattern") == "cast" and params.get("saturate") is False
 
 
 FAULTS: tuple[Fault, ...] = (
     Fault("chains.cast_pair_removed", "merges Cast a -> b -> c into Cast a -> c (removes a lossy pair)",
-          cast_pair_removed, seen_in="onnxruntime CastChainElimination (level all; measured here, scripts/"
-          "chain_rewrites.py)", applies=_two_casts, equivalent=_lossless_pair),
+          cast_pair_removed, applies=_two_casts, equivalent=_lossless_pair),
     Fault("chains.cast_folded_saturating", "a Cast to float16 saturates finite overflow to +-65504 instead of +-Inf",
           cast_folded_saturating, seen_in="OpenVINO constant folding of int32 -> float16 (70000 -> 65504; reported)",
           applies=_has_float16_target, equivalent=_float16_overflow),
@@ -163,10 +206,19 @@ FAULTS: tuple[Fault, ...] = (
           cast_saturate_dropped, applies=_nosat),
     Fault("chains.same_type_cast_ftz", "a Cast to the same type, kept as a converting kernel, flushes subnormals "
           "to zero", same_type_cast_ftz, applies=_same_type),
+    Fault("chains.same_type_cast_plus_zero", "a Cast to the same type gives +0 for subnormals and for -0",
+          same_type_cast_plus_zero, applies=_same_type,
+          seen_in="OpenVINO 2026.4 constant folding of Cast float -> float (measured here)"),
+    Fault("chains.float8_saturate_ignored", "Casts to float8 never saturate: saturate=1 gives NaN / Inf out of range",
+          float8_saturate_ignored, applies=_sat, seen_in="OpenVINO 2026.4 (measured here: fed and folded)"),
     Fault("chains.qdq_pair_removed", "removes QuantizeLinear -> DequantizeLinear (y = x)", qdq_pair_removed,
           applies=_pattern("qdq")),
     Fault("chains.requant_round_half_away", "the quantizing step (or the fused kernel's requantization) rounds "
           "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q")),
+    Fault("chains.requant_zero_point_before_rounding", "the quantizing step rounds x / y_scale + y_zero_point "
+          "instead of adding the zero point to the rounded quotient", requant_zero_point_before_rounding,
+          applies=_pattern("qdq", "dq_conv_q"), equivalent=_even_zero_point,
+          seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
           "a_zero_point out", matmul_integer_a_zero_point_ignored, applies=_pattern("dql_matmul",
                                                                                    "dql_matmul_scaled")),
