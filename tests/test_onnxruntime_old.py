@@ -18,7 +18,8 @@ from runners.backends import registry
 ort = pytest.importorskip("onnxruntime")
 if not hasattr(ort.OrtValue, "tensor_size_in_bytes"):
     pytest.skip("this onnxruntime has no tensor_size_in_bytes to check against", allow_module_level=True)
-from runners.backends.onnxruntime import _size_in_bytes  # noqa: E402 - after the skip
+from runners.backends import onnxruntime as ort_adapter  # noqa: E402 - after the skip
+from runners.backends.onnxruntime import _size_in_bytes  # noqa: E402
 
 F32 = dtypes.get("float32")
 NON_NUMPY = [t for t in dtypes.all_dtypes() if t.is_numeric and not t.is_numpy_native]
@@ -55,10 +56,14 @@ def _cast_model(to) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
 
 
+@pytest.mark.parametrize("typed", [True, False], ids=["1.20-1.22", "1.18"])
 @pytest.mark.parametrize("name", ["bfloat16", "float8e4m3fn", "float8e5m2fnuz", "int4", "uint4"])
-def test_cast_to_types_outside_numpy_without_tensor_size_in_bytes(monkeypatch, name):
-    """Out through the OrtValue path as in onnxruntime < 1.23, then back in (a second Cast from that type)."""
+def test_cast_to_types_outside_numpy_without_tensor_size_in_bytes(monkeypatch, name, typed):
+    """Out through the OrtValue path as in onnxruntime < 1.23, then back in (a second Cast from that type); an
+    input built as 1.20-1.22 build it (ortvalue_from_shape_and_type of the ONNX type) or as 1.18 must (its
+    binding takes numpy types only: a one-Constant helper session makes the OrtValue)."""
     monkeypatch.delattr(ort.OrtValue, "tensor_size_in_bytes")
+    monkeypatch.setattr(ort_adapter, "_TYPED_ORTVALUES", typed)
     t = dtypes.get(name)
     x = np.array([1.0, 3.0, 7.0, -2.0 if t.kind == "int" else 15.0, 0.0] if t.is_integer
                  else [0.5, -3.0, 7.25, 100.0, -0.0], np.float32)  # where Cast defines the result

@@ -90,6 +90,18 @@ def _size_in_bytes(value: ort.OrtValue, t: DType, shape) -> int:
     return -(-int(np.prod(shape, dtype=np.int64)) * t.bits // 8)
 
 
+def _typed_ortvalues() -> bool:
+    """Whether OrtValue.ortvalue_from_shape_and_type takes an ONNX element type (1.20 does, 1.18 does not)."""
+    try:
+        ort.OrtValue.ortvalue_from_shape_and_type([1], onnx.TensorProto.BFLOAT16)
+    except Exception:  # noqa: BLE001 - 1.18 and before: "Not a valid numpy type"
+        return False
+    return True
+
+
+_TYPED_ORTVALUES = _typed_ortvalues()
+
+
 @dataclass
 class Prepared:
     session: ort.InferenceSession
@@ -282,8 +294,10 @@ class OnnxRuntimeBackend(Backend):
     def _ortvalue(self, x: np.ndarray, t: DType) -> ort.OrtValue:
         shape = list(np.shape(x))
         if t.kind == "string":
-            return self._string_ortvalue(np.asarray(x, dtype=object))
+            return self._constant_ortvalue(numpy_helper.from_array(np.asarray(x, dtype=object), "value"), 13)
         raw = pack(np.asarray(x, dtype=t.np_dtype), t)
+        if not _TYPED_ORTVALUES:  # onnxruntime 1.18 makes OrtValues of numpy types only
+            return self._constant_ortvalue(helper.make_tensor("value", t.onnx, shape, raw, raw=True), 21)
         value = ort.OrtValue.ortvalue_from_shape_and_type(shape, t.onnx)
         size = _size_in_bytes(value, t, shape)
         if size != len(raw):
@@ -292,13 +306,13 @@ class OnnxRuntimeBackend(Backend):
             ctypes.memmove(value.data_ptr(), raw, size)
         return value
 
-    def _string_ortvalue(self, x: np.ndarray) -> ort.OrtValue:
-        """A string tensor as an OrtValue: the output of a one-Constant helper session."""
-        tensor = numpy_helper.from_array(x, "value")
-        graph = helper.make_graph([helper.make_node("Constant", [], ["s"], value=tensor)], "string_input", [],
-                                  [helper.make_tensor_value_info("s", onnx.TensorProto.STRING, x.shape)])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        model.ir_version = 7
+    def _constant_ortvalue(self, tensor: onnx.TensorProto, opset: int) -> ort.OrtValue:
+        """A tensor the binding cannot make an OrtValue of (strings; float8 / bfloat16 / int4 in onnxruntime 1.18)
+        as the output of a one-Constant helper session."""
+        graph = helper.make_graph([helper.make_node("Constant", [], ["s"], value=tensor)], "constant_input", [],
+                                  [helper.make_tensor_value_info("s", tensor.data_type, tensor.dims)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 7 if opset < 21 else 10
         # on CPU whatever the options: it only makes the input
         session = ort.InferenceSession(model.SerializeToString(), _session_options(), providers=PROVIDERS)
         return session.run_with_ort_values(["s"], {})[0]
