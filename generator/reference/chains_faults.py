@@ -33,19 +33,38 @@ def _rebuilt(model: onnx.ModelProto, nodes: list[onnx.NodeProto]) -> onnx.ModelP
     return out
 
 
+def _pair(model: onnx.ModelProto, first_op: str, second_op: str):
+    """The first node pair first_op -> second_op where the second reads the first's output, or None."""
+    nodes = list(model.graph.node)
+    for i, a in enumerate(nodes):
+        for j, b in enumerate(nodes):
+            if a.op_type == first_op and b.op_type == second_op and b.input and b.input[0] == a.output[0]:
+                return i, j
+    return None
+
+
+def _replace_pair(model: onnx.ModelProto, i: int, j: int, node: onnx.NodeProto) -> onnx.ModelProto:
+    """The model with nodes i and j (i before j) replaced by `node`, where j was: after what feeds i, before what
+    reads j."""
+    nodes = [node if k == j else copy.deepcopy(n) for k, n in enumerate(model.graph.node) if k != i]
+    return _rebuilt(model, nodes)
+
+
 def cast_pair_removed(model: onnx.ModelProto):
-    """Cast(a -> b) -> Cast(b -> c) becomes one Cast(a -> c) with the second's attributes (a -> a: no node)."""
-    nodes = [copy.deepcopy(n) for n in model.graph.node]
-    first, second = nodes[0], nodes[1]
+    """Cast(a -> b) -> Cast(b -> c) becomes one Cast(a -> c) with the second's attributes (a -> a: no node);
+    a model without such a pair is left as it is."""
+    pair = _pair(model, "Cast", "Cast")
+    if pair is None:
+        return model, {}
+    first, second = model.graph.node[pair[0]], model.graph.node[pair[1]]
     types = {v.name: v.type.tensor_type.elem_type for v in list(model.graph.input) + list(model.graph.output)}
     types.update((i.name, i.data_type) for i in model.graph.initializer)
-    src = types[first.input[0]]
     attrs = {a.name: helper.get_attribute_value(a) for a in second.attribute}
-    if attrs["to"] == src:
+    if attrs["to"] == types.get(first.input[0]):
         merged = helper.make_node("Identity", [first.input[0]], [second.output[0]])
     else:
         merged = helper.make_node("Cast", [first.input[0]], [second.output[0]], **attrs)
-    return _rebuilt(model, [merged] + nodes[2:]), {}
+    return _replace_pair(model, *pair, merged), {}
 
 
 def _identity(inputs, attrs, opset, types):
@@ -115,14 +134,15 @@ def cast_saturate_dropped(model: onnx.ModelProto):
 
 
 def qdq_pair_removed(model: onnx.ModelProto):
-    """QuantizeLinear -> DequantizeLinear is removed: y = x."""
-    q, dq = model.graph.node[0], model.graph.node[1]
-    return _rebuilt(model, [helper.make_node("Identity", [q.input[0]], [dq.output[0]])]), {}
+    """QuantizeLinear -> DequantizeLinear is removed: y = x (a model without the pair is left as it is)."""
+    pair = _pair(model, "QuantizeLinear", "DequantizeLinear")
+    if pair is None:
+        return model, {}
+    q, dq = model.graph.node[pair[0]], model.graph.node[pair[1]]
+    return _replace_pair(model, *pair, helper.make_node("Identity", [q.input[0]], [dq.output[0]])), {}
 
 
 _QL_HALF_AWAY = next(f for f in QL_FAULTS if f.name == "quantize_linear.round_half_away").fn
-
-
 _QL_ZP_FIRST = next(f for f in QL_FAULTS if f.name == "quantize_linear.zero_point_before_rounding").fn
 
 
