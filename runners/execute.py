@@ -33,11 +33,13 @@ from collections import OrderedDict
 from collections.abc import MutableMapping
 
 import numpy as np
+import onnx
 
 from generator import dtypes
 from generator.serialize import CaseError, LoadedCase, graph_io_types
 from runners.backends.base import Unsupported
 from runners.compare import TIERS, compare_outputs, tier_independent
+from runners.input_modes import FED, RunMode, baked_tensors, build_model, fed_inputs, model_key, opset_refusal
 from runners.results import (ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result,
                              float_value, jsonable)
 
@@ -133,21 +135,53 @@ def _native(backend, case: LoadedCase) -> None:
         raise Unsupported(f"not applicable: needs a native {', '.join(missing)} ({need.get('reason', '')})")
 
 
-def _inputs(backend, case: LoadedCase, i: int) -> list:
+def _inputs(backend, case: LoadedCase, i: int, mode: RunMode = FED) -> list:
     twin = _twin(backend, case)
+    if twin is None and mode.inputs != "fed":  # the rest were baked into the model (runners/input_modes.py)
+        return fed_inputs(case.model, list(case.inputs[i]), mode)
     return list((twin or case).inputs[i])
 
 
-def _prepare(backend, case: LoadedCase, cache: MutableMapping) -> tuple[_Prepared, bool]:
+def _mode_refusal(backend, case: LoadedCase, mode: RunMode) -> str | None:
+    """Why this case cannot run the way the run asks: an opset past --max-opset; a twin (not an ONNX model, or
+    data sets of another layout) with inputs baked in or dynamic shapes."""
+    why = opset_refusal(case.model, mode)
+    if why is not None:
+        return why
+    if mode.rebuilds and (_twin(backend, case, model_format(backend)) is not None or _twin(backend, case) is not None):
+        asked = ", ".join(f"--{k} {v}" for k, v in mode.settings().items() if k in ("inputs", "shapes"))
+        return f"the case runs on its {case.twin.format} twin, with fed inputs and static shapes only ({asked})"
+    return None
+
+
+def _model_for(case: LoadedCase, i: int, mode: RunMode) -> tuple[onnx.ModelProto, str]:
+    """The model data set `i` runs on in `mode`, and what tells it apart from the other data sets' ("" when
+    every data set shares the case's model)."""
+    if not mode.rebuilds:
+        return case.model, ""
+    has_data = 0 <= i < case.n_datasets  # a negative case without data sets has nothing to bake in
+    baked = baked_tensors(case.model, list(case.inputs[i]), mode) if has_data else {}
+    dynamic = mode.shapes == "dynamic" and case.kind != "negative"  # a refusal may rest on declared shapes
+    key = f"{mode.inputs}/{mode.shapes}/{model_key(baked)}"
+    return build_model(case.model, baked, dynamic), key
+
+
+def _prepare(backend, case: LoadedCase, cache: MutableMapping, i: int = 0,
+             mode: RunMode = FED) -> tuple[_Prepared, bool]:
     """(prepared entry, whether this call paid for prepare)."""
     key = (backend.name, str(case.dir))
+    if mode.rebuilds:  # each distinct set of baked values is a model of its own
+        model, variant = _model_for(case, i, mode)
+        key = (*key, variant)
+    else:
+        model = case.model
     entry = cache.get(key)
     if entry is not None:
         return entry, False
     t0 = time.perf_counter()
     try:
         twin = _twin(backend, case, model_format(backend))
-        entry = _Prepared(value=backend.prepare(case.model if twin is None else twin.model, case))
+        entry = _Prepared(value=backend.prepare(model if twin is None else twin.model, case))
     except Unsupported as exc:
         entry = _Prepared(error=describe_exception(exc), unsupported=True,
                           placement=getattr(exc, "placement", None))
@@ -207,12 +241,15 @@ def _ask_identity(backend) -> tuple[str, str, dict]:
 
 
 def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
-                     prepared_cache: MutableMapping) -> Result:
+                     prepared_cache: MutableMapping, mode: RunMode = FED) -> Result:
     """The verdict of data set `i` of `case` on `backend`, comparing in `tier` ("strict" / "tolerant").
 
     prepared_cache: a mapping kept across calls (PreparedCache or dict) so each case is prepared
-    once per backend and every data set runs on the same prepared model."""
+    once per backend and every data set runs on the same prepared model (in a mode that bakes inputs in,
+    once per distinct set of baked values). mode: how the model is built (runners/input_modes.py); a mode
+    other than the default is recorded in the settings."""
     name, version, settings = backend_identity(backend)
+    settings = {**settings, **mode.settings()}
     meta = case.meta or {}
     result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
                     backend_version=version, tier=tier, settings=settings, op=meta.get("op"),
@@ -221,7 +258,7 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
         result.tiers_met = []  # filled by the comparison; a data set that errs meets no tier
     t0 = time.perf_counter()
     try:
-        _judge(backend, case, i, tier, prepared_cache, result)
+        _judge(backend, case, i, tier, prepared_cache, result, mode)
     except MemoryError:
         raise  # the worker names the cap (runners/worker.py)
     except Exception as exc:  # noqa: BLE001 - our own bug: a verdict that says so, never the backend's crash
@@ -255,7 +292,8 @@ def returned(outputs) -> tuple[list | None, str]:
     return outputs, f"{len(outputs)} output(s)"
 
 
-def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, r: Result) -> None:
+def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, r: Result,
+           mode: RunMode = FED) -> None:
     label = f"{case.name}[{i}]"
     if not 0 <= i < case.n_datasets and not (case.kind == "negative" and case.n_datasets == 0 and i == 0):
         r.verdict = INVALID_CASE
@@ -269,7 +307,12 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported: {unsupported_reason(r.error)}"
         return
-    entry, _ = _prepare(backend, case, cache)
+    why = _mode_refusal(backend, case, mode)
+    if why is not None:
+        r.verdict, r.error = UNSUPPORTED, why
+        r.message = f"{label}: unsupported: {why}"
+        return
+    entry, _ = _prepare(backend, case, cache, i, mode)
 
     if case.kind == "negative":
         phase = _negative_phase(case)
@@ -282,7 +325,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.message = f"{label}: the backend accepted a model it must refuse (prepare did not raise)"
             return
         try:
-            value = backend.run(entry.value, _inputs(backend, case, i))
+            value = backend.run(entry.value, _inputs(backend, case, i, mode))
         except Exception as exc:  # noqa: BLE001
             r.error = describe_exception(exc)
             if phase == "run":
@@ -312,7 +355,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.verdict, r.message = ERROR, f"{label}: prepare raised {entry.error}"
         return
     try:
-        value = backend.run(entry.value, _inputs(backend, case, i))
+        value = backend.run(entry.value, _inputs(backend, case, i, mode))
     except Unsupported as exc:
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
@@ -451,8 +494,9 @@ def _hex_bits(a: np.ndarray, dt: dtypes.DType | None) -> list[str] | None:
     return [f"0x{int(b):0{width}x}" for b in dt.to_bits(a).tolist()]
 
 
-def invalid_case_result(name: str, i: int, kind: str, error: CaseError | str, backend, tier: str) -> Result:
+def invalid_case_result(name: str, i: int, kind: str, error: CaseError | str, backend, tier: str,
+                        mode: RunMode = FED) -> Result:
     """The record of a data set whose case cannot be read: names the file and the problem."""
     bname, version, settings = backend_identity(backend)
     return Result(case=name, dataset=i, kind=kind, verdict=INVALID_CASE, message=f"{name}[{i}]: invalid case: {error}",
-                  backend=bname, backend_version=version, tier=tier, settings=settings)
+                  backend=bname, backend_version=version, tier=tier, settings={**settings, **mode.settings()})
