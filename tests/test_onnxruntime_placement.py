@@ -109,3 +109,11 @@ def test_the_runner_reports_a_fallback_unsupported_and_judges_it_when_allowed(py
     assert {r["verdict"] for r in doc["records"]} == {"pass"}
     assert all(r["placement"]["nodes"][0]["provider"] == CPU for r in doc["records"])
     assert doc["backend"]["settings"]["allow_fallback"] is True
+
+
+def test_recording_turned_off_by_a_config_option_leaves_placement_unchecked_not_an_error():
+    b = registry.get_backend("onnxruntime", {"config.session.record_ep_graph_assignment_info": "0"})
+    prepared = b.prepare(_cast_model(), None)
+    assert prepared.placement["checked"] is False and prepared.placement["providers"] == [CPU]
+    assert "record_ep_graph_assignment_info" in prepared.placement["why"]
+    assert _bits(b.run(prepared, [X])[0]) == _bits(cast(X, F32, F16)[0])

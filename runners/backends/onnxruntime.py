@@ -8,6 +8,12 @@ So those tensors travel as OrtValues whose raw buffers are copied with ctypes: s
 PACKED there (4-bit: two per byte, first element in the low nibble; 2-bit: four per byte, low bits
 first). The binding cannot build a string OrtValue from numpy, so a string input is produced by a tiny
 helper session (one Constant node) that returns it as an OrtValue; the model under test is never changed.
+Releases before 1.23 lack OrtValue.tensor_size_in_bytes (the packed size is computed from the element type);
+1.18's binding makes OrtValues of numpy types only (float8 / bfloat16 / int4 inputs come from a Constant too).
+
+Each item records which provider ran its node(s) (ort_placement; onnxruntime 1.32 and later): a node that ran on
+another provider than the first one asked for makes the item unsupported, naming both, unless allow_fallback=1.
+A plugin EP shipped as a library runs with ep_library.<name>=PATH and ep_devices=EpName (ort_plugin).
 
 By default graph optimizations are disabled (ORT_DISABLE_ALL): a conformance check must see the kernel, not
 a constant-folded or fused result. One intra-op thread and no spinning: the models are single nodes on small
@@ -30,9 +36,9 @@ from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 
 from generator import dtypes
 from generator.dtypes import DType
+from runners.backends import ort_placement, ort_plugin
 from runners.backends.base import (Backend, BackendOptionError, Unsupported, UnsupportedTable, as_declared,
                                    choice, count, io_types, refuse_option)
-from runners.backends import ort_placement, ort_plugin
 from runners.backends.packing import pack, unpack
 
 PROVIDERS = ["CPUExecutionProvider"]
@@ -156,7 +162,8 @@ class OnnxRuntimeBackend(Backend):
             self.providers = self._providers(options["providers"])
         if "ep_devices" in options:
             value = self.ep_device_spec = options["ep_devices"]
-            self.ep_devices = self._plugin("ep_devices", value, lambda: ort_plugin.select(ort_plugin.parse_devices(value)))
+            self.ep_devices = self._plugin("ep_devices", value,
+                                           lambda: ort_plugin.select(ort_plugin.parse_devices(value)))
             self.providers = [ep for ep, _ in self.ep_devices]
         if "allow_fallback" in options:
             self.allow_fallback = choice(self, "allow_fallback", options["allow_fallback"], {"0": False, "1": True})

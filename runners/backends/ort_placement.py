@@ -19,12 +19,16 @@ CHECKABLE = hasattr(ort.InferenceSession, "get_provider_graph_assignment_info")
 def placement(session: ort.InferenceSession, requested: str) -> dict:
     """{"requested": provider, "checked": bool, "nodes": [{"node", "op", "provider"}]} where this onnxruntime
     says (op is "domain::op_type" outside the default domain); else {"requested", "checked": false,
-    "providers": the session's providers}."""
+    "providers": the session's providers, "why" where onnxruntime refused to say}."""
+    unchecked = {"requested": requested, "checked": False, "providers": list(session.get_providers())}
     if not CHECKABLE:
-        return {"requested": requested, "checked": False, "providers": list(session.get_providers())}
+        return unchecked
+    try:
+        subgraphs = session.get_provider_graph_assignment_info()
+    except Exception as exc:  # noqa: BLE001 - e.g. config.session.record_ep_graph_assignment_info=0 given
+        return {**unchecked, "why": str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__}
     nodes = [{"node": n.name, "op": f"{n.domain}::{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type,
-              "provider": sub.ep_name}
-             for sub in session.get_provider_graph_assignment_info() for n in sub.get_nodes()]
+              "provider": sub.ep_name} for sub in subgraphs for n in sub.get_nodes()]
     return {"requested": requested, "checked": True, "nodes": nodes}
 
 
