@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import copied_node_cases
+from conftest import COMMITTED_NODES, copied_node_cases
 from generator import dtypes
 from generator.case import node_model
 
@@ -24,6 +24,9 @@ from runners.backends.registry import get_backend  # noqa: E402
 pytest_plugins = ["pytester"]
 
 F32, F64, I64 = (dtypes.get(n) for n in ("float", "double", "int64"))
+
+
+TWIN = COMMITTED_NODES.parent / "graph" / "test_layout_add_broadcast_11c" / "model.tflite"
 
 
 def _cast(src, to):
@@ -98,7 +101,10 @@ def test_the_native_convert_promote_types_where_opset14_is_missing_is_unsupporte
 
 
 def test_opsets_are_found_where_this_release_has_them():
-    assert openvino_ops.opset(14) is not None and openvino_ops.OPSET14 is openvino_ops.opset(14)
+    import openvino
+
+    assert openvino_ops.opset(13) is not None and openvino_ops.OPSET14 is openvino_ops.opset(14)
+    assert (openvino_ops.OPSET14 is None) == openvino.get_version().startswith("2023.")  # 2023.3 stops at opset13
     assert openvino_ops.opset(99) is None and openvino_ops.BASIC is not None
 
 
@@ -125,3 +131,38 @@ def test_the_runner_records_placement_and_lowered_precision(pytester, monkeypatc
         assert r["placement"]["note"] == "Cast output ran in f16, declared f32"
         assert any(n.get("lowered") and n["ran_as"] == "f16" for n in r["placement"]["nodes"])
     assert "fail" in {r["verdict"] for r in doc["records"]}  # judged: f16 loses what the edge inputs hold
+
+
+@pytest.mark.parametrize("place, says", [
+    ({"requested": "GPU", "devices": ["CPU"]}, "ran on CPU, not GPU"),
+    ({"requested": "GPU", "devices": ["GPU.0", "CPU"]}, "ran on GPU.0, CPU, not GPU"),
+    ({"requested": "GPU", "devices": ["GPU.0"]}, None),
+    ({"requested": "CPU", "devices": ["CPU"]}, None),
+    ({"requested": None, "devices": ["CPU"]}, None),
+    ({"requested": "CPU", "devices": []}, None),
+])
+def test_elsewhere(place, says):
+    from runners.backends.openvino_placement import elsewhere
+
+    assert elsewhere(place) == says
+
+
+@pytest.mark.parametrize("name", ["openvino", "openvino-tflite"])
+def test_a_model_run_on_another_device_is_unsupported_unless_allowed(name, monkeypatch):
+    """This machine has one device: the placement OpenVINO reports is replaced by one where AUTO:GPU,CPU ran on
+    CPU, to check what the backend makes of it."""
+    from runners.backends import openvino_tflite
+    from runners.backends import openvino_placement
+
+    module = ov_backend if name == "openvino" else openvino_tflite
+    real = openvino_placement.placement
+    monkeypatch.setattr(module, "_placement" if name == "openvino" else "placement",
+                        lambda compiled, model, device: {**real(compiled, model, device), "requested": "GPU"})
+    model = _cast(F32, F32) if name == "openvino" else TWIN.read_bytes()
+    with pytest.raises(Unsupported, match=r"ran on CPU, not GPU \(--backend-option allow_fallback=1 judges it\)") \
+            as info:
+        get_backend(name).prepare(model, None)
+    assert info.value.placement["devices"] == ["CPU"]
+    b = get_backend(name, {"allow_fallback": "1"})
+    assert b.prepare(model, None).placement["requested"] == "GPU" and b.settings()["allow_fallback"] is True
+    assert "allow_fallback" not in get_backend(name).settings()

@@ -34,6 +34,9 @@ OPTIONS = {
                            "device's own)",
     "execution_mode": f"EXECUTION_MODE_HINT: ACCURACY (default), PERFORMANCE, or {DEVICE_DEFAULT} (the device's own)",
     "performance_mode": "PERFORMANCE_HINT: LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT (default: not set)",
+    "allow_fallback": "0 | 1 (default 0: an item whose nodes ran on another device than the first one the device "
+                      "option names, e.g. AUTO:GPU,CPU run on CPU, is unsupported, naming both; 1: judged, the "
+                      "placement recorded)",
     "config.<KEY>": "any other compile_model property, passed as a string, e.g. config.INFERENCE_NUM_THREADS=1",
 }
 
@@ -42,11 +45,14 @@ OPTIONS = {
 class OvConfig:
     device: str = DEVICE
     properties: dict[str, str] = field(default_factory=lambda: dict(HINTS))
+    allow_fallback: bool = False  # judge items whose nodes ran on another device than the one asked for
 
     def settings(self) -> dict:
-        """The device and every property in force; a default hint left to the device says so."""
+        """The device and every property in force; a default hint left to the device says so; allow_fallback
+        only where it is on (settings unchanged by default)."""
         return {"device": self.device, **{k: self.properties.get(k, "(device default)") for k in HINTS},
-                **{k: v for k, v in self.properties.items() if k not in HINTS}}
+                **{k: v for k, v in self.properties.items() if k not in HINTS},
+                **({"allow_fallback": True} if self.allow_fallback else {})}
 
 
 # Lines of OpenVINO's messages that say where, not what (source locations, the frontend's report around a node's
@@ -68,6 +74,8 @@ def configure(backend: Backend, core: ov.Core, options: dict[str, str]) -> OvCon
     for key, value in options.items():
         if key == "device":
             config.device = _device(backend, core, value)
+        elif key == "allow_fallback":
+            config.allow_fallback = choice(backend, key, value, {"0": False, "1": True})
         elif key in NAMED:
             prop, values = NAMED[key]
             choice(backend, key, value, dict.fromkeys(values))

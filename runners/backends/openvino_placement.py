@@ -139,3 +139,13 @@ def note(place: dict) -> str | None:
     said = dict.fromkeys(f"{n['op']} {'/'.join(n['node'])} ran in {n['ran_as']}, declared {n['declared']}"
                          for n in low)
     return "; ".join(said)
+
+
+def elsewhere(place: dict) -> str | None:
+    """Why the model did not run (only) on the device asked for ("ran on CPU, not GPU"), or None where it did,
+    where no device was named (AUTO alone) or the plugin does not say."""
+    want, ran = place.get("requested"), place.get("devices") or []
+    away = [d for d in ran if want and d != want and not d.startswith(want + ".")]
+    if not away:
+        return None
+    return f"ran on {', '.join(ran)}, not {want}"

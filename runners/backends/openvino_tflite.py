@@ -18,6 +18,7 @@ import openvino as ov
 
 from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, UnsupportedTable
+from runners.backends.openvino_placement import elsewhere, placement
 
 # What OpenVINO's TFLite frontend and plugins say when they do not implement an op (docs/backends.md); not
 # "OpConversionFailure" itself, which wraps a failed node's own message (see runners/backends/openvino.py).
@@ -34,6 +35,9 @@ class Prepared:
     compiled: object
     inputs: list[str]
     outputs: list[object]  # ov output ports in the twin's output order
+    # device and runtime precision of each execution node (openvino_placement; no ONNX model, so none is judged
+    # lowered), into the item's record
+    placement: dict | None = None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -85,7 +89,13 @@ class OpenVinoTfliteBackend(Backend):
         names = list(twin.input_names) if twin else [p.get_any_name() for p in compiled.inputs]
         out_names = list(twin.output_names) if twin else [None] * len(compiled.outputs)
         outputs = [_port(compiled.outputs, n, i) for i, n in enumerate(out_names)]
-        return Prepared(compiled, names, outputs)
+        place = placement(compiled, None, self.config.device)
+        away = elsewhere(place)
+        if away and not self.config.allow_fallback:  # a verdict would judge another device's kernels
+            fallback = Unsupported(f"openvino-tflite: {away} (--backend-option allow_fallback=1 judges it)")
+            fallback.placement = place
+            raise fallback
+        return Prepared(compiled, names, outputs, place)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
