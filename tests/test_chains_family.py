@@ -27,7 +27,9 @@ def test_every_case_names_its_rewrite_inputs_mode_and_spec_clause():
         p = case.meta["params"]
         assert p["rewrite"] and p["pattern"] and p["inputs"] in ("fed", "initializers", "constant"), case.name
         assert case.meta["spec"]["file"] and case.meta["spec"]["clause"], case.name
-        assert case.meta["family"] == "chains" and case.meta["opset"] == chains.OPSET
+        assert case.meta["family"] == "chains"
+        assert case.meta["opset"] == (chains.FLOAT8_OPSET if "float8" in case.name else chains.DQL_OPSET
+                                      if "dql" in case.name else chains.QUANT_OPSET), case.name
         assert len(case.model.graph.node) >= 1
 
 
@@ -77,8 +79,10 @@ def test_saturate_is_written_on_casts_to_float8_only():
                 assert to in (17, 19), case.name  # FLOAT8E4M3FN, FLOAT8E5M2
 
 
-def test_max_opset_below_the_family_gives_nothing():
-    assert chains.work("default", 0, chains.OPSET - 1) == []
+def test_max_opset_keeps_the_chains_of_older_opsets():
+    assert chains.work("default", 0, chains.MIN_OPSET - 1) == []
+    at18 = [c for u in chains.work("default", 0, 18) for c in u()]
+    assert at18 and all(c.meta["opset"] <= 18 and "float8" not in c.name for c in at18)
     with pytest.raises(ValueError):
         chains.work("nope")
 

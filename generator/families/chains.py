@@ -28,8 +28,10 @@ from generator.outcome import Outcome
 from generator.reference import chains as ref
 
 FAMILY = Family("chains", "Chain", "Cast.txt", name_prefix="test_chain")
-OPSET = 21  # float8 Casts with saturate (19), QuantizeLinear / DequantizeLinear-21
-MIN_OPSET = OPSET
+# each chain at the lowest opset its operators need (older runtimes run them too): float8 Casts with saturate 19,
+# int8 / uint8 QuantizeLinear / DequantizeLinear 13 (per-tensor, as at 10), DynamicQuantizeLinear 11
+CAST_OPSET, FLOAT8_OPSET, QUANT_OPSET, DQL_OPSET = 13, 19, 13, 11
+MIN_OPSET = DQL_OPSET
 PROFILES = ("quick", "default", "exhaustive")  # one data set per case whatever the profile: the chains are edges
 EXACT = {"mode": "exact", "reason": "each step of the chain has one result (its operator's reference); a rewrite "
                                     "must keep it"}
@@ -41,20 +43,20 @@ F32 = np.float32
 
 
 def _model(name: str, nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray], constant: set[str],
-           outputs: list[tuple[str, np.ndarray]]) -> onnx.ModelProto:
+           outputs: list[tuple[str, np.ndarray]], opset: int) -> onnx.ModelProto:
     """Graph inputs: the tensors not in `constant` (static shapes); initializers: the others."""
     ins = [value_info(n, dtypes.from_numpy(a.dtype), a.shape) for n, a in tensors.items() if n not in constant]
     inits = [numpy_helper.from_array(np.asarray(a), n) for n, a in tensors.items() if n in constant]
     outs = [value_info(n, dtypes.from_numpy(np.asarray(a).dtype), np.shape(a)) for n, a in outputs]
-    return finish_model(helper.make_graph(nodes, name, ins, outs, initializer=inits), OPSET)
+    return finish_model(helper.make_graph(nodes, name, ins, outs, initializer=inits), opset)
 
 
-def _cases(name: str, *, mode: str, rewrite: str, pattern: str, op: str, spec_file: str, clause: str,
+def _cases(name: str, *, opset: int, mode: str, rewrite: str, pattern: str, op: str, spec_file: str, clause: str,
            nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray], constant: set[str], outcome: Outcome,
            output_names: list[str], params: dict, compare: dict = EXACT, seed: int = 0) -> Iterator[Case]:
     fed = [np.asarray(a) for n, a in tensors.items() if n not in constant]
-    model = _model(name, nodes, tensors, constant, list(zip(output_names, outcome.outputs)))
-    meta = FAMILY.meta(opset=OPSET, clause=clause, compare=compare, flags=["edge", "optimizer"], seed=seed,
+    model = _model(name, nodes, tensors, constant, list(zip(output_names, outcome.outputs)), opset)
+    meta = FAMILY.meta(opset=opset, clause=clause, compare=compare, flags=["edge", "optimizer"], seed=seed,
                        spec_file=spec_file, op=op,
                        params={"rewrite": rewrite, "pattern": pattern, "inputs": mode, **params})
     yield from split(name, [fed], [outcome], lambda _: model, meta, kind="graph")
@@ -74,7 +76,7 @@ def _cast_chain(stem: str, types: list[str], values, *, rewrite: str, saturate: 
     """A catalogue entry: Cast types[0] -> types[1] -> ... on values, once per inputs mode."""
     def fn() -> Iterator[Case]:
         x = np.asarray(values, dtype=dtypes.get(types[0]).np_dtype)
-        outcome = ref.cast_chain(x, types, saturate=True if saturate is None else saturate, opset=OPSET)
+        outcome = ref.cast_chain(x, types, saturate=True if saturate is None else saturate, opset=opset)
         attrs = {} if saturate is None else {"saturate": int(saturate)}
         names = ["x"] + [f"c{i}" for i in range(1, len(types) - 1)] + ["y"]
         # saturate on the Casts to float8 alone: the text says it is used there only (onnxruntime refuses it
@@ -83,11 +85,12 @@ def _cast_chain(stem: str, types: list[str], values, *, rewrite: str, saturate: 
                                   **(attrs if dtypes.get(t).is_float8 else {}))
                  for a, b, t in zip(names, names[1:], types[1:])]
         for mode in modes:
-            yield from _cases(f"{FAMILY.prefix}_cast_{stem}_{mode}", mode=mode, rewrite=rewrite, pattern="cast",
-                              op="Cast", spec_file="Cast.txt", clause=CAST_CLAUSE, nodes=nodes, tensors={"x": x},
+            yield from _cases(f"{FAMILY.prefix}_cast_{stem}_{mode}", opset=opset, mode=mode, rewrite=rewrite,
+                              pattern="cast", op="Cast", spec_file="Cast.txt", clause=CAST_CLAUSE, nodes=nodes, tensors={"x": x},
                               constant={"x"} if mode == "constant" else set(), outcome=outcome, output_names=["y"],
                               params={"types": types, "saturate": saturate, "what": what})
-    fn.__name__ = f"cast_{stem}"
+    opset = FLOAT8_OPSET if any(dtypes.get(t).is_float8 for t in types) else CAST_OPSET
+    fn.__name__, fn.opset = f"cast_{stem}", opset
     return fn
 
 
@@ -142,17 +145,18 @@ def _qdq(zp_type: str) -> Callable[[], Iterator[Case]]:
         x = np.asarray(QDQ_VALUES, dtype=F32)
         scale = np.asarray(0.25, dtype=F32)
         zp = np.asarray(128 if zp_type == "uint8" else -3, dtype=dtypes.get(zp_type).np_dtype)
-        outcome = ref.qdq(x, scale, zp, opset=OPSET)
+        outcome = ref.qdq(x, scale, zp, opset=QUANT_OPSET)
         nodes = [helper.make_node("QuantizeLinear", ["x", "scale", "zero_point"], ["q"]),
                  helper.make_node("DequantizeLinear", ["q", "scale", "zero_point"], ["y"])]
         tensors = {"x": x, "scale": scale, "zero_point": zp}
         for mode in QUANT_MODES:
             constant = {"fed": set(), "initializers": {"scale", "zero_point"}, "constant": set(tensors)}[mode]
-            yield from _cases(f"{FAMILY.prefix}_qdq_{zp_type}_{mode}", mode=mode, rewrite="qdq_pair_removal",
-                              pattern="qdq", op="QuantizeLinear", spec_file="onnx.defs:QuantizeLinear-21",
+            yield from _cases(f"{FAMILY.prefix}_qdq_{zp_type}_{mode}", opset=QUANT_OPSET, mode=mode,
+                              rewrite="qdq_pair_removal", pattern="qdq", op="QuantizeLinear",
+                              spec_file="onnx.defs:QuantizeLinear-13",
                               clause=QDQ_CLAUSE, nodes=nodes, tensors=tensors, constant=constant, outcome=outcome,
                               output_names=["y"], params={"zero_point_type": zp_type, "zero_point": int(zp)})
-    fn.__name__ = f"qdq_{zp_type}"
+    fn.__name__, fn.opset = f"qdq_{zp_type}", QUANT_OPSET
     return fn
 
 
@@ -172,6 +176,7 @@ CONV_CLAUSE = ("DequantizeLinear of x and w, Conv (onnx.defs Conv-11), QuantizeL
 
 @CATALOGUE
 def dq_conv_q() -> Iterator[Case]:
+    """DequantizeLinear -> Conv -> QuantizeLinear, weights fed or initializers."""
     rng = np.random.Generator(np.random.PCG64(20))
     x = (128 + rng.integers(-4, 5, size=(1, 2, 5, 5))).astype(np.uint8)
     w = rng.integers(-2, 3, size=(3, 2, 3, 3)).astype(np.int8)
@@ -179,7 +184,7 @@ def dq_conv_q() -> Iterator[Case]:
     x_zp, w_zp, y_zp = np.asarray(128, np.uint8), np.asarray(0, np.int8), np.asarray(127, np.uint8)
     strides, pads = [1, 1], [1, 1, 1, 1]
     outcome = ref.dq_conv_q(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, strides=strides, pads=pads,
-                            opset=OPSET)
+                            opset=QUANT_OPSET)
     nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zero_point"], ["xf"]),
              helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero_point"], ["wf"]),
              helper.make_node("Conv", ["xf", "wf"], ["c"], kernel_shape=[3, 3], strides=strides, pads=pads),
@@ -188,7 +193,8 @@ def dq_conv_q() -> Iterator[Case]:
                "y_scale": y_scale, "y_zero_point": y_zp}
     for mode in ("fed", "initializers"):
         constant = set() if mode == "fed" else set(tensors) - {"x"}
-        yield from _cases(f"{FAMILY.prefix}_dq_conv_q_{mode}", mode=mode, rewrite="qdq_conv_fusion",
+        yield from _cases(f"{FAMILY.prefix}_dq_conv_q_{mode}", opset=QUANT_OPSET, mode=mode,
+                          rewrite="qdq_conv_fusion",
                           pattern="dq_conv_q", op="Conv", spec_file="onnx.defs:Conv-11", clause=CONV_CLAUSE,
                           nodes=nodes, tensors=tensors, constant=constant, outcome=outcome, output_names=["y"],
                           params={"zero_point": int(y_zp)}, compare=QUANT_COMPARE, seed=20)
@@ -219,7 +225,8 @@ def dql_matmul_integer() -> Iterator[Case]:
     tensors = {"a": a, "b": b, "b_zero_point": b_zp}
     for mode in ("fed", "initializers"):
         constant = set() if mode == "fed" else {"b", "b_zero_point"}
-        yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_{mode}", mode=mode, rewrite="matmul_integer_fusion",
+        yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_{mode}", opset=DQL_OPSET, mode=mode,
+                          rewrite="matmul_integer_fusion",
                           pattern="dql_matmul", op="MatMulInteger", spec_file="onnx.defs:MatMulInteger-10",
                           clause=MATMUL_CLAUSE, nodes=nodes, tensors=tensors, constant=constant, outcome=outcome,
                           output_names=["y", "a_scale", "a_zero_point"], params={}, seed=21)
@@ -238,17 +245,20 @@ def dql_matmul_integer_scaled() -> Iterator[Case]:
     tensors = {"a": a, "b": b, "b_zero_point": b_zp, "b_scale": b_scale}
     for mode in ("fed", "initializers"):
         constant = set() if mode == "fed" else {"b", "b_zero_point", "b_scale"}
-        yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_scaled_{mode}", mode=mode,
+        yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_scaled_{mode}", opset=DQL_OPSET, mode=mode,
                           rewrite="dynamic_quantize_matmul_fusion", pattern="dql_matmul_scaled", op="MatMulInteger",
                           spec_file="onnx.defs:MatMulInteger-10", clause=SCALED_CLAUSE, nodes=nodes, tensors=tensors,
                           constant=constant, outcome=outcome, output_names=["y"], params={}, seed=21)
 
 
-def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
-    """One unit per catalogue entry; nothing below OPSET. The cases are fixed edges: profile and seed change
-    nothing."""
+dq_conv_q.opset = QUANT_OPSET
+dql_matmul_integer.opset = dql_matmul_integer_scaled.opset = DQL_OPSET
+
+
+def work(profile: str = "default", seed: int = 0,
+         max_opset: int = FLOAT8_OPSET) -> list[Callable[[], Iterator[Case]]]:
+    """One unit per catalogue entry whose opset is at most max_opset. The cases are fixed edges: profile and seed
+    change nothing."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}")
-    if max_opset < OPSET:
-        return []
-    return list(CATALOGUE.values())
+    return [fn for fn in CATALOGUE.values() if fn.opset <= max_opset]

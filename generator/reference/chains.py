@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator import dtypes
 from generator.outcome import Outcome
 from generator.reference import cast as cast_ref
 from generator.reference.dequantize_linear import dequantize_linear
@@ -117,7 +116,3 @@ def dql_matmul_integer_scaled(a: np.ndarray, b: np.ndarray, b_zero_point: np.nda
     masks = dict(d.undefined)
     _merge(masks, yf, y.shape)
     return Outcome((y,), masks)
-
-
-def type_of(name: str) -> dtypes.DType:
-    return dtypes.get(name)
