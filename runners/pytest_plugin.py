@@ -75,6 +75,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--family", action="append", default=[], metavar="F",
                     help="run only the cases of this family (repeatable); markers family_<F>, op_<Op> and "
                          "kind_<kind> select with -m too")
+    group.addoption("--inputs", default="fed", choices=("fed", "initializers", "constant"),
+                    help="how the model gets its inputs (default fed: every input at run time); initializers: "
+                         "the weights (scales, zero points, conv weights, shapes...) as initializers holding the "
+                         "data set's values; constant: every input an initializer (the model has no inputs)")
+    group.addoption("--shapes", default="static", choices=("static", "dynamic"),
+                    help="static (default): the graph's inputs and outputs declare their shapes; dynamic: "
+                         "every dimension unknown (a dim_param), so the backend selects its kernels without them")
+    group.addoption("--max-opset", default=None, type=int, metavar="N",
+                    help="items whose model imports an ONNX opset newer than N are unsupported "
+                         "(\"opset 23 > --max-opset 21\"): for a runtime that stops at an older opset")
     group.addoption("--isolation", default="process", choices=("process", "none"),
                     help="process (default): the backend runs in a worker process, so a crash or hang costs "
                          "one data set; none: in the pytest process (for debugging a backend)")
@@ -193,13 +203,19 @@ def pytest_configure(config: pytest.Config) -> None:
         memory = DEFAULT_MEMORY if memory is None else parse_size(memory)
     except ValueError as exc:
         raise pytest.UsageError(f"--case-memory {config.getoption('case_memory')}: {exc}") from None
-    run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report)
+    from runners.input_modes import RunMode
+
+    try:
+        mode = RunMode(config.getoption("inputs"), config.getoption("shapes"), config.getoption("max_opset"))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    run = OpconformRun(config, backend, config.getoption("tier"), xfails, skips, report, mode)
     run.families = families
     _configure_gate(config, run)
     if config.getoption("isolation") == "process":
         from runners.worker import IsolatedRunner
 
-        run.isolated = IsolatedRunner(spec, timeout=timeout, memory=memory, options=options)
+        run.isolated = IsolatedRunner(spec, timeout=timeout, memory=memory, options=options, mode=mode)
         xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
         if not (config.getoption("collectonly") or xdist_controller):
             run.isolated.launch()  # the worker loads the backend while this process collects
@@ -700,7 +716,7 @@ class UnreadCaseItem(CaseItem):
         from runners.execute import invalid_case_result
 
         run: OpconformRun = self.config.pluginmanager.get_plugin(PLUGIN_NAME)
-        self.result = invalid_case_result(self.case_name, 0, self.kind, self.problem, run.backend, run.tier)
+        self.result = invalid_case_result(self.case_name, 0, self.kind, self.problem, run.backend, run.tier, run.mode)
         self.user_properties.append(("opconform_verdict", self.result.verdict))
         run.gate(self)
         raise CaseFailure(self.result)
@@ -713,8 +729,9 @@ class OpconformRun:
     """The plugin's state for one session with --backend: backend, caches, the records."""
 
     def __init__(self, config: pytest.Config, backend, tier: str, xfails: list[str], skips: list[str],
-                 report: str | None):
+                 report: str | None, mode=None):
         from runners.execute import PreparedCache, backend_identity
+        from runners.input_modes import FED
 
         self.config = config
         self.backend = backend
@@ -723,6 +740,8 @@ class OpconformRun:
         self.skips = skips
         self.report = Path(report).resolve() if report else None
         self.name, self.version, self.settings = backend_identity(backend)
+        self.mode = mode or FED  # how each case's model is built (--inputs, --shapes, --max-opset)
+        self.settings = {**self.settings, **self.mode.settings()}  # results of other modes are kept apart
         self.prepared = PreparedCache()
         self._cases: dict = {}  # case dir -> LoadedCase | CaseError (the last few)
         self.records: list[dict] = []
@@ -826,13 +845,13 @@ class OpconformRun:
             path, problem = answer
             problem = f"{_relpath(Path(path), self.config.invocation_params.dir)}: {problem}"
             return invalid_case_result(item.case_name, item.index, _kind_of(item.case_dir), problem,
-                                       self.backend, self.tier)
+                                       self.backend, self.tier, self.mode)
         case = self.load(item.case_dir)
         if isinstance(case, CaseError):
             kind = _kind_of(item.case_dir)
             problem = f"{_relpath(case.path, self.config.invocation_params.dir)}: {case.problem}"
-            return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier)
-        return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared)
+            return invalid_case_result(item.case_name, item.index, kind, problem, self.backend, self.tier, self.mode)
+        return run_case_dataset(self.backend, case, item.index, self.tier, self.prepared, self.mode)
 
     def gate(self, item: CaseItem) -> None:
         """In gate mode, a failing item no worse than the baseline is an xfail; a worse one fails as a

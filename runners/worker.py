@@ -165,7 +165,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None,
-           output: str | None = None, guard: bool = False) -> None:
+           output: str | None = None, guard: bool = False, mode=None) -> None:
     """The worker process: the loop below under the memory cap. A MemoryError that escapes it (the
     worker's own reading or sending) ends the worker with _OUT_OF_MEMORY_EXIT, charged to the data set
     it was on.
@@ -176,7 +176,7 @@ def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memor
     capture = _capture(output)
     _cap_memory(memory)
     try:
-        _loop(conn, backend_spec, options, capture)
+        _loop(conn, backend_spec, options, capture, mode)
     except MemoryError:
         os._exit(_OUT_OF_MEMORY_EXIT)  # no clean-up: it may need the memory there is none of
 
@@ -276,14 +276,16 @@ def held() -> int | None:
     return None
 
 
-def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None) -> None:
+def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None,
+          mode=None) -> None:
     """Worker main loop: ("ready", None, held) once the backend is loaded, or ("failed", one line, held) if it
     cannot be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it
     is known: ("result", Result, held) or ("case-error", (path, problem), held), `held` the worker's
-    memory after it (held())."""
+    memory after it (held()). mode: how each case's model is built (runners.input_modes.RunMode; None: fed)."""
     from generator.serialize import CaseError, read_case
     from runners.backends.registry import get_backend
     from runners.execute import PreparedCache, describe_exception, run_case_dataset
+    from runners.input_modes import FED
 
     import warnings
 
@@ -323,7 +325,7 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Cap
                 conn.send(("case-error", (str(case.path), case.problem), held()))
                 continue
             try:
-                r = run_case_dataset(backend, case, index, tier, prepared)
+                r = run_case_dataset(backend, case, index, tier, prepared, mode or FED)
             except MemoryError:
                 raise
             except Exception as exc:  # noqa: BLE001 - run_case_dataset gives every outcome a verdict; an escape is our bug
@@ -357,11 +359,12 @@ class IsolatedRunner:
 
     timeout: seconds one data set may take (check_timeout; ValueError otherwise); memory: the worker's cap
     in bytes (parse_size; None for no cap); options: the backend's --backend-option dict, handed to
-    get_backend in the worker."""
+    get_backend in the worker; mode: how each case's model is built (runners.input_modes.RunMode)."""
 
     def __init__(self, backend_spec: str, timeout: float = DEFAULT_TIMEOUT, *, memory: int | None = DEFAULT_MEMORY,
-                 options: dict[str, str] | None = None, startup_timeout: float = 300.0):
+                 options: dict[str, str] | None = None, startup_timeout: float = 300.0, mode=None):
         self.backend_spec = backend_spec
+        self.mode = mode  # runners.input_modes.RunMode (picklable), None for the default
         self.timeout = check_timeout(timeout)
         self.memory = memory
         self.options = dict(options) if options else None  # plain and picklable for the spawned worker
@@ -391,7 +394,8 @@ class IsolatedRunner:
         parent, child = _CONTEXT.Pipe()
         fd, output = tempfile.mkstemp(prefix="opconform-worker-", suffix=".out")
         guard = threading.current_thread() is threading.main_thread()
-        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory, output, guard),
+        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory, output, guard,
+                                                     self.mode),
                                 daemon=True, name="opconform-worker")
         try:
             proc.start()
