@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import onnx  # noqa: E402
 
 from generator.serialize import CaseError, read_case  # noqa: E402
+from runners.backends.base import BackendOptionError, UnknownBackend  # noqa: E402
 from runners.backends.registry import get_backend  # noqa: E402
 from runners.execute import run_case_dataset  # noqa: E402
 
@@ -131,7 +132,7 @@ def main(argv: list[str]) -> int:
     levels = [lvl for lvl in args.levels.split(",") if lvl]
     try:
         table = rows(args.suite, levels, not args.no_openvino)
-    except (KeyError, ValueError) as exc:
+    except (BackendOptionError, UnknownBackend, KeyError, ValueError) as exc:
         print(f"chain_rewrites: {exc}", file=sys.stderr)
         return 2
     print(markdown(table, levels), end="")
