@@ -158,3 +158,25 @@ def test_the_plugin_through_the_runner(pytester, monkeypatch):
             assert r["verdict"] in ("pass", "fail"), r["message"]
         else:
             assert r["verdict"] == "unsupported" and f"Cast ran on {CPU}, not {ep}" in r["message"]
+
+
+@needs_plugin
+def test_a_node_no_provider_implements_is_unsupported():
+    """bfloat16 -> float4e2m1 Cast: no kernel on the CPU provider of onnxruntime 1.32, none on the plugin. With a
+    plugin EP in the session onnxruntime says so in other words ("Provider type for Cast node ... is not set",
+    inside "Exception during initialization"): still unsupported, as on the CPU provider alone."""
+    ep = _plugin_ep_names()[0]
+    b = registry.get_backend("onnxruntime", {"ep_library.plugin": PLUGIN, "ep_devices": ep})
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.BFLOAT16, [3])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT4E2M1, [3])
+    node = helper.make_node("Cast", ["x"], ["y"], to=onnx.TensorProto.FLOAT4E2M1)
+    model = helper.make_model(helper.make_graph([node], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 23)],
+                              ir_version=11)
+    try:
+        registry.get_backend("onnxruntime", {}).prepare(model, None)
+    except Unsupported:
+        pass
+    else:
+        pytest.skip("this onnxruntime's CPU provider implements the Cast")
+    with pytest.raises(Unsupported):
+        b.prepare(model, None)

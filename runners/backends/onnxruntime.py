@@ -26,6 +26,7 @@ the settings in force are in every report.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,11 @@ UNSUPPORTED = UnsupportedTable(
         r"Exception during initialization",  # a kernel's constructor refused its attributes
         r"Non-zero status code returned while running",  # a kernel refused its inputs at run
     ))
+
+# With a plugin EP in the session, a node that no provider has a kernel for (what the CPU provider alone reports
+# as "Could not find an implementation") fails in the memcpy transformer instead, wrapped in "Exception during
+# initialization" (an error pattern above): the node was left unassigned, so it is unsupported.
+NO_PROVIDER = re.compile(r"Provider type for \S+ node with name '.*' is not set")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -266,7 +272,7 @@ class OnnxRuntimeBackend(Backend):
         try:
             session = self._session(model)
         except Exception as exc:
-            if UNSUPPORTED.matches(exc):
+            if UNSUPPORTED.matches(exc) or NO_PROVIDER.search(str(exc)):
                 raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
             raise
         place = ort_placement.placement(session, self.providers[0])
