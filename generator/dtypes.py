@@ -14,6 +14,7 @@ from functools import cached_property
 
 import ml_dtypes
 import numpy as np
+import onnx
 from onnx import TensorProto
 
 # NaN styles of the float formats.
@@ -75,6 +76,36 @@ class DType:
     @property
     def has_negative_zero(self) -> bool:
         return self.is_float and self.signed_float and self.nan_style not in (FNUZ,)
+
+    @property
+    def onnx_knows(self) -> bool:
+        """The installed onnx names this type (TensorProto.<NAME>): onnx.helper, numpy_helper, the checker and
+        the reference evaluator take it. False for the types of a newer onnx (int2 / uint2 / float6 before 1.23)."""
+        return self.onnx in _ONNX_KNOWN
+
+    def from_raw(self, raw: bytes, shape: tuple) -> np.ndarray:
+        """The elements of ONNX raw_data of this type and shape: each element's bits little-endian; elements
+        narrower than a byte one LSB-first bit stream, the first element in the lowest bits (ONNX's int4 /
+        int2 notes; float6: 4 elements in 3 bytes). For the types the installed onnx cannot convert
+        (numpy_helper.to_array needs it to know the type)."""
+        n = int(np.prod(shape, dtype=np.int64))
+        if len(raw) * 8 < n * self.bits:
+            raise ValueError(f"{n} {self.name} elements need more than {len(raw)} bytes")
+        data = np.frombuffer(raw, dtype=np.uint8)
+        if self.bits >= 8:
+            bits = data[:n * self.bits // 8].view(self.bits_dtype.newbyteorder("<")).astype(self.bits_dtype)
+        else:
+            stream = np.unpackbits(data, bitorder="little")[:n * self.bits].reshape(n, self.bits)
+            bits = np.packbits(stream, axis=1, bitorder="little").ravel()
+        return self.from_bits(bits).reshape(shape)
+
+    def to_raw(self, a: np.ndarray) -> bytes:
+        """Inverse of from_raw: the ONNX raw_data of these elements."""
+        bits = self.to_bits(np.ascontiguousarray(a)).ravel()
+        if self.bits >= 8:
+            return bits.astype(self.bits_dtype.newbyteorder("<")).tobytes()
+        stream = np.unpackbits(bits.astype(np.uint8)[:, None], axis=1, bitorder="little")[:, :self.bits]
+        return np.packbits(stream.ravel(), bitorder="little").tobytes()
 
     # ---- integer range --------------------------------------------------------------
     @property
@@ -197,18 +228,42 @@ class DType:
             return np.isnan(np.asarray(a, dtype=self.np_dtype).astype(np.float64))
 
 
-def _d(name, onnx_name, np_dtype, bits, kind, since, **layout) -> DType:
-    return DType(name, getattr(TensorProto, onnx_name), np.dtype(np_dtype), bits, kind, since, **layout)
+# TensorProto.DataType values, fixed by onnx.proto for good (an enum value is never renumbered). Written here
+# rather than read from the installed onnx, which knows only the types of its release (onnx 1.19 has no INT2 /
+# UINT2 / FLOAT6*): the registry, the case reader and the references work without them; what needs onnx's own
+# support of a type asks `onnx_knows` (tests check every value against onnx where it has the name).
+ONNX_ENUM = {
+    "UNDEFINED": 0, "FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7,
+    "STRING": 8, "BOOL": 9, "FLOAT16": 10, "DOUBLE": 11, "UINT32": 12, "UINT64": 13, "COMPLEX64": 14,
+    "COMPLEX128": 15, "BFLOAT16": 16, "FLOAT8E4M3FN": 17, "FLOAT8E4M3FNUZ": 18, "FLOAT8E5M2": 19,
+    "FLOAT8E5M2FNUZ": 20, "UINT4": 21, "INT4": 22, "FLOAT4E2M1": 23, "FLOAT8E8M0": 24, "UINT2": 25, "INT2": 26,
+    "FLOAT6E2M3": 27, "FLOAT6E3M2": 28,
+}
+
+
+def _ml_dtype(name: str):
+    """An ml_dtypes type, or None where the installed ml_dtypes predates it."""
+    return getattr(ml_dtypes, name, None)
+
+
+def _d(name, onnx_name, np_dtype, bits, kind, since, **layout) -> DType | None:
+    if np_dtype is None:  # ml_dtypes lacks it: the type is left out of the registry (unknown_types() names it)
+        _UNKNOWN.append((name, ONNX_ENUM[onnx_name], f"this ml_dtypes ({ml_dtypes.__version__}) has no dtype for it"))
+        return None
+    return DType(name, ONNX_ENUM[onnx_name], np.dtype(np_dtype), bits, kind, since, **layout)
+
+
+_UNKNOWN: list[tuple[str, int, str]] = []  # (name, enum, why) of the types this environment cannot hold
 
 
 # The table. cast_since: first opset whose Cast schema lists the type (tests check it against
 # onnx.defs). Float layouts: ONNX technical notes float8.md, float4.md, and IEEE 754.
-_TABLE: tuple[DType, ...] = (
+_TABLE: tuple[DType, ...] = tuple(d for d in (
     _d("bool", "BOOL", np.bool_, 8, "bool", 6),
-    _d("int2", "INT2", ml_dtypes.int2, 2, "int", 25),
-    _d("uint2", "UINT2", ml_dtypes.uint2, 2, "uint", 25),
-    _d("int4", "INT4", ml_dtypes.int4, 4, "int", 21),
-    _d("uint4", "UINT4", ml_dtypes.uint4, 4, "uint", 21),
+    _d("int2", "INT2", _ml_dtype("int2"), 2, "int", 25),
+    _d("uint2", "UINT2", _ml_dtype("uint2"), 2, "uint", 25),
+    _d("int4", "INT4", _ml_dtype("int4"), 4, "int", 21),
+    _d("uint4", "UINT4", _ml_dtype("uint4"), 4, "uint", 21),
     _d("int8", "INT8", np.int8, 8, "int", 6),
     _d("uint8", "UINT8", np.uint8, 8, "uint", 6),
     _d("int16", "INT16", np.int16, 16, "int", 6),
@@ -218,19 +273,23 @@ _TABLE: tuple[DType, ...] = (
     _d("int64", "INT64", np.int64, 64, "int", 6),
     _d("uint64", "UINT64", np.uint64, 64, "uint", 6),
     _d("float16", "FLOAT16", np.float16, 16, "float", 6, exponent_bits=5, mantissa_bits=10, bias=15, nan_style=IEEE),
-    _d("bfloat16", "BFLOAT16", ml_dtypes.bfloat16, 16, "float", 13, exponent_bits=8, mantissa_bits=7, bias=127, nan_style=IEEE),
+    _d("bfloat16", "BFLOAT16", _ml_dtype("bfloat16"), 16, "float", 13, exponent_bits=8, mantissa_bits=7, bias=127, nan_style=IEEE),
     _d("float", "FLOAT", np.float32, 32, "float", 6, exponent_bits=8, mantissa_bits=23, bias=127, nan_style=IEEE),
     _d("double", "DOUBLE", np.float64, 64, "float", 6, exponent_bits=11, mantissa_bits=52, bias=1023, nan_style=IEEE),
-    _d("float8e4m3fn", "FLOAT8E4M3FN", ml_dtypes.float8_e4m3fn, 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=7, nan_style=FN),
-    _d("float8e4m3fnuz", "FLOAT8E4M3FNUZ", ml_dtypes.float8_e4m3fnuz, 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=8, nan_style=FNUZ),
-    _d("float8e5m2", "FLOAT8E5M2", ml_dtypes.float8_e5m2, 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=15, nan_style=IEEE),
-    _d("float8e5m2fnuz", "FLOAT8E5M2FNUZ", ml_dtypes.float8_e5m2fnuz, 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=16, nan_style=FNUZ),
-    _d("float8e8m0", "FLOAT8E8M0", ml_dtypes.float8_e8m0fnu, 8, "float", 24, exponent_bits=8, mantissa_bits=0, bias=127, nan_style=E8M0, signed_float=False),
-    _d("float4e2m1", "FLOAT4E2M1", ml_dtypes.float4_e2m1fn, 4, "float", 23, exponent_bits=2, mantissa_bits=1, bias=1, nan_style=NONE),
-    _d("float6e2m3", "FLOAT6E2M3", ml_dtypes.float6_e2m3fn, 6, "float", 28, exponent_bits=2, mantissa_bits=3, bias=1, nan_style=NONE),
-    _d("float6e3m2", "FLOAT6E3M2", ml_dtypes.float6_e3m2fn, 6, "float", 28, exponent_bits=3, mantissa_bits=2, bias=3, nan_style=NONE),
+    _d("float8e4m3fn", "FLOAT8E4M3FN", _ml_dtype("float8_e4m3fn"), 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=7, nan_style=FN),
+    _d("float8e4m3fnuz", "FLOAT8E4M3FNUZ", _ml_dtype("float8_e4m3fnuz"), 8, "float", 19, exponent_bits=4, mantissa_bits=3, bias=8, nan_style=FNUZ),
+    _d("float8e5m2", "FLOAT8E5M2", _ml_dtype("float8_e5m2"), 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=15, nan_style=IEEE),
+    _d("float8e5m2fnuz", "FLOAT8E5M2FNUZ", _ml_dtype("float8_e5m2fnuz"), 8, "float", 19, exponent_bits=5, mantissa_bits=2, bias=16, nan_style=FNUZ),
+    _d("float8e8m0", "FLOAT8E8M0", _ml_dtype("float8_e8m0fnu"), 8, "float", 24, exponent_bits=8, mantissa_bits=0, bias=127, nan_style=E8M0, signed_float=False),
+    _d("float4e2m1", "FLOAT4E2M1", _ml_dtype("float4_e2m1fn"), 4, "float", 23, exponent_bits=2, mantissa_bits=1, bias=1, nan_style=NONE),
+    _d("float6e2m3", "FLOAT6E2M3", _ml_dtype("float6_e2m3fn"), 6, "float", 28, exponent_bits=2, mantissa_bits=3, bias=1, nan_style=NONE),
+    _d("float6e3m2", "FLOAT6E3M2", _ml_dtype("float6_e3m2fn"), 6, "float", 28, exponent_bits=3, mantissa_bits=2, bias=3, nan_style=NONE),
     _d("string", "STRING", object, 0, "string", 9),
-)
+) if d is not None)
+
+# The enum values the installed onnx names (a name it has must carry the value onnx.proto gives it).
+_ONNX_KNOWN = frozenset(v for k, v in ONNX_ENUM.items() if getattr(TensorProto, k, None) == v)
+ONNX_VERSION = getattr(onnx, "__version__", "unknown")
 
 FLOAT8_SATURATE_TYPES = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
 
@@ -258,6 +317,27 @@ def get(name_or_enum: str | int | DType) -> DType:
         return _BY_NAME[key]
     except KeyError:
         raise KeyError(f"unknown element type {name_or_enum!r}") from None
+
+
+def unknown_types() -> tuple[tuple[str, int, str], ...]:
+    """(name, enum, why) of each ONNX type this environment leaves out of the registry (ml_dtypes too old)."""
+    return tuple(_UNKNOWN)
+
+
+def onnx_problem(elem_types) -> str | None:
+    """One line saying why the installed onnx / ml_dtypes cannot handle these element types (enums or names),
+    or None: what a runner says instead of running a case of a type its environment predates."""
+    for t in elem_types:
+        try:
+            d = get(t)
+        except KeyError:
+            for name, enum, why in _UNKNOWN:
+                if t in (name, enum):
+                    return f"element type {name} ({enum}): {why}"
+            continue  # not a type at all: the case reader's business
+        if not d.onnx_knows:
+            return f"this onnx ({ONNX_VERSION}) does not know element type {d.name} ({d.onnx})"
+    return None
 
 
 def cast_types(opset: int) -> tuple[DType, ...]:

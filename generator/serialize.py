@@ -82,6 +82,9 @@ def tensor_bytes(array: np.ndarray, name: str, dtype: dtypes.DType) -> bytes:
         array = np.asarray(array, dtype=object)
     else:
         array = np.asarray(array, dtype=dtype.np_dtype)
+    if not dtype.onnx_knows:  # a type of a newer onnx than the installed one: the same bytes, made here
+        tensor = onnx.TensorProto(name=name, data_type=dtype.onnx, dims=array.shape, raw_data=dtype.to_raw(array))
+        return tensor.SerializeToString(deterministic=True)
     tensor = numpy_helper.from_array(array, name=name)
     if tensor.data_type != dtype.onnx:
         raise ValueError(f"{name}: numpy gave element type {tensor.data_type}, expected {dtype.name}")
@@ -99,6 +102,22 @@ def graph_io_types(model: onnx.ModelProto) -> tuple[list[tuple[str, dtypes.DType
     ins = [(v.name, dtypes.get(v.type.tensor_type.elem_type)) for v in model.graph.input if v.name not in inits]
     outs = [(v.name, dtypes.get(v.type.tensor_type.elem_type)) for v in model.graph.output]
     return ins, outs
+
+
+# Attributes whose integer value is an element type (Cast / CastLike / QuantizeLinear / DequantizeLinear ...).
+_TYPE_ATTRS = ("to", "output_dtype", "dtype", "precision")
+
+
+def element_types(model: onnx.ModelProto) -> set[int]:
+    """Every element type a model names: its graph's value infos, initializers and type attributes. What a
+    backend built on the installed onnx checks with dtypes.onnx_problem before running (onnx 1.19 has no int2)."""
+    g = model.graph
+    types = {v.type.tensor_type.elem_type for v in (*g.input, *g.output, *g.value_info)}
+    types |= {t.data_type for t in g.initializer}
+    for node in g.node:
+        types |= {a.i for a in node.attribute if a.name in _TYPE_ATTRS and a.type == onnx.AttributeProto.INT}
+        types |= {a.t.data_type for a in node.attribute if a.type == onnx.AttributeProto.TENSOR}
+    return types - {0}
 
 
 def case_files(case: Case) -> dict[str, bytes]:
@@ -680,6 +699,15 @@ def _tensor(data: bytes, path: Path | str, slot: _Slot | None) -> np.ndarray:
 
 
 def _to_array(tensor: onnx.TensorProto, path: Path | str) -> np.ndarray:
+    dt = _dtype(tensor.data_type)
+    if dt is not None and not dt.onnx_knows:  # a type of a newer onnx than the installed one: decoded here
+        if not tensor.HasField("raw_data") and math.prod(tensor.dims):
+            raise CaseError(path, f"{dt.name} data outside raw_data, which this onnx ({dtypes.ONNX_VERSION}) "
+                                  "cannot convert")
+        try:
+            return dt.from_raw(tensor.raw_data, tuple(tensor.dims))
+        except ValueError as exc:
+            raise CaseError(path, f"not a valid TensorProto ({exc})") from None
     try:
         array = numpy_helper.to_array(tensor)
     except Exception as exc:  # noqa: BLE001 - a tensor whose data does not fit its type and dims
