@@ -92,3 +92,41 @@ def test_2023_3_refuses_float16_and_bfloat16_dequantization_scales_as_unsupporte
 
 def test_2023_3_refusing_blocked_scales_by_a_shape_check_is_an_error():
     assert refusal(BLOCKED_2023_3, _cast_to("float")) is None
+
+
+_FE_2024_6 = ("Exception from src/inference/src/cpp/core.cpp:94:\nCheck 'false' failed at src/frontends/onnx/frontend/src/"
+              "frontend.cpp:161:\nFrontEnd API failed with GeneralFailure:\nErrors during ONNX translation:\n")
+# 2024.6.0, verbatim: test_dequantizelinear_blocked_float8e4m3fn_float32_axis1_block4_no_zero_point_opset21,
+# test_dequantizelinear_blocked_uint4_float32_axis_minus2_block2_no_zero_point_opset21,
+# test_quantizelinear_blocked_negative_axis_int4_opset21
+SAID_2024_6 = [
+    RuntimeError(_FE_2024_6 + "While validating ONNX node '<Node(DequantizeLinear): y>': Check 'axis == 0' failed at "
+                 "src/frontends/onnx/frontend/src/op/dequantize_linear.cpp:228:\nFrontEnd API failed with "
+                 "GeneralFailure:\nAxis != 0 isn't supported\n\n"),
+    RuntimeError(_FE_2024_6 + "While validating ONNX node '<Node(DequantizeLinear): y>': Check 'scale_shape.rank()."
+                 "get_length() == 2' failed at src/frontends/onnx/frontend/src/op/dequantize_linear.cpp:220:\nFrontEnd "
+                 "API failed with GeneralFailure:\nDequantizeLinear cannot operate with more than 2D scales\n\n"),
+    RuntimeError(_FE_2024_6 + "Check '(y_zero_point_et.is_static() && (y_zero_point_et == ov::element::u8 || "
+                 "y_zero_point_et == ov::element::i8 || y_zero_point_et == ov::element::u16 || y_zero_point_et == "
+                 "ov::element::i16))' failed at src/frontends/onnx/frontend/src/op/quantize_linear.cpp:35:\nWhile "
+                 "validating ONNX node '<Node(QuantizeLinear): y>':\n\"y_zero_point\" input data for QuantizeLinear "
+                 "operator must be one of the supported types: u8, i8, u16 or i16integer type.\n\n"),
+]
+# 2024.6.0, test_dequantizelinear_per_axis_int16_bfloat16_axis0_opset21: an error (the translator multiplies an f32
+# tensor by a bf16 scale; node validation refuses what it built)
+MERGE_2024_6 = RuntimeError(
+    _FE_2024_6 + "While validating ONNX node '<Node(DequantizeLinear): y>': Check 'element::Type::merge(result_et, "
+    "node->get_input_element_type(0), node->get_input_element_type(1))' failed at src/core/src/op/util/"
+    "elementwise_args.cpp:18:\nWhile validating node 'opset1::Multiply Multiply_22521842 (opset1::Subtract "
+    "Subtract_22521841[0]:f32[2,3,5], opset1::Reshape Reshape_22521837[0]:bf16[2,1,1]) -> (dynamic[...])' with "
+    "friendly_name 'Multiply_22521842': Arguments do not have the same element type (arg0 element type: f32, arg1 "
+    "element type: bf16).\n\n")
+
+
+@pytest.mark.parametrize("said", SAID_2024_6, ids=["axis", "scale-rank", "zero-point-type"])
+def test_2024_6_refusals_of_blocked_and_typed_quantization_are_unsupported(said):
+    assert refusal(said) == ""
+
+
+def test_2024_6_a_node_validation_failure_is_an_error():
+    assert refusal(MERGE_2024_6, _cast_to("float")) is None

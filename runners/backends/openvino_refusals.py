@@ -29,6 +29,11 @@ UNSUPPORTED = UnsupportedTable(
         r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type (2026.4)
         # 2026.4: QuantizeLinear to FLOAT4E2M1 through FakeConvert, which takes f8e4m3 / f8e5m2 only
         r"Bad format for f8 conversion type: \w+",
+        # 2024.6: QuantizeLinear to a type other than u8 / i8 / u16 / i16 (int4, float8...)
+        r"input data for QuantizeLinear operator must be one of the supported types",
+        # 2024.6: blocked DequantizeLinear-21 only along axis 0, with scales of rank 2 at most
+        r"Axis != 0 isn't supported",
+        r"DequantizeLinear cannot operate with more than 2D scales",
         # 2023.3: DequantizeLinear-19's float16 / bfloat16 scales (its frontend takes float32 scales only)
         r"(?m)Incorrect data type of the Dequantization scale input: b?f16$",
     ))
