@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tier a finding fails in (default strict)")
     p.add_argument("--max-opset", type=int, default=None, metavar="N",
                    help="the newest ai.onnx opset drawn (default: the installed onnx's)")
+    p.add_argument("--inputs", choices=("fed", "initializers", "constant"), default="fed",
+                   help="how each example's model gets its inputs, as pytest's --inputs (default fed)")
+    p.add_argument("--shapes", choices=("static", "dynamic"), default="static",
+                   help="static or unknown dimensions, as pytest's --shapes (default static)")
     p.add_argument("--database", default=None, metavar="DIR",
                    help="keep hypothesis' examples in DIR, replayed first by the next run (default: none kept)")
     p.add_argument("--keep", action="store_true",
@@ -132,6 +136,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
     from runners import hunt
     from runners.backends.base import parse_options
+    from runners.input_modes import RunMode
     from runners.worker import DEFAULT_MEMORY, DEFAULT_TIMEOUT, check_timeout, parse_size
 
     def fail(text: str) -> int:
@@ -179,7 +184,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         hunt.check_backend(args.backend, options)
         plan = hunt.Plan(backend=args.backend, options=options, families=families, max_examples=max_examples,
                          budget=args.budget, seed=args.seed, tier=args.tier, max_opset=max_opset,
-                         database=database, only=args.only)
+                         database=database, only=args.only, mode=RunMode(args.inputs, args.shapes))
         return hunt.run(plan, out, args.keep, timeout, memory, isolation=args.isolation)
     except hunt.HuntUsageError as exc:
         return fail(str(exc))

@@ -21,7 +21,8 @@ and kept with what the backend returned, so that runs of several backends on DIR
 
 DIR becomes a suite (manifest.json with the hunt's options, node/ negative/ probe/ cases), each case.json with
 "hunt": its provenance (backend, version, settings, hypothesis version and seed, the example count at which it
-was found, the verdict, the signature and the diagnosis). `pytest DIR --backend B` reproduces the findings;
+was found, the verdict, the signature and the diagnosis). `pytest DIR --backend B` reproduces the findings (with
+the hunt's --inputs / --shapes, which backend_settings records);
 `pytest DIR --backend opconform` passes. --keep adds the findings to the committed witness catalogue
 (generator/witness: "hunted"), whence gen-cases rebuilds them from what was drawn.
 """
@@ -47,6 +48,7 @@ from generator import faults as fault_models
 from generator import families as family_registry
 from generator.case import Case
 from runners.results import CRASH, ERROR, FAIL, INVALID_CASE, PASS, PROBE, TIMEOUT, UNSUPPORTED, Result
+from runners.input_modes import FED, RunMode
 
 HUNT_FORMAT = "opconform-hunt/1"
 DEFAULT_MAX_EXAMPLES = 1000  # per family, when neither --max-examples nor --budget is given
@@ -199,13 +201,15 @@ class Bench:
     caches a prepared model by directory)."""
 
     def __init__(self, spec: str, options: dict[str, str] | None, tier: str, timeout: float, memory,
-                 isolation: str = "process"):
+                 isolation: str = "process", mode: RunMode = FED):
         from runners.backends.registry import get_backend
         from runners.worker import IsolatedRunner
 
         self.tier = tier
+        self.mode = mode
         # isolation "none": the backend runs in this process (debugging a backend; the project's own tests)
-        self.runner = IsolatedRunner(spec, timeout, memory=memory, options=options) if isolation == "process" else None
+        self.runner = IsolatedRunner(spec, timeout, memory=memory, options=options, mode=mode) if isolation == "process" \
+            else None
         self.backend = None if self.runner is not None else get_backend(spec, options)
         self.scratch = Path(tempfile.mkdtemp(prefix="opconform-hunt-"))
         self.n = 0
@@ -245,7 +249,7 @@ class Bench:
             loaded = read_case(case_dir)
         except CaseError as exc:
             return "case-error", (str(exc.path), exc.problem)
-        return "result", run_case_dataset(self.backend, loaded, 0, self.tier, {})
+        return "result", run_case_dataset(self.backend, loaded, 0, self.tier, {}, self.mode)
 
     def close(self) -> None:
         if self.runner is not None:
@@ -303,6 +307,7 @@ class Plan:
     max_opset: int
     database: Path | None
     only: list[str] = field(default_factory=list)  # globs of slice labels (--only); [] = every slice
+    mode: RunMode = FED  # how each example's model is built (--inputs, --shapes; runners/input_modes.py)
 
 
 def select(slices: dict, only: list[str]) -> dict:
@@ -717,7 +722,7 @@ def run(plan: Plan, out: Path, keep_findings: bool, timeout: float, memory, stre
     from generator.cli import hypothesis_home
 
     progress = Progress(stream)
-    bench = Bench(plan.backend, plan.options or None, plan.tier, timeout, memory, isolation)
+    bench = Bench(plan.backend, plan.options or None, plan.tier, timeout, memory, isolation, plan.mode)
     hunt = Hunt(plan, bench, progress)
     interrupted = False
     try:

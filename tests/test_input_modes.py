@@ -275,3 +275,26 @@ def test_an_unknown_mode_is_a_usage_error(pytester, subset):
     result = pytester.runpytest(str(subset), "--backend", "opconform", "--inputs", "weights")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "Traceback" not in result.stderr.str()
+
+
+# ---- opconform hunt ----------------------------------------------------------------------
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_hunt_in_constant_mode_finds_a_fault_and_records_the_mode(capsys, tmp_path, isolation):
+    from runners.cli import main
+
+    out = tmp_path / "found"
+    rc = main(["hunt", "--backend", "fault:cast.round_half_away", "--family", "cast", "--only", "float*_to_float8*",
+               "--max-examples", "100", "--inputs", "constant", "--isolation", isolation, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    metas = [json.loads(p.read_text()) for p in (out / "node").glob("*/case.json")]
+    assert metas and all(m["hunt"]["backend_settings"]["inputs"] == "constant" for m in metas)
+    assert all(m["hunt"]["verdict"] == "fail" for m in metas)
+
+
+def test_hunt_against_opconform_in_constant_mode_finds_nothing(capsys, tmp_path):
+    from runners.cli import main
+
+    rc = main(["hunt", "--backend", "opconform", "--family", "quantize_linear", "--max-examples", "40",
+               "--inputs", "constant", "--shapes", "dynamic", "--isolation", "none", "--out", str(tmp_path / "o")])
+    assert rc == 0, capsys.readouterr().err
