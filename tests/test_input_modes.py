@@ -298,3 +298,16 @@ def test_hunt_against_opconform_in_constant_mode_finds_nothing(capsys, tmp_path)
     rc = main(["hunt", "--backend", "opconform", "--family", "quantize_linear", "--max-examples", "40",
                "--inputs", "constant", "--shapes", "dynamic", "--isolation", "none", "--out", str(tmp_path / "o")])
     assert rc == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode,asked", [(RunMode("initializers"), "--inputs initializers"),
+                                        (RunMode("constant", "dynamic"), "--inputs constant, --shapes dynamic")])
+def test_a_twin_runs_only_fed_and_static(mode, asked):
+    from runners.backends.registry import get_backend
+
+    case = _case("test_layout_conv_reshape_fully_connected", "graph")
+    backend = get_backend("opconform-tflite", None)
+    assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass"
+    r = run_case_dataset(backend, case, 0, "strict", {}, mode)
+    assert r.verdict == "unsupported"
+    assert r.message.endswith(f"the case runs on its tflite twin, with fed inputs and static shapes only ({asked})")
