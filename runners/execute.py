@@ -17,6 +17,11 @@ the case's twin in that format (LoadedCase.twin: model bytes, its own data sets 
 a case without such a twin is unsupported on it. A converter pipeline takes the model of one format and
 the data sets (inputs, expected outputs) of the other: it says so with `data_format`.
 
+A run may build the model otherwise than the case wrote it (runners/input_modes.py: weights as initializers,
+every input constant, dynamic shapes, a newest opset): each data set then runs on the model of its mode (one
+prepared model per distinct set of baked values), judged against the same expected outputs; a case that cannot
+run that way (a twin, an opset past --max-opset) is unsupported with the reason.
+
 The function is pure apart from the backend calls and the prepared-model cache it is handed, so it
 runs the same in the pytest process and in an isolated worker process (crash / timeout verdicts are
 the worker's to give). It never lets a backend exception escape, and whatever a backend returns gets a
