@@ -29,7 +29,7 @@ UNSUPPORTED = UnsupportedTable(
         r"unsupported (src|dst)_prc",  # the CPU plugin has no conversion for this element type (2026.4)
         # 2026.4: QuantizeLinear to FLOAT4E2M1 through FakeConvert, which takes f8e4m3 / f8e5m2 only
         r"Bad format for f8 conversion type: \w+",
-        # 2024.6: QuantizeLinear to a type other than u8 / i8 / u16 / i16 (int4, float8...)
+        # 2024.6 (u8 / i8 / u16 / i16), 2025.3 (u4 / i4 too): QuantizeLinear to another type (float8, int4...)
         r"input data for QuantizeLinear operator must be one of the supported types",
         # 2024.6: blocked DequantizeLinear-21 only along axis 0, with scales of rank 2 at most
         r"Axis != 0 isn't supported",
