@@ -242,9 +242,9 @@ SAYINGS = [
 
 
 # what older releases said (quoted verbatim in tests/test_openvino_releases.py)
-from test_openvino_releases import SAID_2024_6, SCALE_TYPE_2023_3  # noqa: E402
+from test_openvino_releases import ELTWISE_2025_0, SAID_2024_6, SCALE_TYPE_2023_3  # noqa: E402
 
-SAYINGS += [(ov_backend.UNSUPPORTED, e, True) for e in (*SAID_2024_6, SCALE_TYPE_2023_3)]
+SAYINGS += [(ov_backend.UNSUPPORTED, e, True) for e in (*SAID_2024_6, SCALE_TYPE_2023_3, ELTWISE_2025_0)]
 
 
 @pytest.mark.parametrize("table, exc, unsupported", SAYINGS,

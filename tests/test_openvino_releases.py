@@ -158,3 +158,14 @@ def test_2025_3_refusing_quantize_linear_to_float8_is_unsupported():
 
 def test_a_partial_last_block_refused_by_a_check_stays_an_error():
     assert refusal(PARTIAL_BLOCK_2025_3, _cast_to("float")) is None
+
+
+# 2025.0.0, verbatim: test_cast_float8e4m3fn_to_bool_edge (at compile_model)
+ELTWISE_2025_0 = RuntimeError(
+    "Exception from src/inference/src/cpp/core.cpp:109:\nException from src/inference/src/dev/plugin.cpp:53:\n"
+    "Exception from src/plugins/intel_cpu/src/nodes/eltwise.cpp:2521:\nEltwise node with name `Abs_2625` doesn't "
+    "support f8e4m3 precision.\n\n\n")
+
+
+def test_2025_0_a_cpu_kernel_without_float8_is_unsupported():
+    assert refusal(ELTWISE_2025_0) == ""
