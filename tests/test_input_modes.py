@@ -311,3 +311,36 @@ def test_a_twin_runs_only_fed_and_static(mode, asked):
     r = run_case_dataset(backend, case, 0, "strict", {}, mode)
     assert r.verdict == "unsupported"
     assert r.message.endswith(f"the case runs on its tflite twin, with fed inputs and static shapes only ({asked})")
+
+
+# ---- scripts/mode_matrix.py --------------------------------------------------------------
+def _mode_matrix():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mode_matrix", Path(__file__).resolve().parent.parent
+                                                  / "scripts" / "mode_matrix.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mode_matrix_counts_per_family_and_lists_the_changes(capsys):
+    def run(*verdicts):
+        return {"records": [{"case": f"test_c{j}", "dataset": 0, "family": "cast" if j < 2 else "layout",
+                             "verdict": v} for j, v in enumerate(verdicts)]}
+
+    _mode_matrix().print_matrix({"fed": run("pass", "pass", "fail"), "constant": run("pass", "error", "fail")}, 5)
+    out = capsys.readouterr().out
+    assert "| cast | fed | 2 | 0 | 0 | 1 |" in out and "| cast | constant | 1 | 0 | 1 | 1 |" in out
+    assert "| layout | constant | 0 | 1 | 0 | 0 |" in out
+    assert "items whose verdict differs between fed, constant: 1" in out
+    assert "  test_c1[0]: fed pass, constant error" in out
+
+
+def test_mode_matrix_runs_a_suite(tmp_path, capsys, subset):
+    rc = _mode_matrix().main([str(subset), "--backend", "opconform", "--inputs", "fed,constant",
+                              "--out", str(tmp_path / "mm")])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "| qlinear_conv | constant | 4 | 0 | 0 |" in out  # pass, probe, changed
+    assert "items whose verdict differs between fed, constant: 0" in out
