@@ -274,12 +274,24 @@ def _newest_opset() -> int:
     return onnx.defs.onnx_opset_version()
 
 
+def _known_opset(max_opset: int, what: str) -> int:
+    """max_opset, refused (one line) when the installed onnx stops at an older opset: its schemas decide
+    which cases exist, so a suite written past them would quietly lack the newer cases its manifest claims."""
+    import onnx
+
+    newest = _newest_opset()
+    if max_opset > newest:
+        raise UsageError(f"{what} {max_opset}: this onnx ({onnx.__version__}) knows ai.onnx opsets up to {newest}; "
+                         f"install a newer onnx or ask for --max-opset {newest} or lower")
+    return max_opset
+
+
 def _options(args) -> dict:
     """The generation options of a write: those given, defaults for the others."""
     return {"families": sorted(set(args.family or families.FAMILIES)),
             "profile": args.profile or DEFAULTS["profile"],
             "seed": DEFAULTS["seed"] if args.seed is None else args.seed,
-            "max_opset": args.max_opset or _newest_opset()}
+            "max_opset": _known_opset(args.max_opset, "--max-opset") if args.max_opset else _newest_opset()}
 
 
 def _recorded_options(out: Path) -> dict:
@@ -308,6 +320,7 @@ def _recorded_options(out: Path) -> dict:
         raise UsageError(f"{where}: options.seed {seed!r} is not an integer")
     if type(max_opset) is not int or max_opset < 1:
         raise UsageError(f"{where}: options.max_opset {max_opset!r} is not a positive integer")
+    _known_opset(max_opset, f"{where}: options.max_opset")
     return {"families": sorted(set(fams)), "profile": profile, "seed": seed, "max_opset": max_opset}
 
 

@@ -760,3 +760,21 @@ def test_a_file_system_without_locks_is_written_and_its_leftovers_kept(tmp_path,
     assert _replace(out) == "built"
     assert json.loads((out / "manifest.json").read_text())["new"]
     assert _hidden(tmp_path) == [unknown.name]
+
+
+def test_a_max_opset_newer_than_the_installed_onnx_is_one_line(tmp_path, capsys):
+    """Its schemas decide which cases exist: a suite past them would lack cases its manifest claims."""
+    import onnx
+
+    newest = onnx.defs.onnx_opset_version()
+    out = tmp_path / "s"
+    assert cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", str(newest + 1)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"knows ai.onnx opsets up to {newest}" in err[0] and "Traceback" not in err[0]
+    assert not out.exists()
+    assert cli.main([str(out), "--family", "cast", "--profile", "quick", "--max-opset", str(newest)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["options"]["max_opset"] = newest + 1
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert cli.main([str(out), "--check"]) == 2
+    assert "options.max_opset" in capsys.readouterr().err

@@ -122,6 +122,21 @@ def test_element_types_of_a_model_and_the_line_for_an_older_onnx(onnx_1_19, monk
         "this onnx (1.19.0) does not know element type int2 (26)"
 
 
+def test_the_onnx_reference_backend_says_unsupported_for_a_type_its_onnx_lacks(monkeypatch):
+    """Its evaluator is the installed onnx: a type that onnx predates is unsupported with the one line, not
+    the evaluator's KeyError (an error)."""
+    from runners.backends.base import Unsupported
+    from runners.backends.onnx_reference import OnnxReferenceBackend
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", 26, [2])
+    model = helper.make_model(helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=26)], "g", [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 25)])
+    monkeypatch.setattr(dtypes, "_ONNX_KNOWN", dtypes._ONNX_KNOWN - {26})
+    with pytest.raises(Unsupported, match=r"^onnx\.reference: this onnx \(.*\) does not know element type int2 \(26\)$"):
+        OnnxReferenceBackend().prepare(model, None)
+
+
 # ---- .ci/oldest_check.py -------------------------------------------------------------------
 
 def _check_module():
