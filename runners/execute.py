@@ -319,8 +319,15 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         return
     entry, _ = _prepare(backend, case, cache, i, mode)
 
+    _placement(entry, r)
     if case.kind == "negative":
         phase = _negative_phase(case)
+        if entry.unsupported and entry.placement is not None:
+            # the backend accepted the model but its node ran elsewhere than asked (an Unsupported carrying
+            # placement is the adapter's placement check, not the backend refusing the model): no refusal to judge
+            r.verdict, r.error = UNSUPPORTED, entry.error
+            r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"
+            return
         if entry.error is not None:
             r.verdict, r.error = PASS, entry.error
             r.message = f"{label}: refused at prepare as required ({entry.error})"
@@ -347,7 +354,6 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.outputs = _probe_outputs(case, outputs or [])
         return
 
-    _placement(entry, r)
     if entry.unsupported:
         r.verdict, r.error = UNSUPPORTED, entry.error
         r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"

@@ -117,3 +117,43 @@ def test_recording_turned_off_by_a_config_option_leaves_placement_unchecked_not_
     assert prepared.placement["checked"] is False and prepared.placement["providers"] == [CPU]
     assert "record_ep_graph_assignment_info" in prepared.placement["why"]
     assert _bits(b.run(prepared, [X])[0]) == _bits(cast(X, F32, F16)[0])
+
+
+def test_a_negative_case_whose_node_ran_elsewhere_is_unsupported_not_refused():
+    """The placement check's Unsupported is the adapter's, not the backend refusing the model: a negative case
+    whose model the backend accepted (and ran elsewhere) is unsupported, never a pass by refusal; a backend's
+    own refusal (no placement) still passes."""
+    from pathlib import Path
+
+    from generator.serialize import read_case
+    from runners.backends.base import Unsupported
+    from runners.execute import run_case_dataset
+
+    case = read_case(Path(__file__).parents[1] / "cases" / "negative" / "test_qlinearconv_negative_bias_length")
+
+    class Elsewhere:
+        name = "elsewhere"
+        placed = True
+
+        def version(self):
+            return "1"
+
+        def settings(self):
+            return {}
+
+        def prepare(self, model, case):
+            refusal = Unsupported("ran on CPUExecutionProvider, not XExecutionProvider")
+            if self.placed:
+                refusal.placement = {"requested": "XExecutionProvider",
+                                     "nodes": [{"node": "n", "op": "Cast", "provider": "CPUExecutionProvider"}]}
+            raise refusal
+
+        def run(self, prepared, inputs):
+            raise AssertionError("not run")
+
+    backend = Elsewhere()
+    r = run_case_dataset(backend, case, 0, "strict", {})
+    assert r.verdict == "unsupported" and "not XExecutionProvider" in r.message
+    assert r.placement["requested"] == "XExecutionProvider"
+    backend.placed = False
+    assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass"
