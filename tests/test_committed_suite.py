@@ -23,7 +23,7 @@ def manifest():
 
 def test_manifest_covers_every_cast_combination_of_the_newest_opset(manifest):
     have = {(c["params"]["from"], c["params"]["to"], c["params"].get("saturate"), c["params"].get("round_mode"))
-            for c in manifest["cases"] if c["op"] == "Cast"}
+            for c in manifest["cases"] if c["op"] == "Cast" and c.get("family") == "cast"}
     for v in cast_family.variants(cast_family.NEWEST_CAST):
         key = (v.src.name, v.to.name, None if v.saturate is None else int(v.saturate), v.round_mode)
         assert key in have, key
