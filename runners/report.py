@@ -312,7 +312,8 @@ def placements(run: Run) -> dict | None:
             continue
         recorded += 1
         ran = sorted({str(n.get("provider") or n.get("device") or "?") for n in nodes})
-        low = sorted({f"{n.get('declared')} ran as {n.get('precision')}" for n in nodes if n.get("lowered")})
+        low = sorted({f"{n.get('declared')} ran as {n.get('ran_as') or n.get('precision')}" for n in nodes
+                      if n.get("lowered")})
         places[", ".join(ran) + (f" ({'; '.join(low)})" if low else "")] += 1
         elsewhere += p.get("requested") is not None and ran != [str(p.get("requested"))]
         lowered += bool(low)

@@ -332,7 +332,7 @@ def test_where_the_nodes_ran_is_shown(tmp_path):
         r = rec(case, verdict)
         node = {"node": "n", "op": "Cast", "provider": where}
         if lowered:
-            node.update(lowered=True, declared="f32", precision="bf16")
+            node.update(lowered=True, declared="f32", precision="bf16", ran_as="bf16")
         r["placement"] = {"requested": requested, "nodes": [node]}
         return r
     recs = [placed("test_cast_a", "pass", "CPU", "CPU"), placed("test_cast_b", "pass", "CPU", "CPU", lowered=True),
