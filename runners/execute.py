@@ -126,7 +126,7 @@ def _twin(backend, case: LoadedCase, fmt: str | None = None):
     if fmt == "onnx":
         return None
     if case.twin is None or case.twin.format != fmt:
-        raise Unsupported(f"the case has no {fmt} model (only graph cases have a twin)")
+        raise Unsupported(f"the case has no {fmt} model (only the layout family's graph cases have one)")
     return case.twin
 
 
