@@ -202,3 +202,27 @@ def test_oldest_check_without_a_results_file_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"oldest versions: {tmp_path / 'missing.json'}: no results file (pytest did not run; its log is "
                    "beside it)"]
+
+
+def test_oldest_check_excuses_only_what_the_known_list_names(tmp_path):
+    """A known error of a release and a family it does not implement pass with their entry; an entry that
+    matches nothing is a problem; the list's lines need a reason."""
+    check = _check_module()
+    suite = _suite(tmp_path, ["cast", "layout"])
+    records = [("a1", "cast", "pass"), ("a2_dilation", "cast", "error"), ("b1", "layout", "unsupported")]
+    ref = _results(tmp_path, "opconform", [(c, f, "pass") for c, f, _ in records])
+    ov = _results(tmp_path, "openvino", records)
+    excused = [("openvino", "error", "a2_dil", "a bug of that release"),
+               ("openvino", "unsupported", "family:layout", "no such op there")]
+    assert check.problems(3, suite, [ref, ov], excused) == []
+    found = check.problems(3, suite, [ref, ov], excused[:1])
+    assert any("family layout: no item ran" in line for line in found)
+    found = check.problems(3, suite, [ref, ov], excused + [("openvino", "error", "zz", "gone")])
+    assert any("openvino error zz matched nothing: remove it (gone)" in line for line in found)
+    assert check.problems(3, suite, [ref, ov], [("openvino", "crash", "a2_dil", "not an error")]) != []
+    bad = tmp_path / "known.txt"
+    bad.write_text("openvino error a2\n")
+    with pytest.raises(SystemExit, match="expected BACKEND VERDICT WHAT # why"):
+        check.known(bad)
+    bad.write_text("# comment\n\nopenvino error a2  # why\n")
+    assert check.known(bad) == [("openvino", "error", "a2", "why")]
