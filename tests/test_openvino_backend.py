@@ -141,6 +141,26 @@ def test_convert_promote_types_is_built_natively(backend, t0, t1, shapes, attrs)
         assert (want.to_bits(y) == want.to_bits(cpt.convert(x, t, want).outputs[0])).all()
 
 
+@pytest.mark.parametrize("mode", ["initializers", "constant"])
+def test_convert_promote_types_built_natively_with_baked_inputs(backend, mode):
+    """--inputs initializers / constant (runners/input_modes.py): the baked inputs become constants of the native
+    graph, values exact (it looked only among the graph inputs: every item an error)."""
+    from runners.input_modes import RunMode, baked_tensors, build_model, fed_inputs
+
+    model = _cpt_model("int8", "float8e4m3fn", [(3,), (2,)], "float", promote_unsafe=True)
+    xs = [np.array([-3, 0, 7], np.int8), np.array([0.5, -448.0], dtypes.get("float8e4m3fn").np_dtype)]
+    run_mode = RunMode(inputs=mode)
+    baked = build_model(model, baked_tensors(model, xs, run_mode), dynamic=False)
+    assert len(baked.graph.initializer) == (2 if mode == "constant" else 0)
+    fed = fed_inputs(model, xs, run_mode)
+    prepared = backend.prepare(baked, None)
+    assert prepared.native
+    want = dtypes.get(cpt.common_type("int8", "float8e4m3fn", 1, 1, promote_unsafe=True))
+    ys = backend.run(prepared, fed)
+    for x, t, y in zip(xs, ("int8", "float8e4m3fn"), ys):
+        assert (want.to_bits(y) == want.to_bits(cpt.convert(x, dtypes.get(t), want).outputs[0])).all()
+
+
 @pytest.mark.parametrize("t0, t1, shapes, attrs", [
     ("int8", "uint8", [(3,), (2,)], {}),
     ("float16", "bfloat16", [(3,), (2,)], {}),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -21,8 +22,10 @@ import onnx.inliner
 import openvino as ov
 from onnx import helper
 
+from generator import dtypes
 from generator.dtypes import DType
 from generator.reference import convert_promote_types as cpt
+from generator.serialize import read_tensor
 from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, io_types
 from runners.backends.openvino_config import summary as _summary
@@ -142,6 +145,10 @@ class OpenVinoBackend(Backend):
         shapes = {v.name: _shape(v) for v in model.graph.input}
         params = [ops.parameter(shapes[name], ov_type(t), name=name) for name, t in ins]
         values = {name: p.output(0) for (name, _), p in zip(ins, params)}
+        for init in model.graph.initializer:  # --inputs initializers / constant: the baked inputs as constants
+            t = dtypes.get(init.data_type)
+            x = read_tensor(init.SerializeToString(), Path(init.name))
+            values[init.name] = ops.constant(to_tensor(np.asarray(x, dtype=t.np_dtype), t)).output(0)
         for node in model.graph.node:
             try:
                 results = NATIVE[(node.domain, node.op_type)](_attributes(node), [values[n] for n in node.input])
