@@ -16,7 +16,7 @@ from generator import dtypes
 from generator.reference.cast import cast
 from runners.backends import registry
 from runners.backends.base import Unsupported
-from tests.conftest import copied_node_cases
+from conftest import copied_node_cases
 
 ort = pytest.importorskip("onnxruntime")
 pytest_plugins = ["pytester"]

@@ -19,7 +19,7 @@ from onnx import helper
 
 from runners.backends import registry
 from runners.backends.base import Unsupported
-from tests.conftest import copied_node_cases
+from conftest import copied_node_cases
 
 ort = pytest.importorskip("onnxruntime")
 pytest_plugins = ["pytester"]
