@@ -30,7 +30,7 @@ from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, io_types
 from runners.backends.openvino_config import summary as _summary
 from runners.backends.openvino_ops import OPSET14 as ops
-from runners.backends.openvino_placement import elsewhere
+from runners.backends.openvino_placement import check_fallback
 from runners.backends.openvino_placement import placement as _placement
 from runners.backends.openvino_refusals import UNSUPPORTED, refusal  # noqa: F401 - the table, for tests
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
@@ -119,11 +119,7 @@ class OpenVinoBackend(Backend):
                 raise Unsupported(f"openvino: {why or _summary(exc)}") from None
             raise RuntimeError(f"openvino compile_model: {_summary(exc)}") from None
         place = _placement(compiled, model, self.config.device)
-        away = elsewhere(place)
-        if away and not self.config.allow_fallback:  # a verdict would judge another device's kernels
-            fallback = Unsupported(f"openvino: {away} (--backend-option allow_fallback=1 judges it)")
-            fallback.placement = place
-            raise fallback
+        check_fallback(place, self.config.allow_fallback, "openvino")
         return Prepared(compiled, ins, outs, native, place)
 
     def _read_onnx(self, model: onnx.ModelProto) -> ov.Model:

@@ -22,6 +22,7 @@ import onnx
 from generator import dtypes
 from generator.dtypes import DType
 from generator.reference.convert_promote_types import element_name
+from runners.backends.base import Unsupported
 
 SKIPPED_LAYERS = ("Input", "Output", "Const")  # graph edges and data, not computations of a node
 
@@ -149,3 +150,13 @@ def elsewhere(place: dict) -> str | None:
     if not away:
         return None
     return f"ran on {', '.join(ran)}, not {want}"
+
+
+def check_fallback(place: dict, allow: bool, who: str) -> None:
+    """Raises Unsupported (carrying `place`) where the model ran elsewhere than asked and `allow` (the
+    allow_fallback option) is off: a verdict would judge another device's kernels."""
+    away = elsewhere(place)
+    if away and not allow:
+        fallback = Unsupported(f"{who}: {away} (--backend-option allow_fallback=1 judges it)")
+        fallback.placement = place
+        raise fallback

@@ -18,7 +18,7 @@ import openvino as ov
 
 from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, UnsupportedTable
-from runners.backends.openvino_placement import elsewhere, placement
+from runners.backends.openvino_placement import check_fallback, placement
 
 # What OpenVINO's TFLite frontend and plugins say when they do not implement an op (docs/backends.md); not
 # "OpConversionFailure" itself, which wraps a failed node's own message (see runners/backends/openvino.py).
@@ -90,11 +90,7 @@ class OpenVinoTfliteBackend(Backend):
         out_names = list(twin.output_names) if twin else [None] * len(compiled.outputs)
         outputs = [_port(compiled.outputs, n, i) for i, n in enumerate(out_names)]
         place = placement(compiled, None, self.config.device)
-        away = elsewhere(place)
-        if away and not self.config.allow_fallback:  # a verdict would judge another device's kernels
-            fallback = Unsupported(f"openvino-tflite: {away} (--backend-option allow_fallback=1 judges it)")
-            fallback.placement = place
-            raise fallback
+        check_fallback(place, self.config.allow_fallback, "openvino-tflite")
         return Prepared(compiled, names, outputs, place)
 
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
