@@ -188,6 +188,31 @@ class DType:
         return None
 
     @cached_property
+    def nan_encodings(self) -> tuple[tuple[str, int], ...]:
+        """Every kind of NaN encoding of the type, as (label, bits): for IEEE formats the quiet and the signalling
+        NaN (quiet bit clear) with the smallest and the largest payload, and a quiet NaN whose payload is only its
+        lowest mantissa bit, each with both signs; for the float 8 formats every NaN encoding there is (they are
+        few). A conversion that handles the canonical NaN right can still turn these into Inf or a number (a
+        float32 -> bfloat16 add-and-shift turns a NaN with a low-bit payload into Inf); () without NaN."""
+        if self.nan_style == IEEE:
+            e, m = self.exponent_bits, self.mantissa_bits
+            top, quiet = ((1 << e) - 1) << m, 1 << (m - 1)
+            kinds = [("qnan", top | quiet), ("qnan_low_payload", top | quiet | 1),
+                     ("qnan_max_payload", top | ((1 << m) - 1)), ("snan_min_payload", top | 1),
+                     ("snan_max_payload", top | (quiet - 1))]
+            if m > 2:  # a signalling NaN whose payload sits in the low half only
+                kinds.append(("snan_low_half", top | ((1 << (m // 2)) - 1)))
+            out: dict[int, str] = {}  # bits -> the first label (narrow formats have few distinct NaNs)
+            for label, bits in kinds:
+                out.setdefault(bits, label)
+                out.setdefault(bits | self.sign_mask, "neg_" + label)
+            return tuple((label, bits) for bits, label in out.items())
+        if self.nan_style in (FN, FNUZ, E8M0):
+            every = self.all_values()
+            return tuple((f"nan_0x{int(b):02x}", int(b)) for b in self.to_bits(every[self.isnan(every)]))
+        return ()
+
+    @cached_property
     def inf_bits(self) -> int | None:
         if self.nan_style != IEEE:
             return None
