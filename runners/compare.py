@@ -31,6 +31,11 @@ Modes (NaN below means NaN of the output's own type; types without NaN never hav
   default  (spec None) what onnx's own backend-test runner accepts: non-float outputs exact, float
            outputs |a - e| <= atol + rtol * |e| (rtol 1e-3, atol 1e-7; bfloat16: rtol 2**-6), NaN == NaN.
 
+String outputs are judged on what the backend returned: an object array whose elements are str (bytes are
+decoded as UTF-8, the encoding ONNX strings have), or a numpy unicode / bytes array. An element of any other
+Python type (a float where the model declares a string: onnx 1.13's reference evaluator, onnx#4814) makes the
+output a wrong one whose message names the element's type; it is never converted to text.
+
 The failure message names each failing output and shows its first mismatching elements (index, the
 input element when an input of the output's shape exists, expected, actual, bit patterns in hex) and
 "N of M elements differ". It is the first thing a vendor reads.
@@ -125,12 +130,31 @@ def describe(resolved: dict, tier: str) -> str:
 # ---------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------
-def _text(s) -> str:
-    return s.decode("utf-8", "backslashreplace") if isinstance(s, bytes) else str(s)
+def _text(s):
+    """str / bytes as str (bytes decoded as UTF-8); anything else unchanged: a number is no text."""
+    if isinstance(s, bytes):
+        return s.decode("utf-8", "backslashreplace")
+    return str(s) if isinstance(s, str) else s
+
+
+def type_name(v) -> str:
+    """The Python type of an element, as a message shows it: "float", "numpy.float64"."""
+    t = type(v)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def not_text(a: np.ndarray) -> tuple[int, tuple, object] | None:
+    """Elements of an object array that are neither str nor bytes: (how many, index of the first, the first);
+    None where every element is text (or the array is not an object array)."""
+    if a.dtype.kind != "O":
+        return None
+    bad = [(idx, v) for idx, v in np.ndenumerate(a) if not isinstance(v, (str, bytes))]
+    return (len(bad), *bad[0]) if bad else None
 
 
 def text_array(a) -> np.ndarray:
-    """An object array of str from str / bytes / numpy unicode arrays (the form string outputs take)."""
+    """An object array of str from str / bytes / numpy unicode arrays (the form string outputs take). An element
+    that is not text is left as it is (not_text finds it; compare reports it), never converted."""
     a = np.asarray(a)
     out = np.empty(a.shape, dtype=object)
     for idx, s in np.ndenumerate(a):
@@ -322,6 +346,12 @@ def _structure_problem(e: np.ndarray, a, t: DType) -> str:
     if t.kind == "string":
         if not _is_text(a):
             return f"returned element type {a.dtype}, declared string (expected str elements)"
+        wrong = not_text(a)
+        if wrong:
+            n, idx, v = wrong
+            where = "[" + ", ".join(map(str, idx)) + "]"
+            return (f"{n} of {a.size} elements are not text: element {where} is a Python {type_name(v)} ({v!r}), "
+                    "declared string (expected str elements)")
     elif a.dtype != t.np_dtype:
         hint = ""
         if t.is_float and a.dtype == t.bits_dtype:

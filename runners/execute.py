@@ -43,7 +43,7 @@ import onnx
 from generator import dtypes
 from generator.serialize import CaseError, LoadedCase, graph_io_types
 from runners.backends.base import Unsupported
-from runners.compare import TIERS, compare_outputs, tier_independent
+from runners.compare import TIERS, compare_outputs, not_text, tier_independent, type_name
 from runners.input_modes import FED, RunMode, baked_tensors, build_model, fed_inputs, model_key, opset_refusal
 from runners.results import (ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result,
                              float_value, jsonable)
@@ -478,6 +478,11 @@ def _probe_output(name: str, dt: dtypes.DType | None, arr) -> dict:
     if dt is not None and dt.kind == "string" or arr.dtype.kind in "OUS":
         rec["values"] = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in kept.tolist()]
         rec["bits"] = None
+        wrong = not_text(kept) if dt is not None and dt.kind == "string" else None
+        if wrong:  # recorded as text, but said: a float where a string is declared is no string (onnx#4814)
+            n, idx, v = wrong
+            rec["note"] = (f"{n} of {kept.size} elements are not text: element [{idx[0]}] is a Python "
+                           f"{type_name(v)} ({v!r})")
         return rec
     try:
         typed = np.asarray(kept, dtype=dt.np_dtype) if dt is not None else kept

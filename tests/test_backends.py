@@ -363,3 +363,96 @@ def test_every_table_entry_is_exercised_and_documented():
     from unsupported_tables import check_tables
 
     check_tables(SAYINGS, {id(t): t for t, _, _ in SAYINGS}.values())
+
+
+# ---- a string output is judged on what the backend returned (onnx#4814) ----------------------------
+# onnx 1.13's ReferenceEvaluator returned Cast to string as an object array of Python floats (measured with
+# onnx 1.13.1: [1.5, -3.0, 0.10000000149011612]); str() of each element read back as the right value, so the
+# adapters' conversion made that wrong output pass.
+ONNX_113_CAST_TO_STRING = np.array([1.5, -3.0, float(np.float32(0.1))], dtype=object)
+
+
+def _string_cast_case(tmp_path):
+    """A Cast float32 -> string node case on disk, read back as the runner reads it."""
+    from generator.case import Case, case_meta
+    from generator.serialize import read_case, write_case
+
+    s, x = dtypes.get("string"), np.array([1.5, -3.0, 0.1], np.float32)
+    model = node_model("Cast", [("x", F32, (3,))], [("y", s, (3,))], {"to": s.onnx}, 13)
+    meta = case_meta(op="Cast", domain="", opset=13, family="cast", spec_file="Cast.txt", clause="number -> string",
+                     compare={"mode": "parsed", "source_type": "float"}, flags=["edge"], seed=0, params={})
+    write_case(Case("test_cast_float32_to_string_floats", "node", model, [[x]],
+                    [[cast(x, F32, s)[0]]], meta), tmp_path)
+    return read_case(tmp_path / "node" / "test_cast_float32_to_string_floats")
+
+
+class _FloatsOrtValue:
+    """What an OrtValue of a string tensor would be if onnxruntime handed floats back."""
+
+    def is_tensor(self):
+        return True
+
+    def element_type(self):
+        return dtypes.get("string").onnx
+
+    def shape(self):
+        return [3]
+
+    def numpy(self):
+        return ONNX_113_CAST_TO_STRING.copy()
+
+
+class _FloatsRep:
+    def run(self, inputs):
+        return [ONNX_113_CAST_TO_STRING.copy()]
+
+
+def _floats_backend(which: str, monkeypatch) -> Backend:
+    """Each adapter that converts object arrays, with its runtime handing floats back for a string output."""
+    if which == "onnx-reference":
+        monkeypatch.setattr(onnx_reference.ReferenceEvaluator, "run",
+                            lambda self, names, feed: [ONNX_113_CAST_TO_STRING.copy()])
+        return registry.get_backend("onnx-reference")
+    if which == "onnxruntime":
+        b = registry.get_backend("onnxruntime")
+        monkeypatch.setattr(type(b), "_run", lambda self, prepared, inputs: [
+            self._to_numpy(_FloatsOrtValue(), t) for _, t in prepared.outputs])
+        return b
+    module = type(sys)("floats_backend")
+    module.prepare = lambda model, device: _FloatsRep()
+    return onnx_backend_adapter.OnnxBackendAdapter("floats_backend", module, "floats_backend")
+
+
+@pytest.mark.parametrize("which", ["onnx-reference", "onnxruntime", "module:attr"])
+def test_floats_where_a_string_is_declared_fail_naming_their_type(which, monkeypatch, tmp_path):
+    from runners.execute import run_case_dataset
+
+    case = _string_cast_case(tmp_path)
+    r = run_case_dataset(_floats_backend(which, monkeypatch), case, 0, "strict", {})
+    assert r.verdict == "fail", r.message
+    assert "element [0] is a Python float (1.5)" in r.message and "3 of 3 elements are not text" in r.message
+    assert r.n_mismatch == r.n_total == 3
+
+
+def test_as_declared_never_turns_a_number_into_text():
+    s = dtypes.get("string")
+    y = as_declared(ONNX_113_CAST_TO_STRING, s)
+    assert [type(v) for v in y] == [float, float, float]
+    mixed = as_declared(np.array(["1.5", b"-3", np.float64(0.1)], dtype=object), s)
+    assert list(mixed[:2]) == ["1.5", "-3"] and type(mixed[2]) is np.float64
+    out = compare_outputs([np.array(["1.5", "-3", "0.1"], dtype=object)], [mixed], ["y"], [s],
+                          {"mode": "parsed", "source_type": "float"}, "strict")
+    assert not out.ok and "1 of 3 elements are not text: element [2] is a Python numpy.float64" in out.message
+    # text as runtimes give it passes: str, UTF-8 bytes, numpy unicode
+    for text in (np.array(["1.5", "-3"], dtype=object), np.array([b"1.5", b"-3"], dtype=object), np.array(["1.5", "-3"])):
+        assert compare_outputs([np.array(["1.5", "-3"], dtype=object)], [as_declared(text, s)], ["y"], [s],
+                               {"mode": "exact"}, "strict").ok
+
+
+def test_a_probe_records_that_a_string_output_held_numbers():
+    from runners.execute import _probe_output
+
+    rec = _probe_output("y", dtypes.get("string"), ONNX_113_CAST_TO_STRING)
+    assert rec["values"] == ["1.5", "-3.0", "0.10000000149011612"]
+    assert rec["note"] == "3 of 3 elements are not text: element [0] is a Python float (1.5)"
+    assert "note" not in _probe_output("y", dtypes.get("string"), np.array(["1.5"], dtype=object))

@@ -169,7 +169,9 @@ def io_types(model: onnx.ModelProto) -> tuple[list[tuple[str, DType]], list[tupl
 
 def as_declared(a, t: DType) -> np.ndarray:
     """A backend's output in its declared element type, where that is an exact reinterpretation:
-    str / bytes / unicode -> object array of str; the bit-pattern dtype of a float type -> that type;
+    str / bytes / unicode -> object array of str (an element of any other Python type, a float where a string is
+    declared, is kept as it is: compare fails it naming its type; str() would hide it, onnx#4814);
+    the bit-pattern dtype of a float type -> that type;
     integers (bool) of another width whose values all fit -> the declared integer type.
     Anything else is returned unchanged, so that compare reports the wrong type; no value is fixed."""
     a = np.asarray(a)
