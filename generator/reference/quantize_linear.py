@@ -80,6 +80,10 @@ READING_CAST_TABLES = ("float outputs: the Cast of the same opset converts x / y
                        "the operator description', tables it does not itself carry), so +-Inf -> FNUZ types with "
                        "saturate=1 is NaN before opset 24 and +-FLT_MAX from 24 (Cast-24); float4 / float6 follow "
                        "the Cast notes (RNE, saturating)")
+READING_DIVISION_PRECISION = ("before opset 23 no sentence states the precision of x / y_scale: read as one IEEE "
+                              "division in y_scale's type (float32 at opsets 10 / 13), the rule QuantizeLinear-23 "
+                              "states ('The type of y_scale determines the precision of the division operation'); "
+                              "an exact quotient rounded once to the integer gives another y on these elements")
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,7 +304,12 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
         why[(why == "") & ~_same(y, alt_operands, out)] = UNDEF_OPERANDS
         why[(why == "") & ~_same(y, alt_wide, out)] = UNDEF_PRECISION_UNSTATED
         why[(why == "") & ~_same(y, alt_sum, out)] = UNDEF_SUM
-        return finish(y)
+        readings = ()
+        if v < 23:  # the precision is stated from 23 on: before, a defined y a finer division changes is a reading
+            alt_exact = _integer(divide(x64, s64, dtypes.get("double")), zp64, out, p, sum_in_p=False)
+            if np.any((why == "") & ~_same(y, alt_exact, out)):
+                readings = (READING_DIVISION_PRECISION,)
+        return finish(y, readings)
 
     def to_out(v64):
         return _cast(v64, "double", out, saturate, opset)
@@ -329,7 +338,14 @@ def quantize_linear_explained(x, y_scale, y_zero_point=None, *, x_type=None, sca
     why[(why == "") & ~_same(y, alt_operands, out)] = UNDEF_OPERANDS
     why[(why == "") & ~_same(y, alt_wide, out)] = UNDEF_PRECISION_UNSTATED
     why[(why == "") & alt_sum_differs] = UNDEF_SUM
-    return finish(y, (READING_CAST_TABLES,))
+    readings = (READING_CAST_TABLES,)
+    if v < 23:  # as for integer outputs: a finer division changing a defined y rests on the precision reading
+        q_exact = divide(x64, s64, dtypes.get("double"))
+        with np.errstate(all="ignore"):
+            alt_exact = to_out(q_exact + zp64).outputs[0]
+        if np.any((why == "") & ~_same(y, alt_exact, out)):
+            readings += (READING_DIVISION_PRECISION,)
+    return finish(y, readings)
 
 
 def _placeholder(v64: np.ndarray, out: DType) -> np.ndarray:

@@ -52,13 +52,16 @@ def _round(v: np.ndarray, how: str) -> np.ndarray:
 def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False, zp_before_round=False,
               divide_in_float32=False, reciprocal=False, axis_ignored=False, blocks_from_end=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
-              int32_before_clip=False) -> list[np.ndarray]:
+              int32_before_clip=False, e5m2_round_overflow_nan=False, present_saturate_as_zero=False,
+              bfloat16_add_shift=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
     z = inputs[2] if len(inputs) > 2 else None
     z_t = input_types[2] if z is not None else None
     a = ref._attrs(attrs, opset)
+    if present_saturate_as_zero and "saturate" in attrs:  # the written value taken from the wrong field: 0
+        a["saturate"] = False
     sig = ref.check_types(opset, input_types[0], input_types[1], z_t, a["output_dtype"], a["precision"])
     out, p = sig.out, sig.precision
     reference = ref.quantize_linear(x, s, z, x_type=input_types[0], scale_type=input_types[1], zero_point_type=z_t,
@@ -81,9 +84,9 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
         else:
             q = ref.divide(xp, sp, p)
         if out.is_integer:
-            if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN
-                rq = _round(q, rounding)
-                v = np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64
+            if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN,
+                rq = _round(q, rounding)  # then the zero point added in int32 arithmetic (wrapping)
+                v = _wrap_int32(np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64)
             else:
                 v = _round(q + zp64, rounding) if zp_before_round else _round(q, rounding) + zp64
             v = np.where(np.isnan(v), 0.0, v)
@@ -99,12 +102,34 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
             v = q if float_zp_ignored else ref.to_precision(q + zp64, p)
             sat = True if saturate_ignored else a["saturate"]
             y = ref._cast(v, "double", out, sat, 24 if fnuz_inf_cast24 else opset).outputs[0]
+            if e5m2_round_overflow_nan and out.name == "float8e5m2" and not sat:
+                y = _e5m2_round_overflow_nan(v, y, out)
     y = np.asarray(y).reshape(x.shape)
     keep = reference.mask()
     if keep.any():
         y = np.where(keep, y_ref, y) if not out.is_float else out.from_bits(
             np.where(keep, out.to_bits(y_ref), out.to_bits(y)))
     return [y]
+
+
+def _wrap_int32(v: np.ndarray) -> np.ndarray:
+    """float64 integers (|v| < 2**33) wrapped into int32's range, as int32 addition does."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(v), np.mod(v + 2.0**31, 2.0**32) - 2.0**31, v)
+
+
+def _e5m2_round_overflow_nan(v: np.ndarray, y: np.ndarray, out) -> np.ndarray:
+    """float8e5m2 without saturation: a finite value that rounds up past the largest finite one but is below
+    2**16 (FLT_MAX + ulp/2 <= |v| < 65536) gives NaN of its sign, as onnxruntime's Float8E5M2 constructor does
+    (it ORs 0x7C, Inf, into the 0x7B it rounded up from: 0x7F)."""
+    with np.errstate(invalid="ignore"):
+        a = np.abs(np.asarray(v, np.float64))
+        hit = np.isfinite(a) & (a >= 61440.0) & (a < 65536.0)
+    if not hit.any():
+        return y
+    bits = out.to_bits(np.asarray(y)).astype(np.int64)
+    bits = np.where(hit, np.where(np.signbit(v), 0xFF, 0x7F), bits)
+    return out.from_bits(bits.astype(out.bits_dtype))
 
 
 def _node(**deviation):
@@ -161,19 +186,45 @@ def _fnuz_before_24(params: dict) -> str | None:
     return None
 
 
+def _fnuz_at_23(params: dict) -> str | None:
+    if params["y"] not in ("float8e4m3fnuz", "float8e5m2fnuz") or params.get("saturate") != 1:
+        return "only FNUZ outputs with saturate=1 have the Inf row that changed in Cast-24"
+    if int(params["version"]) != 23:
+        return "the rule switched one opset early differs at version 23 only"
+    return None
+
+
+def _e5m2_nosaturate(params: dict) -> str | None:
+    if params["y"] != "float8e5m2" or params.get("saturate") != 0:
+        return "only float8e5m2 without saturation rounds a finite value to Inf"
+    return None
+
+
+def _saturate_one(params: dict) -> str | None:
+    if params.get("saturate") != 1:
+        return "no saturate=1 to read wrongly (no float8 output, or saturate=0, which the fault reads right)"
+    return None
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("quantize_linear.round_half_away", "rounds x / y_scale half away from zero instead of to even",
-          _node(rounding="half_away"), equivalent=_int_only),
+          _node(rounding="half_away"), equivalent=_int_only,
+          seen_in="not seen here; modelled as C's round() / std::round where nearbyint was meant"),
     Fault("quantize_linear.truncate", "truncates x / y_scale toward zero instead of rounding",
-          _node(rounding="truncate"), equivalent=_int_only),
+          _node(rounding="truncate"), equivalent=_int_only,
+          seen_in="not seen here; modelled as a C cast (cvttps2dq) where a rounding conversion was meant"),
     Fault("quantize_linear.wrap", "wraps out-of-range results modulo the type instead of saturating",
-          _node(wrap=True), equivalent=_int_only),
+          _node(wrap=True), equivalent=_int_only,
+          seen_in="not seen here; modelled as a narrowing store without a clamp (pack instructions without "
+                  "saturation)"),
     Fault("quantize_linear.zero_point_before_rounding", "rounds x / y_scale + y_zero_point instead of adding the "
           "zero point to the rounded quotient (ties move with an odd zero point)", _node(zp_before_round=True),
           equivalent=_int_only, seen_in="OpenVINO 2026.4 CPU (measured here: its ties with odd zero points)"),
     Fault("quantize_linear.int32_before_clip", "converts the rounded quotient to int32 before adding the zero point "
           "and saturating: quotients beyond int32 become INT32_MIN (x86's conversion)", _node(int32_before_clip=True),
-          equivalent=_int_only, seen_in="onnx ReferenceEvaluator 1.23 (np.rint(x).astype(np.int32); measured here)"),
+          equivalent=_int_only,
+          seen_in="onnx ReferenceEvaluator 1.23.2 (np.rint(x).astype(np.int32) + zero point in int32: -3e38 with "
+                  "zero point -32768 -> 32767; measured here)"),
     Fault("quantize_linear.zero_point_before_rounding_float32", "both: rounds x / y_scale + y_zero_point, and "
           "divides in float32 whatever y_scale's type or `precision` says", _node(zp_before_round=True,
                                                                                 divide_in_float32=True),
@@ -182,17 +233,35 @@ FAULTS: tuple[Fault, ...] = (
           _node(divide_in_float32=True), equivalent=_not_float32,
           seen_in="onnx ReferenceEvaluator 1.23 (numpy promotion), OpenVINO 2026.4 (measured here)"),
     Fault("quantize_linear.reciprocal", "multiplies x by the reciprocal of y_scale (rounded to P) instead of dividing",
-          _node(reciprocal=True)),
+          _node(reciprocal=True),
+          seen_in="not seen here; modelled as the common x * (1 / scale) optimisation of vectorized kernels"),
     Fault("quantize_linear.axis_ignored", "applies a per-axis / blocked scale along axis 1 whatever `axis` says",
-          _node(axis_ignored=True), equivalent=_per_axis_exists),
+          _node(axis_ignored=True), equivalent=_per_axis_exists,
+          seen_in="not seen here; modelled as a kernel written for NCHW's channel axis only"),
     Fault("quantize_linear.blocks_from_end", "counts blocks from the end of the axis (the short block first)",
-          _node(blocks_from_end=True), equivalent=_blocked_exists),
+          _node(blocks_from_end=True), equivalent=_blocked_exists,
+          seen_in="not seen here; modelled as a block index computed from the end of the axis"),
     Fault("quantize_linear.saturate_ignored", "ignores saturate=0 for float8 outputs (always saturates)",
-          _node(saturate_ignored=True), equivalent=_nosaturate),
+          _node(saturate_ignored=True), equivalent=_nosaturate,
+          seen_in="not seen here; modelled as an implementation with the saturating conversion only"),
     Fault("quantize_linear.fnuz_inf_saturates", "maps +-Inf to +-FLT_MAX for FNUZ outputs with saturate=1 before "
           "opset 24 (Cast-24's row at every opset)", _node(fnuz_inf_cast24=True), equivalent=_fnuz_before_24,
           seen_in="onnxruntime 1.32, onnx ReferenceEvaluator 1.23 (measured here)"),
     Fault("quantize_linear.float_zero_point_ignored", "leaves a float output's zero point out of the sum",
           _node(float_zp_ignored=True), equivalent=_float_only,
           seen_in="onnxruntime 1.32, onnx ReferenceEvaluator 1.23 (measured here)"),
+    Fault("quantize_linear.fnuz_inf_one_opset_early", "maps +-Inf to +-FLT_MAX for FNUZ outputs with saturate=1 "
+          "from opset 23, one opset before Cast-24's row (an opset boundary switched early)",
+          _node(fnuz_inf_from=23), equivalent=_fnuz_at_23,
+          seen_in="not seen here; modelled on the Cast FNUZ +-Inf row switched on one opset early (issue 21)"),
+    Fault("quantize_linear.e5m2_round_overflow_nan", "float8e5m2 with saturate=0: a quotient that rounds up past "
+          "the largest finite value (61440 <= |q| < 65536) gives NaN instead of +-Inf",
+          _node(e5m2_round_overflow_nan=True), equivalent=_e5m2_nosaturate,
+          seen_in="onnxruntime 1.32.0 CPU (measured here: test_quantizelinear_float8e5m2_nosaturate_opset19 / 25, "
+                  "61440 -> 0x7F; its Float8E5M2 constructor ORs 0x7C into the 0x7B it rounds up from)"),
+    Fault("quantize_linear.present_saturate_as_zero", "reads a saturate attribute written in the model as 0 (the "
+          "value taken from the wrong field): a present saturate=1 stops saturating",
+          _node(present_saturate_as_zero=True), equivalent=_saturate_one,
+          seen_in="not seen here; modelled as an attribute parser only ever run on models that leave the "
+                  "default out (issue 21: explicit defaults)"),
 )
