@@ -52,7 +52,9 @@ def _witnesses():
 @pytest.mark.parametrize("name,wit", list(_witnesses()))
 def test_witness_kills_its_fault(name, wit):
     x = W.decode(wit)
-    assert x.size == W.LENGTH
+    # the vector-tail faults' witnesses have a partial last vector; the others are LENGTH long
+    assert x.size == (int(name.rsplit("tail", 1)[1]) + 1 if "min_max_skip_tail" in name else
+                      9 if name.endswith("y_tail_round_half_away") else W.LENGTH)
     assert W.differs(FAULTS[name], x), wit["what"]
 
 

@@ -14,11 +14,29 @@ data set checks all three outputs. The edge cases and probes are CATALOGUE's fun
   witness_opset11                            the fault models' witnesses (reference/dynamic_quantize_linear_faults),
                                              from the committed catalogue (generator/witness/catalogue/)
   length<n>_random                           seeded PCG64 draws (generator.sampling) of n float32 values
+  vector_tail_min_last / _max_last / _y_tie_last   the vector-tail axis (generator/axes.py): one model of
+                                             symbolic length n, a data set per n, the decisive element last: the
+                                             min (axes.VECTOR_LENGTHS: 1..65 and a few large), the max or an element
+                                             with x / y_scale an exact tie (axes.VECTOR_LENGTHS_SHORT)
+  mixed_opset<n>                             the opset-boundary axis: `mixed` at opset 12 (just above
+                                             DynamicQuantizeLinear-11, its one version) and at the newest opset,
+                                             which still resolve to version 11 (a runtime that keys kernels by
+                                             opset may miss them)
+  nonfinite_tail_probe                       (probe/) the NaN-payload axis: every float32 NaN encoding kind
+                                             (axes.nan_values, signalling ones included) and +-Inf, last in x of
+                                             a few lengths: the body's result has no value there
   probe / empty_probe / length<n>_random_probe  (probe/) inputs whose result the spec leaves undefined: all
                                              zeros, ranges that underflow to y_scale 0, NaN, infinities, empty
 
 `hunt(max_opset)`: the live hunt's strategy (generator/hunting.py): one x per example, its min / max and
-elements drawn toward the fault models' boundaries (HUNT_RANGES below), built by cases_of as every case here.
+elements drawn toward the fault models' boundaries (HUNT_RANGES below), built by cases_of as every case here;
+one form in four is 1-D of a vector-tail length (axes.VECTOR_LENGTHS_SHORT up to 65) with an extreme last.
+
+The operator has no attributes: the explicit-defaults axis has nothing to write. The body's element-wise
+quantization cannot saturate a defined x (x / y_scale + zero point stays within [0, 255] up to rounding), so
+the tail's decisive element of the quantization loop is a tie, not a saturating value.
+Cases whose expected values rest on reading the body's float32 steps as IEEE arithmetic (an overflowing range,
+a subnormal y_scale) carry case.json "reading" (reference READING_*).
 
 Expected values come from generator.reference.dynamic_quantize_linear only.
 """
@@ -29,7 +47,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from generator import dtypes, sampling, witness
+import onnx
+
+from generator import axes, dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.family import Catalogue, Family, split
 from generator.reference import dynamic_quantize_linear as ref
@@ -279,6 +299,57 @@ def empty_probe():
 
 
 # ---------------------------------------------------------------------------------------------
+# the vector-tail axis (generator/axes.py): the decisive element last, a data set per length
+# ---------------------------------------------------------------------------------------------
+TAIL_MIN, TAIL_MAX = -1.5, 4.25  # y_scale 5.75 / 255, zero point 66.5...: no tie of its own
+TAIL_INNER = [0.5, -0.25, 1.0, 2.0, 0.0, 3.0, -1.0, 1.75]  # strictly inside (min, max), no tie
+
+
+def tail_tie() -> float:
+    """An element of (0, TAIL_MAX) whose x / y_scale is exactly an even j + 0.5 (y_scale of [TAIL_MIN, TAIL_MAX]):
+    the reference rounds it down, half away from zero up."""
+    scale, _ = ref.quantization_parameters(_f32([TAIL_MIN, TAIL_MAX]))
+    hit = quotient_inputs(scale, [j + 0.5 for j in range(100, 180, 2)], 0.0, TAIL_MAX)
+    return float(hit[0])
+
+
+def _tail(filler: list[float], decisive: list[float], short: bool) -> tuple[list[str], list[np.ndarray]]:
+    return ["edge", "vector_tail"], axes.tail_datasets(_f32(filler), _f32(decisive), axes.tail_lengths(short))
+
+
+# every data set costs a directory (4 KiB on disk): the minimum, which the issue's fault misses, gets every length
+# 1..65 and the large ones; the maximum and the tie the short list (every remainder of 8 and 16, past 32 and 64)
+@CATALOGUE
+def vector_tail_min_last():
+    """The minimum last (the maximum first): a min reduction without its remainder loop misses it."""
+    return _tail([TAIL_MAX] + TAIL_INNER, [TAIL_MIN], short=False)
+
+
+@CATALOGUE
+def vector_tail_max_last():
+    return _tail([TAIL_MIN] + TAIL_INNER, [TAIL_MAX], short=True)
+
+
+@CATALOGUE
+def vector_tail_y_tie_last():
+    """min and max first, an exact tie x / y_scale = j + 0.5 (j even) last: the quantization loop's remainder."""
+    return _tail([TAIL_MIN, TAIL_MAX] + TAIL_INNER, [tail_tie()], short=True)
+
+
+NONFINITE_LENGTHS = (9,)  # the value in the partial last vector of every width
+
+
+@CATALOGUE
+def nonfinite_tail_probe():
+    """Every float32 NaN encoding kind (quiet, signalling, low / high payloads, both signs) and +-Inf, last in x:
+    the body's ReduceMin / ReduceMax give NaN, or x / y_scale is inf / inf: no value (probe)."""
+    _, nans = axes.nan_values("float")
+    decisive = list(nans) + [F32(np.inf), F32(-np.inf)]
+    filler = np.array([TAIL_MIN, TAIL_MAX] + TAIL_INNER, dtype=F32)
+    return PROBE, [axes.with_tail(filler, np.array([v], dtype=F32), n) for v in decisive for n in NONFINITE_LENGTHS]
+
+
+# ---------------------------------------------------------------------------------------------
 # random inputs (seeded PCG64 draws, generator.sampling)
 # ---------------------------------------------------------------------------------------------
 _FINITE_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, FLT_MAX, -FLT_MAX, TINY, -TINY, DENORM, -DENORM]
@@ -334,20 +405,41 @@ def large_input(n: int, seed: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 # cases
 # ---------------------------------------------------------------------------------------------
-def _model(inputs: list[np.ndarray]):
-    shape = inputs[0].shape
+def _model(shape: tuple, opset: int = OPSET):
+    """The one-node model of an x of this shape (a str dim is symbolic)."""
     f32, u8 = dtypes.get("float"), dtypes.get("uint8")
     return node_model(FAMILY.op, [("x", f32, shape)],
-                      [("y", u8, shape), ("y_scale", f32, ()), ("y_zero_point", u8, ())], {}, OPSET)
+                      [("y", u8, shape), ("y_scale", f32, ()), ("y_zero_point", u8, ())], {}, opset)
 
 
-def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int, **extra) -> Iterator[Case]:
+def _shape_of(sets: list[np.ndarray]) -> tuple:
+    """The declared shape of x for these data sets: theirs if they share it, else 1-D of symbolic length n."""
+    shapes = {x.shape for x in sets}
+    if len(shapes) == 1:
+        return next(iter(shapes))
+    if any(len(s) != 1 for s in shapes):
+        raise ValueError("data sets of different shapes must all be 1-D (one symbolic length)")
+    return ("n",)
+
+
+def _readings(datasets: list[np.ndarray]) -> str | None:
+    found = {r for x in datasets for r in ref.readings(x)}
+    return "; ".join(sorted(found)) or None
+
+
+def cases_of(what: str, datasets: list[np.ndarray], flags: list[str], seed: int, opset: int = OPSET,
+             **extra) -> Iterator[Case]:
     """The node case test_dynamicquantizelinear_<what> of the defined data sets (one x each) and the probe case
-    of the others (generator.family.split); `extra` goes into case.json."""
-    meta = FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=COMPARE, flags=flags, seed=seed, params={"what": what},
-                       **extra)
-    yield from split(f"{FAMILY.prefix}_{what}", [[x] for x in datasets],
-                     [ref.dynamic_quantize_linear(x) for x in datasets], _model, meta)
+    of the others (generator.family.split); `extra` goes into case.json. Data sets of different lengths share one
+    model of symbolic length; the node case's "reading" names what its defined data sets rest on."""
+    outcomes = [ref.dynamic_quantize_linear(x) for x in datasets]
+    defined = [x for x, o in zip(datasets, outcomes) if o.defined]
+    undefined = [x for x, o in zip(datasets, outcomes) if not o.defined]
+    meta = FAMILY.meta(opset=opset, clause=CLAUSE, compare=COMPARE, flags=flags, seed=seed, params={"what": what},
+                       reading=_readings(defined), **extra)
+    shapes = {True: _shape_of(defined) if defined else None, False: _shape_of(undefined) if undefined else None}
+    yield from split(f"{FAMILY.prefix}_{what}", [[x] for x in datasets], outcomes,
+                     lambda inputs: _model(shapes[any(inputs[0] is x for x in defined)], opset), meta)
 
 
 def witness_cases() -> Iterator[Case]:
@@ -374,6 +466,20 @@ def witness_cases() -> Iterator[Case]:
             yield from cases_of(what, sets, ["witness"], 0, witnesses=made_for)
 
 
+def boundary_opsets(max_opset: int) -> list[int]:
+    """The opset-boundary axis: opset 12, just above the one version (11), and the newest opset this run
+    allows that onnx knows, both resolving to DynamicQuantizeLinear-11."""
+    newest = min(max_opset, onnx.defs.onnx_opset_version())
+    return sorted({o for o in axes.boundary_opsets([OPSET], OPSET, newest) if o > OPSET} | {newest} - {OPSET})
+
+
+def boundary_cases(max_opset: int) -> Iterator[Case]:
+    """`mixed` (ONNX's own example among them) at each boundary opset: test_dynamicquantizelinear_mixed_opset<n>."""
+    _, sets = CATALOGUE["mixed"]()
+    for opset in boundary_opsets(max_opset):
+        yield from cases_of(f"mixed_opset{opset}", sets, ["edge", "opset_boundary"], 0, opset=opset)
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the catalogue, the large case, each random case."""
     if max_opset < OPSET:
@@ -395,7 +501,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
         s = sampling.case_seed(seed, f"{FAMILY.prefix}_{what}")
         yield from cases_of(what, random_inputs(n, opts["random"], s), ["random"], s)
 
-    units = [catalogue, witness_cases]
+    units = [catalogue, witness_cases, lambda: boundary_cases(max_opset)]
     if opts["large"]:
         units.append(large)
     if opts["random"]:
@@ -549,9 +655,10 @@ def hunt_x(draw) -> tuple[np.ndarray, np.ndarray | None]:
 
     from generator import hunting
 
-    form = draw(st.sampled_from(("1d", "0d", "2d")))
+    form = draw(st.sampled_from(("1d", "0d", "2d", "tail")))
     shape = {"1d": lambda: (draw(st.integers(1, 8)),), "0d": lambda: (),
-             "2d": lambda: (draw(st.integers(1, 3)), draw(st.integers(1, 3)))}[form]()
+             "2d": lambda: (draw(st.integers(1, 3)), draw(st.integers(1, 3))),
+             "tail": lambda: (draw(st.sampled_from(axes.tail_lengths(short=True, limit=65))),)}[form]()
     n = int(np.prod(shape, dtype=np.int64))
     kind = draw(st.sampled_from(HUNT_RANGES))
     if kind == "free":
@@ -566,8 +673,11 @@ def hunt_x(draw) -> tuple[np.ndarray, np.ndarray | None]:
         else:
             scale, _ = ref.quantization_parameters(np.array([lo, hi], dtype=F32))
             flat = [lo, hi] + [_hunt_interior(draw, lo, hi, scale) for _ in range(n - 2)]
-            r = draw(st.integers(0, n - 1))
-            flat = flat[r:] + flat[:r]
+            if form == "tail":  # an extreme last: in the partial last vector of the widths n is no multiple of
+                flat = flat[2:] + ([lo, hi] if draw(st.booleans()) else [hi, lo])
+            else:
+                r = draw(st.integers(0, n - 1))
+                flat = flat[r:] + flat[:r]
         x = np.array(flat, dtype=F32).reshape(shape)
     how = draw(st.sampled_from(HUNT_SPOILS))
     return x, (None if how is None else _hunt_spoil(draw, x, how))

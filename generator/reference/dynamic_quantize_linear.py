@@ -40,6 +40,31 @@ UNDEF_ZP_NAN = ("the zero point is NaN (X_Min_Adjusted / Scale is -inf / inf): C
 UNDEF_Y_NAN = ("x / y_scale is NaN for an infinite element (inf / inf): QuantizeLinear rounds NaN "
                "[DynamicQuantizeLinear-11 function body]")
 
+# Readings (docs/readings.md): results the function body gives only when its float32 steps are read as IEEE 754
+# arithmetic, which the text names nowhere; an implementation that flushes subnormals or traps on overflow reads
+# it otherwise. case.json "reading" carries each that a judged data set rests on.
+READING_RANGE_OVERFLOW = ("dql-range-overflow: X_Max - X_Min overflowing float32 gives +inf, so y_scale = +inf, the zero "
+                          "point 0 - (X_Min / inf) = 0 and y = x / inf = 0: the body's Sub and Div read as IEEE 754 "
+                          "float32 arithmetic (overflow to infinity); the text states no overflow rule")
+READING_SUBNORMAL_SCALE = ("dql-subnormal-scale: a y_scale below 2**-126 is the subnormal IEEE 754 gradual underflow "
+                           "gives (not flushed to 0, which would make the input undefined), and the later divisions "
+                           "by it are IEEE too: the body's Div read as IEEE 754 float32 arithmetic")
+
+
+def readings(x: np.ndarray) -> list[str]:
+    """The readings (READING_*) the defined result of x rests on; [] for an undefined x or a plain one."""
+    x = np.asarray(x, dtype=F32)
+    if x.size == 0 or np.isnan(x).any():
+        return []
+    if not dynamic_quantize_linear(x).defined:
+        return []
+    scale, _ = quantization_parameters(x)
+    if np.isinf(scale):
+        return [READING_RANGE_OVERFLOW]
+    if 0 < scale < np.finfo(F32).tiny:
+        return [READING_SUBNORMAL_SCALE]
+    return []
+
 
 def quantization_parameters(x: np.ndarray) -> tuple[np.float32, np.float32]:
     """(Scale, Initial_ZeroPoint_FP) of the function body, each step one float32 operation

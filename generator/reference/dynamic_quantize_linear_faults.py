@@ -11,8 +11,15 @@ range * float32(1 / 255); the zero point not clipped (its uint8 output then wrap
 y as x * 255 / range; and the last two but one together, which is what OpenVINO's CPU plugin computes (its
 ONNX frontend's graph, with the division by the constant 255 turned into a multiplication).
 
-Groups: the operator has no attribute and one version here, so there is one group per opset,
-"opset=<n>": every fault can differ in it (generator/witness/dynamic_quantize_linear.py has the witnesses).
+Vector tails (generator/axes.py): min_max_skip_tail<W> reduces min / max over the whole W-element vectors only
+(n - n % W elements of the flattened x; every element when n < W, the short-input scalar path), a vectorized
+reduction whose remainder loop is missing; y_tail_round_half_away rounds the last n % 8 elements of y (all of
+them when n < 8) half away from zero, a vectorized quantization loop whose scalar remainder uses std::round.
+
+Groups: the operator has no attribute and one version (DynamicQuantizeLinear-11, the one onnx.defs knows), so
+there is one group, "opset=11", for every model opset that resolves to it (12 and the newest included: the
+opset-boundary axis runs the same operator there): every fault can differ in it
+(generator/witness/dynamic_quantize_linear.py has the witnesses).
 The zero point's clip only matters when the float32 steps push -X_Min / Scale beyond 255, which needs a
 subnormal Scale (for a normal Scale the quotient is within 255 * 2**-23 of a value in [0, 255]); subnormal
 scales are defined (IEEE gradual underflow), so the group holds such inputs.
@@ -31,8 +38,15 @@ from generator.reference import dynamic_quantize_linear as ref
 F32 = np.float32
 
 
+SINCE_VERSION = 11  # DynamicQuantizeLinear's one version in ai.onnx (onnx.defs)
+TAIL_WIDTHS = (4, 8, 16, 32)  # SIMD widths in float32 lanes: SSE / NEON, AVX2, AVX-512, AVX-512 unrolled x2
+_NOT_SEEN = "not seen; modelled as "
+
+
 def group_key(meta: dict) -> str:
-    return f"opset={meta.get('opset')}"
+    """One group per operator version: every opset >= 11 resolves to DynamicQuantizeLinear-11."""
+    opset = meta.get("opset")
+    return f"opset={SINCE_VERSION if isinstance(opset, int) and opset >= SINCE_VERSION else opset}"
 
 
 def _round(v: np.ndarray, half_away: bool) -> np.ndarray:
@@ -43,15 +57,24 @@ def _round(v: np.ndarray, half_away: bool) -> np.ndarray:
     return np.rint(v)
 
 
+def _whole_vectors(x: np.ndarray, width: int) -> np.ndarray:
+    """The elements a min / max reduction without its remainder loop reads: the first n - n % width of the
+    flattened x, or all of them when n < width (no whole vector: the scalar path)."""
+    flat = x.reshape(-1)
+    return flat if flat.size < width else flat[:flat.size - flat.size % width]
+
+
 def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_reciprocal: bool = False,
-         clip_zero_point: bool = True, y_by: str = "divide") -> list[np.ndarray]:
+         clip_zero_point: bool = True, y_by: str = "divide", reduce_width: int = 0,
+         tail_half_away: int = 0) -> list[np.ndarray]:
     """The function body with the given deviation, float32 step by step as the reference does."""
     x = np.asarray(x, dtype=F32)
     reference = ref.dynamic_quantize_linear(x)
     if not reference.defined:
         return list(reference.outputs)
     with np.errstate(all="ignore"):
-        x_min, x_max = F32(np.min(x)), F32(np.max(x))
+        seen = _whole_vectors(x, reduce_width) if reduce_width else x
+        x_min, x_max = F32(np.min(seen)), F32(np.max(seen))
         if widen:
             x_min, x_max = min(x_min, F32(0)), max(x_max, F32(0))
         x_range = F32(x_max - x_min)
@@ -66,7 +89,12 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
             q = F32(x * F32(255)) / x_range
         else:
             q = x / scale
-        q = _round(np.asarray(q, dtype=F32), half_away)
+        q32 = np.asarray(q, dtype=F32)
+        q = _round(q32, half_away)
+        if tail_half_away:  # the scalar remainder of the quantization loop rounds half away from zero
+            flat, tail = q.reshape(-1), q32.size % tail_half_away if q32.size >= tail_half_away else q32.size
+            if tail:
+                flat[flat.size - tail:] = _round(q32.reshape(-1)[flat.size - tail:], True)
     q = np.nan_to_num(q, nan=0.0)
     y = np.clip(q + zp, 0.0, 255.0).astype(np.uint8)
     zp_out = np.array(int(zp) % 256 if not clip_zero_point else int(np.clip(zp, 0, 255)), dtype=np.uint8)
@@ -85,15 +113,20 @@ FAULTS: tuple[Fault, ...] = (
           "rounds the zero point and y half away from zero instead of to even (std::round)",
           _node(half_away=True), seen_in="MNN and gemmlowp-style ChooseQuantizationParams (std::round of the zero point)"),
     Fault("dynamic_quantize_linear.range_not_widened",
-          "uses min(x) and max(x) as they are, not widened to include 0", _node(widen=False)),
+          "uses min(x) and max(x) as they are, not widened to include 0", _node(widen=False),
+          seen_in=_NOT_SEEN + "the textbook asymmetric quantization without the spec's Min(x_min, 0) / Max(x_max, 0) "
+                              "(a range that need not hold 0)"),
     Fault("dynamic_quantize_linear.scale_reciprocal",
           "computes y_scale as range * float32(1 / 255) instead of range / 255", _node(scale_reciprocal=True),
           seen_in="OpenVINO 2026.4 CPU (measured: docs/quantization.md); MNN's ONNX converter (1.0f / 255.0f)"),
     Fault("dynamic_quantize_linear.zero_point_unclipped",
           "rounds the zero point without clipping it to [0, 255] (the uint8 output wraps)",
-          _node(clip_zero_point=False)),
+          _node(clip_zero_point=False),
+          seen_in=_NOT_SEEN + "a kernel that leaves out the body's Clip because a normal y_scale never needs it"),
     Fault("dynamic_quantize_linear.y_reciprocal",
-          "computes y from x * float32(1 / y_scale) instead of x / y_scale", _node(y_by="reciprocal")),
+          "computes y from x * float32(1 / y_scale) instead of x / y_scale", _node(y_by="reciprocal"),
+          seen_in=_NOT_SEEN + "the usual vectorized QuantizeLinear (one reciprocal, a multiply per element); "
+                              "onnxruntime 1.32 and OpenVINO 2026.4 measured here do not do it"),
     Fault("dynamic_quantize_linear.y_from_range",
           "computes y from float32(x * 255) / range instead of x / y_scale", _node(y_by="range"),
           seen_in="OpenVINO ONNX frontend (quantize_linear: x * quant_range_span / x_span)"),
@@ -101,4 +134,17 @@ FAULTS: tuple[Fault, ...] = (
           "both: y_scale as range * float32(1 / 255), y from float32(x * 255) / range",
           _node(scale_reciprocal=True, y_by="range"),
           seen_in="OpenVINO 2026.4 CPU (measured: reproduces 75 of its 90 failing data sets of the default suite)"),
+) + tuple(
+    Fault(f"dynamic_quantize_linear.min_max_skip_tail{w}",
+          f"reduces min / max over whole {w}-element vectors only: the last n % {w} elements are left out "
+          f"(all n read when n < {w})", _node(reduce_width=w),
+          seen_in=_NOT_SEEN + f"a {w}-lane vectorized ReduceMin / ReduceMax whose remainder loop is missing (issue 21: "
+                              "no tensor had its extreme in a partial last vector)")
+    for w in TAIL_WIDTHS
+) + (
+    Fault("dynamic_quantize_linear.y_tail_round_half_away",
+          "rounds the last n % 8 elements of y (all when n < 8) half away from zero: the vectorized loop rounds "
+          "to even, its scalar remainder with std::round", _node(tail_half_away=8),
+          seen_in=_NOT_SEEN + "an AVX2 quantization loop (cvtps2dq, ties to even) whose scalar remainder calls "
+                              "std::round (ties away), as MNN / gemmlowp-style scalar code does"),
 )

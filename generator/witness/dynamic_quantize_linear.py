@@ -1,8 +1,8 @@
 """Witnesses of the DynamicQuantizeLinear fault models (generator/reference/dynamic_quantize_linear_faults.py).
 
-One group per opset ("opset=11"). Every witness is an x of LENGTH float32 values, built by construction or
-by enumeration of float32 candidates, and kept only where the fault's outputs differ from the reference's
-(every step defined):
+One group ("opset=11"). Every witness is an x of LENGTH float32 values (the vector-tail faults' of a length
+with a partial last vector), built by construction or by enumeration of float32 candidates, and kept only where
+the fault's outputs differ from the reference's (every step defined):
   round_half_away       min -2.5, max 252.5: y_scale = 1 exactly, the zero point 2.5 and elements j + 0.5
                         are ties (the reference rounds them to even)
   range_not_widened     all positive (and all negative) x: the unwidened range gives another y_scale
@@ -13,6 +13,9 @@ by enumeration of float32 candidates, and kept only where the fault's outputs di
   y_reciprocal, y_from_range   y_scale = float32(1 / 255) (range 1): the float32 x nearest to (j + 0.5) *
                         y_scale whose quotient x / y_scale is exactly the tie, enumerated over j and the
                         neighbouring float32 values, kept where the other formula lands on the other side
+  min_max_skip_tail<W>  W + 1 elements, the minimum last (and, apart, the maximum last): the one element of
+                        the partial last vector holds the extreme the fault leaves out
+  y_tail_round_half_away   9 elements, y_scale 1, the last element 100.5: a tie in the scalar remainder
 
 Witness data (JSON): {"what": how it was built, "x": the values, space-separated, each the shortest decimal
 that reads back as exactly that float32 value}. generator/families/dynamic_quantize_linear.py turns them
@@ -101,8 +104,24 @@ def _quotient_ties(fault) -> list[tuple[np.ndarray, str]]:
         if hits else []
 
 
+def _extreme_last(width: int) -> list[tuple[np.ndarray, str]]:
+    """width + 1 elements with the minimum last, and with the maximum last (the rest strictly inside)."""
+    inner = np.resize(np.array([0.5, 1.0, 1.5, 0.25], dtype=F32), width)
+    return [(np.concatenate([np.array([3.0], F32), inner[1:], np.array([-2.0], F32)]), f"n {width + 1}, min last"),
+            (np.concatenate([np.array([-2.0], F32), inner[1:], np.array([3.0], F32)]), f"n {width + 1}, max last")]
+
+
+def _tail_tie() -> list[tuple[np.ndarray, str]]:
+    x = np.array([-2.5, 252.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 100.5], dtype=F32)
+    return [(x, "n 9, y_scale 1, the last element 100.5: a tie in the partial last vector")]
+
+
 def construct(fault) -> list[tuple[np.ndarray, str]]:
     name = fault.name.split(".", 1)[1]
+    if name.startswith("min_max_skip_tail"):
+        return _extreme_last(int(name.removeprefix("min_max_skip_tail")))
+    if name == "y_tail_round_half_away":
+        return _tail_tie()
     return {"round_half_away": _half_away, "range_not_widened": _not_widened, "scale_reciprocal": _scale_reciprocal,
             "zero_point_unclipped": _zero_point_unclipped, "scale_reciprocal_y_from_range": _scale_reciprocal,
             "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
