@@ -20,6 +20,7 @@ FILE_IDENTIFIER = b"TFL3"
 SCHEMA_VERSION = 3
 _PADDING = {"SAME": S.Padding.SAME, "VALID": S.Padding.VALID}
 _PADDING_NAME = {v: k for k, v in _PADDING.items()}
+RESHAPE_FORMS = ("input", "options")
 
 # op type -> (BuiltinOperator, options class, BuiltinOptions member) for ops without special handling
 _SIMPLE = {
@@ -35,8 +36,12 @@ _SIMPLE = {
 
 
 class _Writer:
-    def __init__(self, g: Graph):
+    def __init__(self, g: Graph, reshape_form: str = "input"):
+        if reshape_form not in RESHAPE_FORMS:
+            raise ValueError(f"reshape_form {reshape_form!r}: use one of {RESHAPE_FORMS}")
         self.g = g
+        self.reshape_form = reshape_form
+        self.pre: list = []  # operators an op needs before it (the PAD of an explicitly padded conv)
         self.tensors: list = []
         self.index: dict[str, int] = {}
         self.buffers = [S.BufferT()]  # buffer 0: the empty sentinel every activation points to
@@ -101,15 +106,29 @@ def _opts(cls, **fields):
     return o
 
 
+def _explicit_pad(w: _Writer, op: Op) -> int:
+    """A PAD of a conv's input with the conv's explicit spatial pads (N and C unpadded); its output tensor."""
+    x = w.g.tensors[op.inputs[0]]
+    pads = [(0, 0)] + [tuple(p) for p in op.attrs["pads"]] + [(0, 0)]
+    shape = tuple(s + b + e for s, (b, e) in zip(x.shape, pads))
+    padded = w._add(f"{op.outputs[0]}_padded_input", shape, S.TensorType.FLOAT32, None)
+    w.pre.append(w.operator("PAD", [w.tensor(x.name), w.param(f"{op.outputs[0]}_paddings", pads)], [padded],
+                            S.PadOptionsT(), "PadOptions"))
+    return padded
+
+
 def _operator(w: _Writer, op: Op):
     g, a, t = w.g, op.attrs, op.type
     x = w.tensor(op.inputs[0])
     outs = [w.tensor(n) for n in op.outputs]
     pname = op.outputs[0]
-    pad = _PADDING[a.get("padding", "VALID")] if t in ("conv", "depthwise_conv", "max_pool", "avg_pool") else None
+    implicit = t in ("conv", "depthwise_conv", "max_pool", "avg_pool")
+    pad = _PADDING.get(a.get("padding", "VALID")) if implicit else None
     if t in _SIMPLE:
         builtin, cls, member = _SIMPLE[t]
         return w.operator(builtin, [w.tensor(n) for n in op.inputs], outs, cls() if cls else None, member)
+    if a.get("padding") == "EXPLICIT":  # TFLite convs pad SAME or VALID only: a PAD, then the conv VALID
+        x, pad = _explicit_pad(w, op), _PADDING["VALID"]
     if t == "conv" and g.tensors[op.inputs[0]].rank == 4:
         (sh, sw), (dh, dw) = a.get("strides", (1, 1)), a.get("dilations", (1, 1))
         return w.operator("CONV_2D", [x] + [w.tensor(n) for n in op.inputs[1:]], outs,
@@ -160,21 +179,30 @@ def _operator(w: _Writer, op: Op):
                           "TransposeOptions")
     if t in ("reshape", "flatten", "squeeze", "unsqueeze"):
         shape = np.asarray(a["shape"], dtype=np.int32)
-        return w.operator("RESHAPE", [x, w.param(f"{pname}_shape", shape)], outs,
-                          _opts(S.ReshapeOptionsT, newShape=shape), "ReshapeOptions")
+        # the new shape as a second input (what TFLite's converter writes) or only in the options (one input:
+        # the older form, which the RESHAPE kernel still reads; tflite2onnx issue #23)
+        form = a.get("tflite_shape", w.reshape_form)  # a graph's op may ask for its form
+        ins = [x] if form == "options" else [x, w.param(f"{pname}_shape", shape)]
+        return w.operator("RESHAPE", ins, outs, _opts(S.ReshapeOptionsT, newShape=shape), "ReshapeOptions")
     if t == "fully_connected":
         return w.operator("FULLY_CONNECTED", [x] + [w.tensor(n) for n in op.inputs[1:]], outs,
                           _opts(S.FullyConnectedOptionsT, keepNumDims=False), "FullyConnectedOptions")
     raise ValueError(f"no TFLite builtin for op {t!r}")
 
 
-def write_tflite(g: Graph, description: str = "opconform layout twin") -> bytes:
-    """The .tflite bytes of a graph of form "tflite"."""
+def write_tflite(g: Graph, description: str = "opconform layout twin", reshape_form: str = "input") -> bytes:
+    """The .tflite bytes of a graph of form "tflite". reshape_form: "input" writes RESHAPE's new shape as its
+    second input (and in its options, as TFLite's converter does); "options" only in ReshapeOptions.new_shape
+    (one input), a form the RESHAPE kernel reads and converters must too."""
     if g.form != "tflite":
         raise ValueError(f"a .tflite model holds a graph of form 'tflite', not {g.form!r}")
-    w = _Writer(g)
+    w = _Writer(g, reshape_form)
     inputs = [w.tensor(n) for n in g.inputs]
-    operators = [_operator(w, op) for op in g.ops]
+    operators = []
+    for op in g.ops:
+        main = _operator(w, op)
+        operators += w.pre + [main]
+        w.pre = []
     sub = S.SubGraphT()
     sub.name = "main"
     sub.tensors = w.tensors
@@ -293,7 +321,8 @@ def _read_op(builtin: str, opt, ins: list[int], outs: list[int], array, ensure, 
     if builtin == "TRANSPOSE":
         return Op("transpose", x, outputs, {"perm": params(1)})
     if builtin == "RESHAPE":
-        return Op("reshape", x, outputs, {"shape": params(1)})
+        shape = params(1) if len(ins) > 1 and ins[1] >= 0 else [int(v) for v in opt.newShape]
+        return Op("reshape", x, outputs, {"shape": shape})
     if builtin == "FULLY_CONNECTED":
         return Op("fully_connected", [ensure(i) for i in ins if i >= 0], outputs)
     raise TfliteUnknownOperator(f"operator {builtin} is not one this reader knows")

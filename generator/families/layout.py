@@ -17,6 +17,7 @@ asks a Dims for them, which gives the suite's values to gen-cases), one data set
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from generator import sampling
+from generator import axes, sampling
 from generator.case import Case, Twin, finish_model
 from generator.family import Catalogue, Family, split
 from generator.hunting import Example
@@ -51,8 +52,8 @@ COMPARE_REASON = (
 def compare_spec(names: list[str], outputs: list[list[np.ndarray]]) -> dict:
     """The case's tolerance: allclose with a per-output atol from the largest expected magnitude."""
     per = {}
-    for j, name in enumerate(names):
-        scale = max([1.0] + [float(np.max(np.abs(ds[j]))) for ds in outputs if ds[j].size])
+    for j, name in enumerate(names):  # NaN payloads pass through some patterns: the scale ignores them
+        scale = max([1.0] + [float(np.nanmax(np.abs(ds[j]))) for ds in outputs if np.isfinite(ds[j]).any()])
         per[name] = {"atol": ATOL_PER_SCALE * 2.0 ** int(np.ceil(np.log2(scale)))}
     return {"mode": "allclose", "rtol": RTOL, "atol": ATOL_PER_SCALE, "reason": COMPARE_REASON, "outputs": per}
 
@@ -69,6 +70,8 @@ class Pattern:
     graph: L.Graph
     explicit: dict = field(default_factory=dict)
     what: str = ""
+    fill: dict = field(default_factory=dict)  # graph input -> fn(rng, shape): its data (else seeded uniform)
+    defaults: str = ""  # the ONNX model's default-valued attributes: "" as written, "explicit", "omitted"
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,12 +134,39 @@ def _node(g: L.Graph, op: L.Op, inits: list) -> onnx.NodeProto:
     raise ValueError(f"no ONNX operator for {t!r}")
 
 
-def onnx_model(g: L.Graph, name: str) -> onnx.ModelProto:
-    """The ONNX model of a graph of form "onnx" (float32 everywhere), at opset OPSET."""
+def _is_default(node: onnx.NodeProto, attr: onnx.AttributeProto, schema: dict) -> bool:
+    """An attribute whose value is its default: the schema's, or (strides, dilations, pads, which the schema
+    states in words only) all 1 / all 0."""
+    value = helper.get_attribute_value(attr)
+    if attr.name in schema:
+        want = schema[attr.name]
+        return value == (want.encode() if isinstance(want, str) else want)
+    text_default = {"strides": 1, "dilations": 1, "pads": 0}.get(attr.name)
+    return node.op_type in ("Conv", "MaxPool", "AveragePool") and text_default is not None and \
+        all(v == text_default for v in value)
+
+
+def _with_defaults(node: onnx.NodeProto, defaults: str) -> onnx.NodeProto:
+    """The explicit-defaults axis (generator/axes.py): every attribute the schema gives a default written with
+    it ("explicit"), or every attribute whose value is its default left out ("omitted"); "" as _node wrote it."""
+    if not defaults:
+        return node
+    schema = axes.attribute_defaults(node.op_type, OPSET)
+    if defaults == "explicit":
+        return axes.with_defaults(node, schema)
+    kept = [a for a in node.attribute if not _is_default(node, a, schema)]
+    del node.attribute[:]
+    node.attribute.extend(kept)
+    return node
+
+
+def onnx_model(g: L.Graph, name: str, defaults: str = "") -> onnx.ModelProto:
+    """The ONNX model of a graph of form "onnx" (float32 everywhere), at opset OPSET; defaults: the
+    explicit-defaults axis (_with_defaults)."""
     if g.form != "onnx":
         raise ValueError("an ONNX model holds a graph of form 'onnx'")
     inits: list = []
-    nodes = [_node(g, op, inits) for op in g.ops]
+    nodes = [_with_defaults(_node(g, op, inits), defaults) for op in g.ops]
     used = {i for op in g.ops for i in op.inputs}
     weights = [numpy_helper.from_array(t.data.astype(np.float32), t.name) for t in g.tensors.values()
                if t.data is not None and t.name in used]
@@ -164,23 +194,27 @@ class Dims:
       Dims(draw=draw)    a hunt: hypothesis draws every value (`draw` of a composite strategy); `values`
                          records them, for case.json params["sizes"]
       Dims(values)       a hunted case rebuilt from its params["sizes"] (the fault models convert it)
+      Dims(fixed=...)    the suite's values with some replaced (the axes of AXIS_VARIANTS); `values` records
+                         every value, for case.json params["sizes"]
 
     Ranges start at their simplest value (size 1, kernel 1, stride 1, no pad), where hypothesis shrinks. A size
     is drawn from its range (one in four), from its range without 1 (half: a size-1 axis hides a wrong
     permutation), or equal to an earlier size above 1 (one in four), so that C == H == W, where converters
     that guess a layout from the shape go wrong, comes up often."""
 
-    def __init__(self, values: dict | None = None, draw: Callable | None = None):
+    def __init__(self, values: dict | None = None, draw: Callable | None = None, fixed: dict | None = None):
         self.values: dict = {} if values is None else dict(values)
         self.replay = values is not None
         self._draw = draw
+        self._fixed = dict(fixed or {})  # the suite's values, these replaced (an axis: equal sizes, tails)
         self._sizes: list[int] = []
 
     def _get(self, name: str, default, strategy: Callable):
         if self.replay:
             return self.values[name]
         if self._draw is None:
-            return default
+            self.values[name] = value = self._fixed.get(name, default)
+            return value
         if name in self.values:
             raise ValueError(f"{name!r} drawn twice")
         self.values[name] = value = self._draw(strategy())
@@ -241,7 +275,8 @@ def build(make: Callable[..., Pattern], name: str, seed: int, datasets: int) -> 
     cseed = sampling.case_seed(seed, name)
     rng = sampling.Stream(cseed)
     p = make(rng)  # draws the weights first
-    data = [[_uniform(rng, p.graph.tensors[n].shape) for n in p.graph.inputs] for _ in range(datasets)]
+    data = [[p.fill.get(n, _uniform)(rng, p.graph.tensors[n].shape) for n in p.graph.inputs]
+            for _ in range(datasets)]
     return assemble(p, name, cseed, data)
 
 
@@ -289,7 +324,7 @@ def assemble(p: Pattern, name: str, seed: int, data: list[list[np.ndarray]],
     return [with_twin(c) for c in split(name, [onnx_form(tfl.inputs, xs) for xs in data],
                                         [Outcome(tuple(onnx_form(tfl.outputs, o.outputs)), o.undefined)
                                          for o in outcomes],
-                                        lambda _: onnx_model(cv.graph, name), meta, kind="graph")]
+                                        lambda _: onnx_model(cv.graph, name, p.defaults), meta, kind="graph")]
 
 
 _BY_WHAT: dict[str, str] = {}
@@ -302,8 +337,9 @@ def source_pattern(meta: dict) -> Pattern:
     or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
     (generator/reference/layout_faults.py)."""
     params = meta.get("params") or {}
-    if "pattern" in params:
-        return CATALOGUE[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
+    if "pattern" in params:  # a hunted case, or a variant of an axis (AXIS_VARIANTS)
+        p = CATALOGUE[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
+        return _variant(p, params.get("variant", ""))
     name = meta.get("name")
     if name is None:
         if not _BY_WHAT:
@@ -313,11 +349,108 @@ def source_pattern(meta: dict) -> Pattern:
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
-    """One unit per pattern. No case is written below opset OPSET."""
+    """One unit per pattern, and one per variant of the axes (AXIS_VARIANTS). No case is written below opset
+    OPSET."""
     if max_opset is not None and max_opset < OPSET:
         return []
     datasets = PROFILES[profile]["datasets"]
-    return [lambda n=n, m=m: iter(build(m, n, seed, datasets)) for n, m in sorted(CATALOGUE.items())]
+    units = [lambda n=n, m=m: iter(build(m, n, seed, datasets)) for n, m in sorted(CATALOGUE.items())]
+    return units + [lambda v=v: iter(build_variant(v, seed, datasets)) for v in axis_variants()]
+
+
+# ---------------------------------------------------------------------------------------
+# the axes of generation (generator/axes.py) over the patterns
+# ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Variant:
+    """A pattern built with some of its sizes replaced (`fixed`, Dims) and / or a form changed (`variant`:
+    _VARIANT_FORMS); its case is test_layout_<pattern>_<suffix>."""
+
+    pattern: str  # the CATALOGUE name (test_layout_...)
+    suffix: str
+    axis: str  # which axis it belongs to (case.json params "axis")
+    fixed: tuple = ()  # ((size name, value), ...)
+    variant: str = ""
+    one_dataset: bool = False  # the structure or a constant decides, not the data: one data set is enough
+
+    @property
+    def name(self) -> str:
+        return f"{self.pattern}_{self.suffix}"
+
+
+# Equal sizes: a converter that decides layouts from shapes cannot tell NHWC from NCHW where C == H == W, nor
+# H from W where H == W (onnx2tf #960: Conv straight from a Reshape, C == H == W, explicit pads; onnx2tf
+# 1.29.24 gets all 128 values wrong while its own check says "Matches"). The patterns that reshape,
+# transpose or convolve get the coincidence on the tensor the layout decision is made on.
+EQUAL_SIZES: dict[str, dict[str, dict[str, int]]] = {
+    "reshape_conv": {"equal_chw": dict(H=4, W=4, C=4, CO=4), "equal_hw": dict(H=5, W=5)},
+    "reshape_conv_explicit_pads": {"equal_chw": dict(H=8, W=8, C=8, CO=8)},  # onnx2tf #960's own sizes
+    "conv_reshape_fully_connected": {"equal_chw": dict(H=6, W=6, CO=4)},  # VALID 3x3: the conv output 4x4x4
+    "conv_flatten_fully_connected": {"equal_chw": dict(H=6, W=6, CO=4)},
+    "transpose_in_propagated_region": {"equal_chw": dict(H=5, W=5, CO=5), "equal_hw": dict(H=7, W=7)},
+}
+# Vector tails over C, the axis channel-last kernels (TFLite / XNNPACK, OpenVINO's nhwc) vectorize: every
+# remainder of 4 and 8 but 2 and 6 (1..9), one past and one short of 16, 32 and 64 float32 lanes (15, 17, 31,
+# 33, 63, 65) and the whole AVX-512 vector 16; the decisive channel is the last.
+CHANNEL_TAILS: tuple[int, ...] = (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65)
+# Explicit defaults: the patterns whose ONNX models hold every layout operator with a defaulted attribute
+# (Conv auto_pad / group / strides / dilations / pads, MaxPool ceil_mode / storage_order, AveragePool
+# count_include_pad, Flatten axis, Gemm alpha / beta / transA, ReduceMean keepdims / noop_with_empty_axes),
+# each written explicitly and each left out (ReduceMax has ReduceMean's attributes; Reshape allowzero and
+# Pad mode were left out for size). One data set each: the model's attributes are what varies.
+DEFAULTS_PATTERNS: tuple[str, ...] = ("pool_max_then_average", "conv_flatten_fully_connected",
+                                      "mean_hw_negative_axes_keepdims1")
+
+
+def _reshape_options_only(p: Pattern) -> Pattern:
+    """The twin's RESHAPEs carry their new shape in the options only (one input; tflite2onnx #23)."""
+    g = copy.deepcopy(p.graph)
+    for op in g.ops:
+        if op.type == "reshape":
+            op.attrs["tflite_shape"] = "options"
+    return replace(p, graph=g, what=p.what + "; the TFLite RESHAPE has its new shape in its options only")
+
+
+_VARIANT_FORMS: dict[str, Callable[[Pattern], Pattern]] = {
+    "": lambda p: p,
+    "reshape_options": _reshape_options_only,
+    "defaults_explicit": lambda p: replace(p, defaults="explicit",
+                                           what=p.what + "; every defaulted ONNX attribute written explicitly"),
+    "defaults_omitted": lambda p: replace(p, defaults="omitted",
+                                          what=p.what + "; every ONNX attribute at its default left out"),
+}
+
+
+def _variant(p: Pattern, variant: str) -> Pattern:
+    return _VARIANT_FORMS[variant](p)
+
+
+def axis_variants() -> list[Variant]:
+    """The variants the axes add to the catalogue (docs/layout.md, "Axes")."""
+    pre = CATALOGUE.prefix
+    out = [Variant(pre + name, suffix, "equal sizes", tuple(sorted(fixed.items())))
+           for name, by in sorted(EQUAL_SIZES.items()) for suffix, fixed in by.items()]
+    out += [Variant(pre + name, "reshape_options", "reshape form", variant="reshape_options")
+            for name in ("reshape_conv", "conv_reshape_fully_connected")]
+    out += [Variant(pre + "channel_tail", f"c{c}", "vector tails", (("CO", c),), one_dataset=True)
+            for c in CHANNEL_TAILS]
+    out += [Variant(pre + name, f"defaults_{how}", "explicit defaults", variant=f"defaults_{how}",
+                    one_dataset=True)
+            for name in DEFAULTS_PATTERNS for how in ("explicit", "omitted")]
+    return out
+
+
+def build_variant(v: Variant, seed: int, datasets: int) -> list[Case]:
+    """The case of a variant: its pattern built with Dims(fixed=...) and its form, data as build's; case.json
+    params "pattern", "sizes", "variant" rebuild it (source_pattern)."""
+    cseed = sampling.case_seed(seed, v.name)
+    rng = sampling.Stream(cseed)
+    d = Dims(fixed=dict(v.fixed))
+    p = _variant(CATALOGUE[v.pattern](rng, d), v.variant)
+    data = [[p.fill.get(n, _uniform)(rng, p.graph.tensors[n].shape) for n in p.graph.inputs]
+            for _ in range(1 if v.one_dataset else datasets)]
+    params = {"pattern": v.pattern, "sizes": dict(sorted(d.values.items())), "variant": v.variant, "axis": v.axis}
+    return assemble(p, v.name, cseed, data, params)
 
 
 # ---------------------------------------------------------------------------------------
@@ -491,6 +624,62 @@ def reshape_conv(rng, d=None) -> Pattern:
     return Pattern("Reshape", PROPAGATION, b.done(b.conv(r, b.d.size("CO", 11, 1, 13), "y")),
                    what=f"Reshape {flat} -> {image} -> Conv: the Reshape output is NHWC data the Conv needs "
                         "as NCHW; the graph input keeps its layout")
+
+
+@CATALOGUE
+def reshape_conv_explicit_pads(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    image = [b.d.size("N", 1, 1, 3), b.d.size("H", 7, 3, 9), b.d.size("W", 5, 3, 9), b.d.size("C", 3, 1, 8)]
+    flat = [image[0], image[1] * image[2] * image[3]]
+    r = b.op("reshape", [b.input("x", tuple(flat))], "image", shape=image)
+    cout = b.d.size("CO", 11, 1, 13)
+    w, bias = b.const("y_weights", (cout, 3, 3, image[3])), b.const("y_bias", (cout,))
+    y = b.op("conv", [r, w, bias], "y", padding="EXPLICIT", pads=[[1, 1], [1, 1]], strides=[2, 2], dilations=[1, 1])
+    return Pattern("Conv", PROPAGATION, b.done(y),
+                   what=f"Reshape {flat} -> {image} -> Conv 3x3 / 2 with pads 1 on every side (SAME would pad "
+                        "the end only): ONNX Conv pads [1, 1, 1, 1], TFLite PAD then CONV_2D VALID")
+
+
+@CATALOGUE
+def channel_tail(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    # sizes no tail length takes: C never equals H or W (the ambiguous shapes are the equal-sizes axis's)
+    x = b.input("x", (1, b.d.size("H", 2, 1, 5), b.d.size("W", 6, 1, 7), 10))
+    cout = b.d.size("CO", 9, 1, 65)
+    c = b.conv(x, cout, "conv", k=(1, 1), padding="VALID", vary_padding=False)
+    # the decisive channel is the last: its weights 0 and bias 40 exceed every other channel's
+    # |w x + b| < 10 * 1.5 * 2 + 1.5
+    b.g.tensors["conv_weights"].data[-1] = 0.0
+    b.g.tensors["conv_bias"].data[-1] = 40.0
+    y_max = b.op("reduce_max", [c], "y_max", axes=[-1], keepdims=False)
+    y = b.op("softmax", [c], "y", axis=-1)
+    return Pattern("Softmax", PROPAGATION, b.done(y, y_max),
+                   what=f"Conv 1x1 to C = {cout} -> Softmax and ReduceMax over C (ONNX axis -3): the last channel "
+                        "holds the maximum (40) and the largest softmax share")
+
+
+def _nan_payloads(rng: sampling.Stream, shape) -> np.ndarray:
+    """Seeded uniform data with every float32 NaN encoding (quiet, signalling, low and high payloads, both
+    signs: generator/axes.py nan_values) at the first and at the last positions (a vector's tail)."""
+    x = _uniform(rng, shape).ravel()
+    _, nans = axes.nan_values("float32")
+    k = min(len(nans), x.size // 2)
+    x[:k], x[x.size - k:] = nans[:k], nans[::-1][:k]
+    return x.reshape(shape)
+
+
+@CATALOGUE
+def concat_transpose_reshape_nan_payloads(rng, d=None) -> Pattern:
+    b = _B(rng, d)
+    c = b.image_conv(n=1)
+    n, h, w, _ = b.shape(c)
+    x2 = b.input("x2", (n, h, w, b.d.size("other", 2, 1, 8)))
+    cat = b.op("concat", [c, x2], "joined", axis=3)
+    y = b.op("transpose", [cat], "y", perm=[0, 2, 1, 3])
+    flat = b.op("reshape", [x2], "flat", shape=[n, int(np.prod(b.shape(x2)[1:]))])
+    return Pattern("Transpose", PROPAGATION, b.done(y, flat), fill={"x2": _nan_payloads},
+                   what="NaN payloads in a graph input that Concat (C), Transpose (swap H, W) and Reshape (with "
+                        "its Transpose bracket) move without arithmetic: each NaN must stay a NaN at its place")
 
 
 def _reshape_concat(rng, d, explicit: bool) -> Pattern:

@@ -403,7 +403,10 @@ def _spatial_args(op: Op, spatial: tuple, kernel: tuple) -> tuple:
     n = len(spatial)
     strides = tuple(op.attrs.get("strides", (1,) * n))
     dilations = tuple(op.attrs.get("dilations", (1,) * n))
-    pads = K.explicit_pads(op.attrs.get("padding", "VALID"), spatial, kernel, strides, dilations)
+    padding = op.attrs.get("padding", "VALID")
+    if padding == "EXPLICIT":  # pads SAME cannot express (symmetric with stride 2): TFLite writes PAD + VALID
+        return strides, dilations, [tuple(int(v) for v in p) for p in op.attrs["pads"]]
+    pads = K.explicit_pads(padding, spatial, kernel, strides, dilations)
     return strides, dilations, pads
 
 

@@ -4,7 +4,7 @@ case's tolerance) or refuses the graph.
 
 The patterns are built by hand, one per converter mistake of docs/layout.md (construction); the search
 converts every pattern with every fault and runs it on the pattern's data sets (exhaustive over the
-catalogue of patterns). A fault no pattern kills is an error: add a pattern that does (as
+catalogue of patterns and the variants its axes add: equal sizes, the RESHAPE form ...). A fault no pattern kills is an error: add a pattern that does (as
 `mean_h_keepdims0_softmax` was added for `reduced_layout_dropped`).
 
 A witness (JSON): {"pattern": <case name>, "datasets": [indices of the data sets that kill it]}. The family
@@ -23,6 +23,7 @@ def find(max_opset: int, budget: float) -> dict:
         return {}
     datasets = fam.PROFILES["default"]["datasets"]
     cases = [fam.build_case(make, name, 0, datasets) for name, make in sorted(fam.CATALOGUE.items())]
+    cases += [c for v in fam.axis_variants() for c in fam.build_variant(v, 0, datasets) if c.kind == "graph"]
     faults: dict = {}
     for fault in LF.FAULTS:
         witnesses = []
