@@ -10,7 +10,15 @@ Each family that has fault models keeps them next to its reference, in
                                      opset), a QLinearConv configuration class, ...
     run(fault, model, inputs, meta)  optional: the fault's outputs for one data set; the default swaps
                                      the fault's node function into the interpreter (generator.interpret)
-                                     for the operator the family names (meta "domain" / "op")
+                                     for the operator the family names (meta "domain" / "op"); [] where
+                                     the fault refuses the model
+    refuses(fault, model, meta)      optional: whether the fault refuses the model before any data (the
+                                     kill matrix's negative cases; the diagnosis of errors and refusals)
+
+A fault models a refusal (an implementation that raises where the spec requires a result) in one of three
+ways: its family's `refuses` says so; its family's `run` returns []; or its function raises `Refusal`, and
+the fault says `may_refuse=True` (so that the diagnosis of a backend's errors runs only faults that can
+refuse). `refuses()` below asks whichever applies.
 
 No central table: a family is found by the module's name. A fault is killed on a data set when its
 outputs differ from the expected ones under the case's strict comparison (`differs`).
@@ -44,6 +52,13 @@ class Fault:
     # params of a group -> False where the fault is no plausible implementation at all (e.g. rounding
     # through an intermediate type narrower than the target): "not applicable" in the kill matrix
     applies: Callable[[dict], bool] = field(default=lambda params: True, compare=False)
+    # its function raises Refusal on some models (the module docstring): asked when a backend raises
+    may_refuse: bool = False
+
+
+class Refusal(Exception):
+    """Raised by a fault model's function where the implementation it models refuses the model or the data
+    (raises instead of giving outputs): a backend's error or unsupported verdict is then consistent with it."""
 
 
 def optional_module(name: str) -> ModuleType | None:
@@ -86,6 +101,22 @@ def fault_outputs(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray]
     steps = [dataclasses.replace(st, fn=fault.fn) if (domain_of(st.node.domain), st.node.op_type) == (domain, op)
              else st for st in program.steps]
     return run_program(dataclasses.replace(program, steps=steps), inputs)
+
+
+def refuses(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray], meta: dict) -> bool:
+    """Does a backend with this fault (and nothing else wrong) raise on this model and data set instead of
+    giving outputs? The family's `refuses(fault, model, meta)` where it has one; else the fault's run: no
+    outputs from a family `run`, or Refusal raised. Any other exception propagates (the caller cannot tell)."""
+    mod = module(meta["family"])
+    predicate = getattr(mod, "refuses", None)
+    if predicate is not None:
+        return bool(predicate(fault, model, meta))
+    if getattr(mod, "run", None) is None and not fault.may_refuse:
+        return False  # the interpreter runs the fault's function, which says it never refuses
+    try:
+        return len(fault_outputs(fault, model, inputs, meta)) == 0
+    except Refusal:
+        return True
 
 
 _last_compiled: list = [None, None]  # (model, program): every fault of a case runs on the same model

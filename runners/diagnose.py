@@ -9,13 +9,21 @@ under the case's own compare spec, so the rules that judged the backend (NaN pay
 strings read back as values ...) also decide whether a fault explains it. A fault that raises or refuses
 the model, or whose outputs have another count, element type or shape, is not consistent.
 
+Errors and refusals get a diagnosis too where a refusing fault explains them: when the backend raised on a
+node / graph data set (verdict `error`, or `unsupported` because the backend itself refused the model: not a
+case it cannot take, such as another format's twin, nor a node placed elsewhere than asked), each candidate
+fault that refuses the same model and data set (generator.faults.refuses: its family's `refuses`, no outputs
+from its family's `run`, or a Refusal it raises) is named. Where none does, the record stays without a
+diagnosis: a backend that raises for a reason no fault models is not said to "match no known fault".
+
 The verdict carries the result:
   message    a last line "consistent with: <what> (<name>)[; <what> (<name>) ...]", or
              "matches no known fault"
   record     "diagnosis": the consistent faults' names ([] when none is); absent where nothing was
-             diagnosed: other verdicts, probe / negative kinds, a family without fault models, a case run
-             on another format's twin
-Cost: at most one run of each of the family's faults per failing data set; nothing for passing ones.
+             diagnosed: other verdicts, probe / negative kinds, a family without fault models, a fail on
+             another format's twin, an error or refusal no fault explains
+Cost: at most one run of each of the family's faults per failing data set; for an error or refusal, one per
+fault that can refuse (a family `refuses` or `run`, or a fault with may_refuse); nothing for passing ones.
 """
 
 from __future__ import annotations
@@ -123,6 +131,36 @@ def annotate(result, case: LoadedCase, dataset: int, actual: list, twin=None) ->
     found = diagnose(case, dataset, actual, tried)
     result.diagnosis = [f.name for f in found]
     result.message = f"{result.message}\n{describe(found)}"
+
+
+def refusing(case: LoadedCase, dataset: int | list[np.ndarray], faults: Iterable[Fault] | None = None) -> list[Fault]:
+    """The fault models that refuse data set `dataset` of `case` (an index, or the inputs themselves): a backend
+    with one of them raises there. faults: the ones to ask (default: `candidates(case.meta)`)."""
+    inputs = case.inputs[dataset] if isinstance(dataset, (int, np.integer)) else dataset
+    if faults is None:
+        faults = candidates(case.meta) or []
+    found = []
+    for f in faults:
+        try:
+            if fault_models.refuses(f, case.model, [np.asarray(x) for x in inputs], case.meta or {}):
+                found.append(f)
+        except Exception:  # noqa: BLE001 - cannot tell: no refusal is claimed
+            continue
+    return found
+
+
+def annotate_refusal(result, case: LoadedCase, dataset: int) -> None:
+    """Diagnose, in place, a node / graph data set on which the backend raised (an `error`, or an `unsupported`
+    the backend itself said): result.diagnosis and a last message line "consistent with: ..." where some fault
+    model refuses the same model; nothing otherwise."""
+    if result.verdict not in ("error", "unsupported") or case.kind not in ("node", "graph"):
+        return
+    if not 0 <= dataset < case.n_datasets:
+        return
+    found = refusing(case, dataset, candidates(case.meta) or [])
+    if found:
+        result.diagnosis = [f.name for f in found]
+        result.message = f"{result.message}\n{describe(found)}"
 
 
 # ---------------------------------------------------------------------------------------

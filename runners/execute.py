@@ -5,7 +5,8 @@ This is the one place that decides a verdict from what a backend does (DESIGN.md
   node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported; the outputs are
                 judged in every tier, the verdict is the selected tier's, and `tiers_met` lists the
                 tiers whose comparison passes (empty where the backend raised or did not run); a
-                fail names the fault models that reproduce its outputs (`diagnosis`, runners/diagnose.py)
+                fail names the fault models that reproduce its outputs (`diagnosis`, runners/diagnose.py),
+                an error or a refusal of the backend those that refuse the same model, where any does
   negative      pass if the backend refuses the model at the phase case.json names
                 ("prepare": prepare must raise; "run": prepare or run may raise), else fail
   probe         always "probe": what the backend returned (values and bit patterns) or the text of
@@ -258,7 +259,8 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     meta = case.meta or {}
     result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
                     backend_version=version, tier=tier, settings=settings, op=meta.get("op"),
-                    family=meta.get("family"), params=meta.get("params"), content=case.content)
+                    family=meta.get("family"), params=meta.get("params"), content=case.content,
+                    reading=_reading(case))
     if case.kind in ("node", "graph"):
         result.tiers_met = []  # filled by the comparison; a data set that errs meets no tier
     t0 = time.perf_counter()
@@ -273,6 +275,13 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     finally:
         result.duration = time.perf_counter() - t0
     return result
+
+
+def _reading(case: LoadedCase) -> str | None:
+    """case.json "reading" of a judged case (node / graph): what its expectation reads where no sentence of the
+    texts states it; None for other kinds (nothing judged against it) and where it rests on sentences only."""
+    reading = (case.meta or {}).get("reading")
+    return reading if case.kind in ("node", "graph") and isinstance(reading, str) and reading else None
 
 
 def returned(outputs) -> tuple[list | None, str]:
@@ -357,6 +366,8 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
     if entry.unsupported:
         r.verdict, r.error = UNSUPPORTED, entry.error
         r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"
+        if entry.placement is None:  # the backend refused the model (not the adapter's placement check)
+            _explain_refusal(r, case, i)
         return
     if entry.error is not None:
         r.error = entry.error
@@ -364,17 +375,20 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             r.verdict, r.message = PROBE, f"{label}: prepare raised {entry.error}"
         else:
             r.verdict, r.message = ERROR, f"{label}: prepare raised {entry.error}"
+            _explain_refusal(r, case, i)
         return
     try:
         value = backend.run(entry.value, _inputs(backend, case, i, mode))
     except Unsupported as exc:
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
+        _explain_refusal(r, case, i)
         return
     except Exception as exc:  # noqa: BLE001
         r.error = describe_exception(exc)
         r.verdict = PROBE if case.kind == "probe" else ERROR
         r.message = f"{label}: run raised {r.error}"
+        _explain_refusal(r, case, i)
         return
 
     outputs, what = returned(value)
@@ -402,6 +416,14 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         from runners.diagnose import annotate
 
         annotate(r, case, i, outputs, twin)
+
+
+def _explain_refusal(r: Result, case: LoadedCase, i: int) -> None:
+    """The backend raised on a node / graph data set: the fault models that refuse the same model, if any
+    (runners/diagnose.py)."""
+    from runners.diagnose import annotate_refusal
+
+    annotate_refusal(r, case, i)
 
 
 def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None) -> None:

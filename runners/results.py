@@ -5,7 +5,8 @@ file holds a header (format, backend, settings, tier, counts per verdict) and on
 item, sorted by case and data set so two runs of the same suite compare line by line.
 
 Fields added since the first format are optional when read (older files still load): the record's
-`content` (the case's content hash), the header's `suites` ({suite directory: suite_hash of it}, the
+`content` (the case's content hash), `reading` (what a judged item's expectation reads where no sentence
+states it), the header's `suites` ({suite directory: suite_hash of it}, the
 suites the run collected) and `shard` ("I/N" for a `--shard` run, else null).
 
 Every value in a record is plain JSON: non-finite floats are written as the strings "nan",
@@ -71,9 +72,13 @@ class Result:
     params: dict | None = None
     # node / graph data sets: the tiers ("strict", "tolerant") whose comparison passes; None for other kinds
     tiers_met: list[str] | None = None
-    # fail verdicts of node / graph data sets: the fault models that reproduce the outputs ([] = none);
+    # fail verdicts of node / graph data sets: the fault models that reproduce the outputs ([] = none); errors
+    # and refusals of the backend: the fault models that refuse the same model (only where some does);
     # None (absent from the record) where nothing was diagnosed (runners/diagnose.py)
     diagnosis: list[str] | None = None
+    # node / graph data sets: case.json "reading", where what the case expects rests on a reading of the texts
+    # rather than a sentence of them (docs/readings.md); None (absent from the record) where it rests on sentences
+    reading: str | None = None
     # the case's content hash (generator.serialize: the sha256 of its case.json, which lists the sha256 of
     # every file): ties a verdict to what was run; None for a case without case.json or one not read
     content: str | None = None
@@ -93,7 +98,7 @@ class Result:
 
     def to_record(self) -> dict:
         record = jsonable(dataclasses.asdict(self))
-        for key in ("diagnosis", "output", "worker_memory", "placement"):
+        for key in ("diagnosis", "reading", "output", "worker_memory", "placement"):
             if record.get(key) is None:
                 del record[key]
         return record
@@ -370,6 +375,7 @@ OPTIONAL_FIELDS = {
     "params": (lambda v: isinstance(v, dict), "an object"),
     "tiers_met": (_str_list, "a list of strings"),
     "diagnosis": (_str_list, "a list of strings"),
+    "reading": (lambda v: isinstance(v, str), "a string"),
     "error": (lambda v: isinstance(v, str), "a string"),
     "outputs": (_outputs, 'a list of objects whose "bits" are numbers or strings'),
     "content": (lambda v: isinstance(v, str), "a string"),

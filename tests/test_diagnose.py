@@ -28,7 +28,7 @@ from generator import cli
 from generator.faults import Fault
 from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear_node
 from generator.serialize import read_case
-from runners.backends.base import UnknownBackend
+from runners.backends.base import UnknownBackend, Unsupported
 from runners.backends.opconform import OpconformBackend
 from runners.backends.registry import get_backend, list_backends
 from runners.diagnose import NO_MATCH, NOT_DIAGNOSED, diagnose, fault_table, markdown
@@ -346,3 +346,94 @@ def test_a_fault_that_refuses_does_not_explain_missing_outputs(monkeypatch, dql_
     monkeypatch.setattr(generator.faults, "module", lambda family: fake if family == FAMILY else None)
     case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
     assert diagnose(case, 0, []) == []
+
+
+# ---------------------------------------------------------------------------------------
+# errors and refusals: explained by the faults that refuse the same model
+# ---------------------------------------------------------------------------------------
+REFUSES = f"{FAMILY}.test_refuses_everything"
+REFUSES_WHAT = "refuses DynamicQuantizeLinear outright"
+
+
+def refusing_node(inputs, attrs, opset, input_types):
+    raise generator.faults.Refusal("this implementation refuses the model")
+
+
+class RaisesAtRun(OpconformBackend):
+    name = "raises-at-run"
+
+    def run(self, prepared, inputs):
+        raise RuntimeError("the backend refuses")
+
+
+class UnsupportedAtPrepare(OpconformBackend):
+    name = "unsupported-at-prepare"
+
+    def prepare(self, model, case):
+        raise Unsupported("not implemented")
+
+
+class PlacedElsewhere(OpconformBackend):
+    name = "placed-elsewhere"
+
+    def prepare(self, model, case):
+        refusal = Unsupported("the node ran on another provider")
+        refusal.placement = {"requested": "X", "nodes": [{"node": "n", "provider": "Y"}]}
+        raise refusal
+
+
+@pytest.fixture
+def refusing_faults(monkeypatch):
+    """The hand-made catalogue plus a fault whose function raises Refusal (may_refuse)."""
+    refusing = Fault(REFUSES, REFUSES_WHAT, refusing_node, may_refuse=True)
+    fake = types.SimpleNamespace(FAULTS=FAULTS + (refusing,), group_key=lambda meta: "all")
+    monkeypatch.setattr(generator.faults, "module", lambda family: fake if family == FAMILY else None)
+    CALLS.clear()
+    yield
+    assert not CALLS
+
+
+@pytest.mark.parametrize("backend, verdict", [(RaisesAtRun(), "error"), (UnsupportedAtPrepare(), "unsupported")])
+def test_an_error_or_refusal_is_explained_by_a_refusing_fault(refusing_faults, dql_suite, backend, verdict):
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    r = run_case_dataset(backend, case, 0, "strict", {})
+    assert r.verdict == verdict
+    assert r.diagnosis == [REFUSES] and r.to_record()["diagnosis"] == [REFUSES]  # RAISES raises, it does not refuse
+    assert r.message.splitlines()[-1] == f"consistent with: {REFUSES_WHAT} ({REFUSES})"
+
+
+def test_what_the_backend_did_not_refuse_is_not_explained(refusing_faults, dql_suite):
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    r = run_case_dataset(PlacedElsewhere(), case, 0, "strict", {})  # the adapter's placement check: no refusal
+    assert r.verdict == "unsupported" and r.diagnosis is None
+    r = run_case_dataset(RaisesAtRun(), case, 0, "strict", {})
+    assert r.diagnosis == [REFUSES]
+    for r in verdicts(get_backend(f"fault:{HALF_AWAY}"), dql_suite):  # fails are not explained by refusals
+        assert REFUSES not in (r.diagnosis or [])
+
+
+def test_refusals_by_a_family_refuses_or_an_empty_run(monkeypatch, dql_suite):
+    """The other two ways a fault refuses: its family's refuses(fault, model, meta), its family's run giving []."""
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    a, b = Fault(f"{FAMILY}.test_a", "a", half_away_node), Fault(f"{FAMILY}.test_b", "b", half_away_node)
+    by_predicate = types.SimpleNamespace(FAULTS=(a, b), refuses=lambda fault, model, meta: fault is b)
+    by_run = types.SimpleNamespace(FAULTS=(a, b), run=lambda fault, model, inputs, meta: [] if fault is a else
+                                   half_away_node(inputs, {}, 11, []))
+    for fake, named in ((by_predicate, [b.name]), (by_run, [a.name])):
+        monkeypatch.setattr(generator.faults, "module", lambda family, fake=fake: fake if family == FAMILY else None)
+        r = run_case_dataset(RaisesAtRun(), case, 0, "strict", {})
+        assert r.verdict == "error" and r.diagnosis == named, r.message
+
+
+def test_a_fault_without_may_refuse_is_not_run_for_an_error(monkeypatch, dql_suite):
+    ran = []
+
+    def counting(inputs, attrs, opset, input_types):
+        ran.append(1)
+        raise generator.faults.Refusal("undeclared")
+
+    fake = types.SimpleNamespace(FAULTS=(Fault(f"{FAMILY}.test_undeclared", "undeclared", counting),))
+    monkeypatch.setattr(generator.faults, "module", lambda family: fake if family == FAMILY else None)
+    case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
+    r = run_case_dataset(RaisesAtRun(), case, 0, "strict", {})
+    assert r.verdict == "error" and r.diagnosis is None and not ran
