@@ -184,10 +184,15 @@ def _family(record: dict, name: str | None = None) -> str:
 
 
 def tally(records: Iterable[dict]) -> dict[tuple[str, str], int]:
-    """(family, fault name | NO_MATCH | NOT_DIAGNOSED) -> failing items (verdict fail of node / graph data sets).
-    An item consistent with several faults counts once for each."""
+    """(family, fault name | NO_MATCH | NOT_DIAGNOSED) -> failing items (verdict fail of node / graph data sets),
+    and, under a fault's name, the errors and refusals it explains. An item consistent with several faults counts
+    once for each."""
     counts: Counter = Counter()
     for r in records:
+        if _raised(r):
+            for name in r.get("diagnosis") or ():
+                counts[(_family(r, name), name)] += 1
+            continue
         if r.get("verdict") != "fail" or r.get("kind") not in ("node", "graph", None):
             continue
         diagnosis = r.get("diagnosis")
@@ -221,8 +226,57 @@ def fault_table(runs: list[tuple[str, list[dict]]]) -> dict:
         rows += sorted(grouped[family], key=lambda row: (tail.get(row["fault"], 0), -row["total"], row["fault"]))
     failing = [[r for r in records if r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None)]
                for _, records in runs]
+    raised = [[r for r in records if _raised(r)] for _, records in runs]
     return {"backends": [label for label, _ in runs], "rows": rows, "failures": [len(f) for f in failing],
-            "diagnosed": [sum(1 for r in f if r.get("diagnosis")) for f in failing]}
+            "diagnosed": [sum(1 for r in f if r.get("diagnosis")) for f in failing],
+            "raised": [len(e) for e in raised], "raised_diagnosed": [sum(1 for r in e if r.get("diagnosis")) for e in raised]}
+
+
+def _raised(r: dict) -> bool:
+    """An error or unsupported verdict of a node / graph data set (the backend raised, or cannot take the case)."""
+    return r.get("verdict") in ("error", "unsupported") and r.get("kind") in ("node", "graph", None)
+
+
+def unmatched(runs: list[tuple[str, list[dict]]]) -> dict:
+    """The measure of how much of a run the fault models explain, per backend and per family:
+    {"backends": [labels], "rows": [{"family" (None: every family), "cells": [per backend {"failing", "no_match",
+    "not_diagnosed", "share", "raised", "raised_diagnosed"}]}]}; share = no_match / failing (None without failing
+    items). failing: fail verdicts of node / graph data sets; raised: their error / unsupported verdicts, of which
+    raised_diagnosed some refusing fault model explains."""
+    families = sorted({_family(r) for _, records in runs for r in records
+                       if r.get("verdict") == "fail" or _raised(r)})
+    rows = []
+    for family in [None] + families:
+        cells = []
+        for _, records in runs:
+            mine = [r for r in records if family is None or _family(r) == family]
+            failing = [r for r in mine if r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None)]
+            raised = [r for r in mine if _raised(r)]
+            no_match = sum(1 for r in failing if r.get("diagnosis") == [])
+            cells.append({"failing": len(failing), "no_match": no_match,
+                          "not_diagnosed": sum(1 for r in failing if r.get("diagnosis") is None),
+                          "share": no_match / len(failing) if failing else None,
+                          "raised": len(raised), "raised_diagnosed": sum(1 for r in raised if r.get("diagnosis"))})
+        rows.append({"family": family, "cells": cells})
+    return {"backends": [label for label, _ in runs], "rows": rows}
+
+
+def unmatched_markdown(table: dict) -> str:
+    """The measure as Markdown: per backend, "no match / failing (share)", not diagnosed, and "explained /
+    errors + unsupported"."""
+    backends = table["backends"]
+    lines = ["| family | " + " | ".join(f"{b}: matches no known fault | {b}: errors / unsupported explained"
+                                          for b in backends) + " |",
+             "|---|" + "---:|---:|" * len(backends)]
+    for row in table["rows"]:
+        cells = []
+        for c in row["cells"]:
+            share = f" ({c['share']:.1%})" if c["share"] is not None else ""
+            nd = f", {c['not_diagnosed']} not diagnosed" if c["not_diagnosed"] else ""
+            cells.append(f"{c['no_match']} of {c['failing']}{share}{nd}" if c["failing"] else "")
+            cells.append(f"{c['raised_diagnosed']} of {c['raised']}" if c["raised"] else "")
+        lines.append(f"| {row['family'] or '**all**'} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown(table: dict) -> str:
@@ -237,4 +291,8 @@ def markdown(table: dict) -> str:
         lines.append(f"| {row['family']} | {fault} | " + " | ".join(str(n or "") for n in row["counts"]) + " |")
     lines.append("| | failing items (node / graph data sets) | " + " | ".join(map(str, table["failures"])) + " |")
     lines.append("| | of which consistent with some fault model | " + " | ".join(map(str, table["diagnosed"])) + " |")
+    if any(table.get("raised") or ()):
+        lines.append("| | errors and unsupported (node / graph data sets) | " + " | ".join(map(str, table["raised"])) + " |")
+        lines.append("| | of which a fault model that refuses the model explains | "
+                     + " | ".join(map(str, table["raised_diagnosed"])) + " |")
     return "\n".join(lines) + "\n"

@@ -6,7 +6,9 @@ One results file per backend (`pytest SUITE --backend B --report B.json`); sever
 a scoreboard. The page shows, per backend: name, version, settings and tier; counts per family and
 verdict; the tiers met per family; a from-type x to-type grid for Cast and the promotion table for
 ConvertPromoteTypes, colored by verdict; the failures per fault model (runners/diagnose.py: how many
-failing items each fault model reproduces, per backend); the first mismatches and the diagnosis of every
+failing items each fault model reproduces, and the errors / refusals a refusing fault model explains, per
+backend); the failing items against a sentence of the texts apart from those against a reading (case.json
+"reading", per family and reading: failure_bases); the first mismatches, the diagnosis and the reading of every
 failing item; and the probe cases as a divergence matrix (what each backend returned where the spec
 defines nothing). The HTML is one self-contained file: inline CSS, no scripts, no network. The Markdown
 escapes every value it shows (a message can hold anything): no HTML, no link, image or autolink from data;
@@ -370,6 +372,50 @@ def failures(run: Run) -> tuple[list[dict], int]:
     return bad[:MAX_FAILURES], len(bad)
 
 
+SENTENCE = "a sentence of the texts"  # what a failing item's expectation rests on where its record has no reading
+
+
+def _failing(r: dict) -> bool:
+    """A wrong-value failure of a judged item (verdict fail of a node / graph data set)."""
+    return r.get("verdict") == "fail" and r.get("kind") in ("node", "graph", None)
+
+
+def failure_bases(runs: list[tuple[str, list[dict]]]) -> dict:
+    """Failing items (verdict fail of node / graph data sets) per backend, apart by what their expectation rests
+    on: a sentence of the texts, or a reading (the record's "reading", case.json's; docs/readings.md).
+
+    {"backends": [labels], "rows": [{"family", "reading": None (a sentence) | its text, "counts": [per backend],
+    "total"}], "sentence": [per backend], "reading": [per backend]}; rows by family, the sentence row first, then
+    the readings by their total (most first). A record from before readings were recorded counts as a sentence's."""
+    per: list[Counter] = []
+    for _, records in runs:
+        per.append(Counter((r.get("family") or r.get("op") or "(none)", r.get("reading") or None)
+                           for r in records if _failing(r)))
+    keys = {k for c in per for k in c}
+    rows = []
+    for family in sorted({f for f, _ in keys}):
+        mine = [{"family": family, "reading": reading, "counts": [c.get((family, reading), 0) for c in per]}
+                for f, reading in keys if f == family]
+        for row in mine:
+            row["total"] = sum(row["counts"])
+        rows += sorted(mine, key=lambda row: (row["reading"] is not None, -row["total"], row["reading"] or ""))
+    return {"backends": [label for label, _ in runs], "rows": rows,
+            "sentence": [sum(n for (_, reading), n in c.items() if reading is None) for c in per],
+            "reading": [sum(n for (_, reading), n in c.items() if reading is not None) for c in per]}
+
+
+def bases_markdown(table: dict) -> str:
+    """failure_bases as Markdown (scripts/discrepancies.py)."""
+    lines = ["| family | the expectation rests on | " + " | ".join(table["backends"]) + " |",
+             "|---|---|" + "---:|" * len(table["backends"])]
+    for row in table["rows"]:
+        basis = SENTENCE if row["reading"] is None else "reading: " + " ".join(row["reading"].replace("|", "\\|").split())
+        lines.append(f"| {row['family']} | {basis} | " + " | ".join(str(n or "") for n in row["counts"]) + " |")
+    lines.append("| | failing items against a sentence | " + " | ".join(map(str, table["sentence"])) + " |")
+    lines.append("| | failing items against a reading | " + " | ".join(map(str, table["reading"])) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def diagnosis_text(r: dict, whats: dict[str, str]) -> str | None:
     """A failing item's diagnosis as one line ("consistent with: ..." / "matches no known fault"), None
     where it has none (not a wrong-value failure, no fault models, an older results file)."""
@@ -456,6 +502,8 @@ def build(runs: list[Run], notes: list[str] = ()) -> dict:
         } for run in runs],
         "notes": list(notes),
         "faults": fault_table([(run.label, run.records) for run in runs]),
+        "bases": failure_bases([(run.label, run.records) for run in runs]),
+        "sentence": SENTENCE,
         "families": families,
         "order": ORDER,
         "probes": probe_matrix(runs),

@@ -8,8 +8,12 @@ one row per (family, fault model) that some failing item is consistent with, one
 each cell the number of failing items (node / graph data sets with wrong values) whose outputs that fault
 model reproduces exactly (runners/diagnose.py); then, per family, the failing items that match no known
 fault and those not diagnosed (a family without fault models, or a results file older than the diagnosis).
-An item consistent with several fault models counts once for each. Columns are named by backend; the line
-under the table gives their versions. `--family F` (repeatable) keeps only those families' items (rows and
+An item consistent with several fault models counts once for each; a fault's row also counts the errors and
+refusals of the backend it explains (a fault model that refuses the same model), and two lines count those
+errors / unsupported items and how many such a fault explains. A second table keeps the failing items against a
+sentence of the texts apart from those against a reading (case.json "reading", docs/readings.md): per family,
+one row for the sentences and one per reading. Columns are named by backend; the line under the tables gives
+their versions. `--family F` (repeatable) keeps only those families' items (rows and
 totals alike), so runs over different sets of families can each be tabulated over what they all ran.
 scripts/example_report.sh runs it.
 """
@@ -20,7 +24,7 @@ import argparse
 import sys
 
 from runners.diagnose import fault_table, markdown
-from runners.report import load
+from runners.report import bases_markdown, failure_bases, load
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,8 +39,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"discrepancies.py: {exc}", file=sys.stderr)
         return 2
     keep = set(args.family or ())
-    sys.stdout.write(markdown(fault_table([(run.name, [r for r in run.records if not keep or r.get("family") in keep])
-                                           for run in runs])))
+    kept = [(run.name, [r for r in run.records if not keep or r.get("family") in keep]) for run in runs]
+    sys.stdout.write(markdown(fault_table(kept)))
+    sys.stdout.write("\nFailing items against a sentence of the texts and against a reading:\n\n")
+    sys.stdout.write(bases_markdown(failure_bases(kept)))
     sys.stdout.write("\nBackends: " + ", ".join(f"{run.name} {run.version}" for run in runs) + ".\n")
     return 0
 

@@ -437,3 +437,59 @@ def test_a_fault_without_may_refuse_is_not_run_for_an_error(monkeypatch, dql_sui
     case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
     r = run_case_dataset(RaisesAtRun(), case, 0, "strict", {})
     assert r.verdict == "error" and r.diagnosis is None and not ran
+
+
+# ---------------------------------------------------------------------------------------
+# the measure (scripts/unmatched.py) and the reading table (scripts/discrepancies.py)
+# ---------------------------------------------------------------------------------------
+READING = "a reading of the texts (docs/readings.md#x)"
+
+
+def _measure_files(tmp_path):
+    def rec(case, verdict, family="cast", **extra):
+        return {"case": case, "dataset": 0, "kind": "node", "verdict": verdict, "family": family, "op": "Cast",
+                "params": None, "message": f"{case}[0]: {verdict}", "tiers_met": [], "mismatches": [], **extra}
+
+    a = [rec("a1", "fail", diagnosis=["cast.x"]), rec("a2", "fail", diagnosis=[]), rec("a3", "fail", diagnosis=[],
+                                                                                     reading=READING),
+         rec("a4", "fail", diagnosis=["cast.x"], reading=READING), rec("a5", "pass"),
+         rec("a6", "error", family="convert_promote_types", diagnosis=["convert_promote_types.r"]),
+         rec("a7", "unsupported", family="convert_promote_types"), rec("a8", "fail", family="layout")]
+    b = [rec("a1", "pass"), rec("a2", "fail", diagnosis=["cast.x"])]
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    write_results(pa, a, {"backend": {"name": "alpha", "version": "1"}, "tier": "strict"})
+    write_results(pb, b, {"backend": {"name": "beta", "version": "2"}, "tier": "strict"})
+    return pa, pb
+
+
+def test_unmatched_share_per_backend_and_family(tmp_path):
+    from runners.diagnose import unmatched
+
+    runs = load(list(_measure_files(tmp_path)))
+    table = unmatched([(r.label, r.records) for r in runs])
+    cells = {row["family"]: row["cells"] for row in table["rows"]}
+    assert cells[None][0] == {"failing": 5, "no_match": 2, "not_diagnosed": 1, "share": 0.4, "raised": 2,
+                              "raised_diagnosed": 1}
+    assert cells["cast"][1]["share"] == 0.0 and cells["convert_promote_types"][1]["raised"] == 0
+    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "unmatched.py"), *map(str, _measure_files(tmp_path))],
+                            capture_output=True, text=True)
+    assert script.returncode == 0, script.stderr
+    lines = script.stdout.splitlines()
+    assert "| **all** | 2 of 5 (40.0%), 1 not diagnosed | 1 of 2 | 0 of 1 (0.0%) |  |" in lines
+    assert "| cast | 2 of 4 (50.0%) |  | 0 of 1 (0.0%) |  |" in lines
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "unmatched.py"), str(tmp_path / "nope.json")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_discrepancies_show_explained_errors_and_failures_against_a_reading(tmp_path):
+    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "discrepancies.py"),
+                             *map(str, _measure_files(tmp_path))], capture_output=True, text=True)
+    assert script.returncode == 0, script.stderr
+    lines = script.stdout.splitlines()
+    assert "| convert_promote_types | `convert_promote_types.r` | 1 |  |" in lines  # the error it explains
+    assert "| | errors and unsupported (node / graph data sets) | 2 | 0 |" in lines
+    assert "| | of which a fault model that refuses the model explains | 1 | 0 |" in lines
+    assert "| cast | a sentence of the texts | 2 | 1 |" in lines
+    assert f"| cast | reading: {READING} | 2 |  |" in lines
+    assert "| | failing items against a reading | 2 | 0 |" in lines

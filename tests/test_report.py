@@ -349,3 +349,68 @@ def test_where_the_nodes_ran_is_shown(tmp_path):
         text = render(load([p, q]), fmt)
         assert "Where the nodes ran on x 1 (3 items say)" in text and "CPU (f32 ran as bf16): 1" in text
         assert "Where the nodes ran on y" not in text
+
+
+# ---- failures against a sentence of the texts, apart from failures against a reading ----------------------------
+TRUNCATION = "float -> int8..uint64 truncates fractions toward zero (docs/readings.md#truncation)"
+IEEE_RNE = "float targets round to nearest, ties to even (docs/readings.md#ieee-rne)"
+
+
+def test_records_of_judged_items_carry_their_reading(tmp_path):
+    """The record says whether the item's expectation rests on a reading: case.json's text, or no field."""
+    import numpy as np
+
+    from generator import dtypes
+    from generator.case import Case, case_meta, node_model
+    from generator.serialize import read_case, write_case
+    from runners.backends.opconform import OpconformBackend
+    from runners.execute import run_case_dataset
+
+    f32, i8 = dtypes.get("float"), dtypes.get("int8")
+    model = node_model("Cast", [("x", f32, (2,))], [("y", i8, (2,))], {"to": i8.onnx}, 13)
+    x, y = np.array([1.9, -1.9], np.float32), np.array([1, -1], np.int8)
+    for name, kind, reading in (("test_cast_read", "node", TRUNCATION), ("test_cast_stated", "node", None),
+                                ("test_cast_read_probe", "probe", None)):
+        meta = case_meta(op="Cast", domain="", opset=13, family="cast", spec_file="Cast.txt", clause="c",
+                         compare={"mode": "exact"} if kind == "node" else {"mode": "none"}, flags=[], seed=0,
+                         params={}, reading=reading)
+        if kind == "probe":  # what a probe's case.json holds: no expectation, no reading; a stray one is not judged
+            meta["reading"] = TRUNCATION
+        write_case(Case(name, kind, model, [[x]], [[y]] if kind == "node" else None, meta), tmp_path)
+    records = {d.name: run_case_dataset(OpconformBackend(), read_case(d), 0, "strict", {}).to_record()
+               for kind in ("node", "probe") for d in (tmp_path / kind).iterdir()}
+    assert records["test_cast_read"]["reading"] == TRUNCATION and records["test_cast_read"]["verdict"] == "pass"
+    assert "reading" not in records["test_cast_stated"] and "reading" not in records["test_cast_read_probe"]
+
+
+def _fails(tmp_path):
+    a = [dict(cast("float", "int8", "fail"), reading=TRUNCATION), dict(cast("double", "int8", "fail"), reading=TRUNCATION),
+         dict(cast("float", "float16", "fail"), reading=IEEE_RNE), cast("float", "float4e2m1", "fail"),
+         dict(cast("float", "uint8", "pass"), reading=TRUNCATION), dict(cast("float", "int4", "error"), reading=TRUNCATION),
+         rec("test_dql_x", "fail", family="dynamic_quantize_linear")]
+    b = [dict(cast("float", "int8", "pass"), reading=TRUNCATION), cast("float", "float4e2m1", "fail")]
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    write_results(pa, a, {"backend": {"name": "alpha", "version": "1"}, "tier": "strict"})
+    write_results(pb, b, {"backend": {"name": "beta", "version": "2"}, "tier": "strict"})
+    return pa, pb
+
+
+def test_failures_against_a_reading_are_counted_apart(tmp_path):
+    bases = build(load(list(_fails(tmp_path))))["bases"]
+    rows = [(row["family"], row["reading"], row["counts"]) for row in bases["rows"]]
+    assert rows == [("cast", None, [1, 1]), ("cast", TRUNCATION, [2, 0]), ("cast", IEEE_RNE, [1, 0]),
+                    ("dynamic_quantize_linear", None, [1, 0])]
+    assert bases["sentence"] == [2, 1] and bases["reading"] == [3, 0]
+
+
+def test_html_and_markdown_show_failures_against_a_reading_apart(tmp_path):
+    runs = load(list(_fails(tmp_path)))
+    html, md = render(runs, "html"), render(runs, "md")
+    for page in (html, md):
+        assert "Failures against a sentence of the texts, and against a reading" in page
+        assert "failing items against a reading" in page
+    shown = TRUNCATION.replace(">", "&gt;")
+    assert f"reading: {shown}" in html and f"rests on a reading: {shown}" in html
+    assert "| cast | a sentence of the texts | 1 | 1 |" in md
+    assert "| | failing items against a reading | 3 | 0 |" in md
+    assert f"(rests on a reading: {md_text(TRUNCATION)})" in md
