@@ -220,9 +220,14 @@ def markdown(m: dict) -> str:
                   "|---|---|---|---|---|---|"]
         for name, info in fm["faults"].items():
             st = [row[name]["status"] for row in fm["groups"].values()]
-            lines.append(f"| `{name}` | {info['what']} | {info['seen_in'] or '-'} | {st.count('killed')} | "
-                         f"{st.count('equivalent')} | {st.count('survived')} |")
+            lines.append(f"| `{name}` | {_cell(info['what'])} | {_cell(info.get('seen_in')) or '-'} | "
+                         f"{st.count('killed')} | {st.count('equivalent')} | {st.count('survived')} |")
         survivors = [(k, f) for k, row in fm["groups"].items() for f, e in row.items() if e["status"] == "survived"]
         if survivors:
             lines += ["", "Survived:", ""] + [f"- {k}: `{f}`" for k, f in survivors]
     return "\n".join(lines) + "\n"
+
+
+def _cell(text) -> str:
+    """Text in one Markdown table cell: one line, its pipes escaped (a seen_in may quote code)."""
+    return " ".join(str(text or "").split()).replace("|", "\\|")

@@ -73,3 +73,19 @@ def test_recorded_kills_are_real():
                 assert faults.differs(case.outputs[i], out, types, case.meta["compare"]), (e["name"], i, name)
                 checked += 1
     assert checked > 20
+
+
+def test_the_markdown_table_shows_where_each_fault_was_seen():
+    """kill_matrix.md's per-family table has a "seen in" column: each fault's seen_in on its row, on one line,
+    a pipe in it escaped (it would split the cell); "-" where a fault has none."""
+    from generator.kill_matrix import markdown
+
+    seen = "onnxruntime 1.32.0, measured here | Cast\nkernel"
+    m = {"fam": {"groups": {"g": {"fam.a": {"status": "killed", "by": ["c[0]"], "n": 1},
+                                  "fam.b": {"status": "not applicable"}}},
+                 "counts": dict.fromkeys(STATUSES, 0), "score": 1.0,
+                 "faults": {"fam.a": {"what": "a | b", "seen_in": seen}, "fam.b": {"what": "b", "seen_in": ""}}}}
+    lines = markdown(m).splitlines()
+    assert "| fault | what | seen in | killed in groups | equivalent | survived |" in lines
+    assert "| `fam.a` | a \\| b | onnxruntime 1.32.0, measured here \\| Cast kernel | 1 | 0 | 0 |" in lines
+    assert "| `fam.b` | b | - | 0 | 0 | 0 |" in lines
