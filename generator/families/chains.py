@@ -53,11 +53,12 @@ def _model(name: str, nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray
 
 def _cases(name: str, *, opset: int, mode: str, rewrite: str, pattern: str, op: str, spec_file: str, clause: str,
            nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray], constant: set[str], outcome: Outcome,
-           output_names: list[str], params: dict, compare: dict = EXACT, seed: int = 0) -> Iterator[Case]:
+           output_names: list[str], params: dict, compare: dict = EXACT, seed: int = 0,
+           readings: list[str] = ()) -> Iterator[Case]:
     fed = [np.asarray(a) for n, a in tensors.items() if n not in constant]
     model = _model(name, nodes, tensors, constant, list(zip(output_names, outcome.outputs)), opset)
     meta = FAMILY.meta(opset=opset, clause=clause, compare=compare, flags=["edge", "optimizer"], seed=seed,
-                       spec_file=spec_file, op=op,
+                       spec_file=spec_file, op=op, reading="; ".join(readings) or None,
                        params={"rewrite": rewrite, "pattern": pattern, "inputs": mode, **params})
     yield from split(name, [fed], [outcome], lambda _: model, meta, kind="graph")
 
@@ -76,7 +77,9 @@ def _cast_chain(stem: str, types: list[str], values, *, rewrite: str, saturate: 
     """A catalogue entry: Cast types[0] -> types[1] -> ... on values, once per inputs mode."""
     def fn() -> Iterator[Case]:
         x = np.asarray(values, dtype=dtypes.get(types[0]).np_dtype)
-        outcome = ref.cast_chain(x, types, saturate=True if saturate is None else saturate, opset=opset)
+        sat = True if saturate is None else saturate
+        outcome = ref.cast_chain(x, types, saturate=sat, opset=opset)
+        readings = ref.cast_chain_readings(x, types, saturate=sat, opset=opset)
         attrs = {} if saturate is None else {"saturate": int(saturate)}
         names = ["x"] + [f"c{i}" for i in range(1, len(types) - 1)] + ["y"]
         # saturate on the Casts to float8 alone: the text says it is used there only (onnxruntime refuses it
@@ -88,7 +91,7 @@ def _cast_chain(stem: str, types: list[str], values, *, rewrite: str, saturate: 
             yield from _cases(f"{FAMILY.prefix}_cast_{stem}_{mode}", opset=opset, mode=mode, rewrite=rewrite,
                               pattern="cast", op="Cast", spec_file="Cast.txt", clause=CAST_CLAUSE, nodes=nodes, tensors={"x": x},
                               constant={"x"} if mode == "constant" else set(), outcome=outcome, output_names=["y"],
-                              params={"types": types, "saturate": saturate, "what": what})
+                              params={"types": types, "saturate": saturate, "what": what}, readings=readings)
     opset = FLOAT8_OPSET if any(dtypes.get(t).is_float8 for t in types) else CAST_OPSET
     fn.__name__, fn.opset = f"cast_{stem}", opset
     return fn
@@ -155,7 +158,8 @@ def _qdq(zp_type: str) -> Callable[[], Iterator[Case]]:
                               rewrite="qdq_pair_removal", pattern="qdq", op="QuantizeLinear",
                               spec_file="onnx.defs:QuantizeLinear-13",
                               clause=QDQ_CLAUSE, nodes=nodes, tensors=tensors, constant=constant, outcome=outcome,
-                              output_names=["y"], params={"zero_point_type": zp_type, "zero_point": int(zp)})
+                              output_names=["y"], params={"zero_point_type": zp_type, "zero_point": int(zp)},
+                              readings=ref.quantize_readings(x, scale, zp, opset=QUANT_OPSET))
     fn.__name__, fn.opset = f"qdq_{zp_type}", QUANT_OPSET
     return fn
 
@@ -185,6 +189,8 @@ def dq_conv_q() -> Iterator[Case]:
     strides, pads = [1, 1], [1, 1, 1, 1]
     outcome = ref.dq_conv_q(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, strides=strides, pads=pads,
                             opset=QUANT_OPSET)
+    conv_readings = ref.dq_conv_q_readings(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, strides=strides,
+                                           pads=pads, opset=QUANT_OPSET)
     nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zero_point"], ["xf"]),
              helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero_point"], ["wf"]),
              helper.make_node("Conv", ["xf", "wf"], ["c"], kernel_shape=[3, 3], strides=strides, pads=pads),
@@ -197,7 +203,7 @@ def dq_conv_q() -> Iterator[Case]:
                           rewrite="qdq_conv_fusion",
                           pattern="dq_conv_q", op="Conv", spec_file="onnx.defs:Conv-11", clause=CONV_CLAUSE,
                           nodes=nodes, tensors=tensors, constant=constant, outcome=outcome, output_names=["y"],
-                          params={"zero_point": int(y_zp)}, compare=QUANT_COMPARE, seed=20)
+                          params={"zero_point": int(y_zp)}, compare=QUANT_COMPARE, seed=20, readings=conv_readings)
 
 
 # ---------------------------------------------------------------------------------------
@@ -229,7 +235,8 @@ def dql_matmul_integer() -> Iterator[Case]:
                           rewrite="matmul_integer_fusion",
                           pattern="dql_matmul", op="MatMulInteger", spec_file="onnx.defs:MatMulInteger-10",
                           clause=MATMUL_CLAUSE, nodes=nodes, tensors=tensors, constant=constant, outcome=outcome,
-                          output_names=["y", "a_scale", "a_zero_point"], params={}, seed=21)
+                          output_names=["y", "a_scale", "a_zero_point"], params={}, seed=21,
+                          readings=ref.dql_readings(a))
 
 
 @CATALOGUE
@@ -248,11 +255,39 @@ def dql_matmul_integer_scaled() -> Iterator[Case]:
         yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_scaled_{mode}", opset=DQL_OPSET, mode=mode,
                           rewrite="dynamic_quantize_matmul_fusion", pattern="dql_matmul_scaled", op="MatMulInteger",
                           spec_file="onnx.defs:MatMulInteger-10", clause=SCALED_CLAUSE, nodes=nodes, tensors=tensors,
-                          constant=constant, outcome=outcome, output_names=["y"], params={}, seed=21)
+                          constant=constant, outcome=outcome, output_names=["y"], params={}, seed=21,
+                          readings=ref.dql_readings(a) + ref.cast_chain_readings(
+                              ref.dql_matmul_integer(a, b, b_zp).outputs[0], ["int32", "float"]))
+
+
+TAIL_CLAUSE = MATMUL_CLAUSE + ("; the vector-tail axis (generator/axes.py): a of 3 x 11 = 33 elements, its minimum the last "
+                               "element, in the partial last vector of every width 4 .. 32")
+
+
+@CATALOGUE
+def dql_matmul_integer_tail() -> Iterator[Case]:
+    """DynamicQuantizeLinear -> MatMulInteger with a of 33 elements and its minimum last: a fused
+    DynamicQuantizeMatMul whose min / max reduction skips the remainder loop reads another range."""
+    rng = np.random.Generator(np.random.PCG64(22))
+    a = (rng.integers(-16, 88, size=(3, 11)) / 8).astype(F32)
+    a[-1, -1] = F32(-3.5)  # the minimum, alone, last
+    b = rng.integers(0, 256, size=(11, 3)).astype(np.uint8)
+    b_zp = np.asarray(117, np.uint8)
+    outcome = ref.dql_matmul_integer(a, b, b_zp)
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["a"], ["a_q", "a_scale", "a_zero_point"]),
+             helper.make_node("MatMulInteger", ["a_q", "b", "a_zero_point", "b_zero_point"], ["y"])]
+    tensors = {"a": a, "b": b, "b_zero_point": b_zp}
+    for mode in ("fed", "initializers"):
+        constant = set() if mode == "fed" else {"b", "b_zero_point"}
+        yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_tail_{mode}", opset=DQL_OPSET, mode=mode,
+                          rewrite="matmul_integer_fusion", pattern="dql_matmul_tail", op="MatMulInteger",
+                          spec_file="onnx.defs:MatMulInteger-10", clause=TAIL_CLAUSE, nodes=nodes, tensors=tensors,
+                          constant=constant, outcome=outcome, output_names=["y", "a_scale", "a_zero_point"],
+                          params={"length": int(a.size)}, seed=22, readings=ref.dql_readings(a))
 
 
 dq_conv_q.opset = QUANT_OPSET
-dql_matmul_integer.opset = dql_matmul_integer_scaled.opset = DQL_OPSET
+dql_matmul_integer.opset = dql_matmul_integer_scaled.opset = dql_matmul_integer_tail.opset = DQL_OPSET
 
 
 def work(profile: str = "default", seed: int = 0,

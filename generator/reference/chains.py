@@ -11,6 +11,10 @@ an element undefined in one step (float -> int out of range: Cast.txt) is undefi
                         its sums (conv_is_exact), so the composed result is the one any correct kernel gives
   dql_matmul_integer    DynamicQuantizeLinear -> MatMulInteger  (dynamic_quantize_linear, matmul_integer)
 
+Each chain has a `*_readings` companion: the readings (docs/readings.md) its steps' references name for the
+elements that stay defined in the chain's output (Cast's READING_*, QuantizeLinear's, DynamicQuantizeLinear's),
+which the family writes into case.json "reading".
+
 This module has no node functions: a chain runs node by node on the opconform backend with each operator's own.
 """
 
@@ -20,11 +24,12 @@ import numpy as np
 
 from generator.outcome import Outcome
 from generator.reference import cast as cast_ref
+from generator.reference import dynamic_quantize_linear as dql_ref
 from generator.reference.dequantize_linear import dequantize_linear
 from generator.reference.dynamic_quantize_linear import dynamic_quantize_linear
 from generator.reference.layout_kernels import conv
 from generator.reference.matmul_integer import matmul_integer
-from generator.reference.quantize_linear import quantize_linear
+from generator.reference.quantize_linear import quantize_linear, quantize_linear_explained
 
 
 def _merge(masks: dict[str, np.ndarray], outcome: Outcome, shape: tuple) -> None:
@@ -43,6 +48,23 @@ def cast_chain(x: np.ndarray, types: list[str], *, saturate: bool = True, opset:
         _merge(masks, step, y.shape)
         y = step.outputs[0]
     return Outcome((y,), masks)
+
+
+def cast_chain_readings(x: np.ndarray, types: list[str], *, saturate: bool = True, opset: int = 21) -> list[str]:
+    """The Cast readings (cast.READING_*) the defined elements of cast_chain(x, types) rest on, in any step."""
+    y = np.asarray(x)
+    defined = ~cast_chain(x, types, saturate=saturate, opset=opset).mask()
+    found: set[str] = set()
+    for src, to in zip(types, types[1:]):
+        step, reading = cast_ref.explain(y, src, to, saturate=saturate, opset=opset)
+        found.update(np.asarray(reading, dtype=object)[defined].ravel().tolist())
+        y = step.outputs[0]
+    return [r for r in cast_ref.READINGS if r in found]
+
+
+def quantize_readings(x: np.ndarray, scale, zero_point, *, opset: int) -> list[str]:
+    """The QuantizeLinear readings of quantizing x (the quantizing step of qdq and dq_conv_q)."""
+    return list(quantize_linear_explained(x, scale, zero_point, opset=opset)[1])
 
 
 def qdq(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, opset: int) -> Outcome:
@@ -69,6 +91,19 @@ def conv_is_exact(dx: np.ndarray, dw: np.ndarray, x_scale: float, w_scale: float
     return bool(per_output < 2 ** 24)
 
 
+def _float_conv(xf: np.ndarray, wf: np.ndarray, strides, pads, group: int) -> np.ndarray:
+    n = wf.ndim - 2
+    return conv(xf, wf, None, tuple(strides), (1,) * n, list(zip(pads[:n], pads[n:])), group)
+
+
+def dq_conv_q_readings(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale,
+                       y_zero_point, *, strides, pads, group: int = 1, opset: int) -> list[str]:
+    """The QuantizeLinear readings of dq_conv_q's quantizing step (the Conv is exact: conv_is_exact)."""
+    xf = dequantize_linear(x, x_scale, x_zero_point, opset=opset).outputs[0]
+    wf = dequantize_linear(w, w_scale, w_zero_point, opset=opset).outputs[0]
+    return quantize_readings(_float_conv(xf, wf, strides, pads, group), y_scale, y_zero_point, opset=opset)
+
+
 def dq_conv_q(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale, y_zero_point,
               *, strides, pads, group: int = 1, opset: int) -> Outcome:
     """DequantizeLinear(x), DequantizeLinear(w) -> Conv -> QuantizeLinear(y_scale, y_zero_point), per-tensor
@@ -80,9 +115,7 @@ def dq_conv_q(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_ze
     dw = w.astype(np.int64) - np.int64(w_zero_point)
     if not conv_is_exact(dx, dw, float(x_scale), float(w_scale), group):
         raise ValueError("dq_conv_q: the float32 Conv is not exact for these inputs")
-    n = w.ndim - 2
-    c = conv(xf.outputs[0], wf.outputs[0], None, tuple(strides), (1,) * n,
-             list(zip(pads[:n], pads[n:])), group)
+    c = _float_conv(xf.outputs[0], wf.outputs[0], strides, pads, group)
     q = quantize_linear(c, y_scale, y_zero_point, opset=opset)
     masks: dict[str, np.ndarray] = {}
     for o in (xf, wf):
@@ -101,6 +134,11 @@ def dql_matmul_integer(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | 
     a_q, a_scale, a_zp = d.outputs
     y = matmul_integer(a_q, b, a_zp, b_zero_point)
     return Outcome((y, a_scale, a_zp), dict(d.undefined))
+
+
+def dql_readings(a: np.ndarray) -> list[str]:
+    """The DynamicQuantizeLinear readings (dynamic_quantize_linear.READING_*) of its input a."""
+    return dql_ref.readings(a)
 
 
 def dql_matmul_integer_scaled(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | None,

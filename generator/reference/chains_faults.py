@@ -18,6 +18,7 @@ from generator import dtypes
 from generator.faults import Fault
 from generator.interpret import compile_model, run_program
 from generator.reference import cast as cast_ref
+from generator.reference import dynamic_quantize_linear_faults as dql_faults
 from generator.reference import lookup as reference_lookup
 from generator.reference import matmul_integer as mmi
 from generator.reference.quantize_linear_faults import FAULTS as QL_FAULTS
@@ -164,6 +165,105 @@ def matmul_integer_a_zero_point_ignored(model: onnx.ModelProto):
     return model, {("", "MatMulInteger"): fn}
 
 
+def e5m2_carry_nan(model: onnx.ModelProto):
+    """Casts to float8e5m2 with saturate=0: a value whose rounding carries past the largest finite 57344
+    (61440 <= |x| < 65536) gives NaN (0x7F) instead of Inf: the rounding step's overflow branch writes the NaN
+    encoding, the Inf one is taken only for larger exponents."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        to = dtypes.get(int(attrs["to"]))
+        saturate = int(attrs.get("saturate", 1))
+        if to.name != "float8e5m2" or saturate or not (types[0].is_float or types[0].is_integer):
+            return [y]
+        with np.errstate(all="ignore"):
+            v = np.abs(np.asarray(inputs[0]).astype(np.float64))
+        carry = (v >= 61440.0) & (v < 65536.0)
+        return [np.where(carry, to.from_bits(np.array([0x7F], dtype=np.uint8))[0], y).astype(y.dtype)]
+    return model, {("", "Cast"): fn}
+
+
+def _float_to_int64_via_int32(saturating: bool):
+    """Cast float -> int64 through a 32-bit conversion: beyond int32 the result saturates to int32's ends
+    (saturating) or is the x86 'integer indefinite' 0x80000000 sign-extended (cvttss2si with a 32-bit
+    destination); in range it truncates as the reference does."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        if not types[0].is_float or dtypes.get(int(attrs["to"])).name != "int64":
+            return [y]
+        with np.errstate(all="ignore"):
+            v = np.trunc(np.asarray(inputs[0]).astype(np.float64))
+            out = (v < -(2.0**31)) | (v > 2.0**31 - 1) | np.isnan(v)
+        if saturating:
+            wrong = np.where(v > 0, 2**31 - 1, -(2**31))
+        else:
+            wrong = np.full(v.shape, -(2**31))
+        return [np.where(out, wrong, y).astype(np.int64)]
+
+    def rewrite(model: onnx.ModelProto):
+        return model, {("", "Cast"): fn}
+    return rewrite
+
+
+_F8_LAYOUT = {"float8e4m3fn": (4, 3, 7), "float8e5m2": (5, 2, 15)}  # exponent bits, mantissa bits, bias
+
+
+def _f8_encode_wrapping(x: np.ndarray, to: str) -> np.ndarray:
+    """float32 -> float8 bits as biased exponent << M + the mantissa rounded half to even, added in integers and
+    kept modulo 256 (a large exponent or a rounding carry runs into the sign bit; Inf / NaN take their exponent
+    255 too), the sign or-ed in; a biased exponent <= 0 (zeros, subnormals, small values) gives +0."""
+    _, mbits, bias = _F8_LAYOUT[to]
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.int64)
+    sign, exp, frac = b >> 31, (b >> 23) & 0xFF, b & 0x7FFFFF
+    e = exp - 127 + bias
+    shift = 23 - mbits
+    m = frac >> shift
+    rest, half = frac & ((1 << shift) - 1), 1 << (shift - 1)
+    m = m + ((rest > half) | ((rest == half) & (m & 1 == 1)))
+    bits = (sign << 7) | (((e << mbits) + m) & 0xFF)
+    return np.where(e <= 0, 0, bits).astype(np.uint8)
+
+
+def _f8_decode_normal(bits: np.ndarray, src: str) -> np.ndarray:
+    """float8 bits -> float32, every encoding read as a normal number: (-1)**s (1 + m / 2**M) 2**(e - bias), the
+    exponent field 0 and the NaN / Inf encodings included."""
+    ebits, mbits, bias = _F8_LAYOUT[src]
+    b = np.asarray(bits).astype(np.int64)
+    sign, e, m = b >> 7, (b >> mbits) & ((1 << ebits) - 1), b & ((1 << mbits) - 1)
+    v = (1.0 + m / 2.0**mbits) * np.ldexp(1.0, (e - bias).astype(np.int32))
+    return np.where(sign == 1, -v, v).astype(np.float32)
+
+
+def float8_bitwise_normal_only(model: onnx.ModelProto):
+    """Cast float32 <-> float8e4m3fn / float8e5m2 by bit arithmetic that knows only normal numbers
+    (_f8_encode_wrapping, _f8_decode_normal): no zero, subnormal, Inf, NaN or saturation rule."""
+    def fn(inputs, attrs, opset, types):
+        (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
+        src, to = types[0].name, dtypes.get(int(attrs["to"])).name
+        if src == "float" and to in _F8_LAYOUT:
+            return [dtypes.get(to).from_bits(_f8_encode_wrapping(inputs[0], to))]
+        if src in _F8_LAYOUT and to == "float":
+            return [_f8_decode_normal(types[0].to_bits(np.asarray(inputs[0])), src)]
+        return [y]
+    return model, {("", "Cast"): fn}
+
+
+_DQL_OPENVINO = next(f.fn for f in dql_faults.FAULTS
+                     if f.name == "dynamic_quantize_linear.scale_reciprocal_y_from_range")
+_DQL_TAIL8 = next(f.fn for f in dql_faults.FAULTS if f.name == "dynamic_quantize_linear.min_max_skip_tail8")
+
+
+def dql_min_max_skip_tail8(model: onnx.ModelProto):
+    """The DynamicQuantizeLinear step reduces min / max over whole 8-element vectors only (the
+    dynamic_quantize_linear fault model min_max_skip_tail8)."""
+    return model, {("", "DynamicQuantizeLinear"): _DQL_TAIL8}
+
+
+def dql_scale_reciprocal_y_from_range(model: onnx.ModelProto):
+    """The DynamicQuantizeLinear step computes y_scale as range * float32(1 / 255) and y from x * 255 / range (the
+    DynamicQuantizeLinear fault model of that name)."""
+    return model, {("", "DynamicQuantizeLinear"): _DQL_OPENVINO}
+
+
 # ---------------------------------------------------------------------------------------
 # where each fault can differ
 # ---------------------------------------------------------------------------------------
@@ -216,6 +316,16 @@ def _nosat(params: dict) -> bool:
     return params.get("pattern") == "cast" and params.get("saturate") is False
 
 
+def _to_e5m2_nosat(params: dict) -> bool:
+    return _nosat(params) and "float8e5m2" in params.get("types", [])[1:]
+
+
+def _float_to_int64(params: dict) -> bool:
+    t = params.get("types", [])
+    return params.get("pattern") == "cast" and any(
+        dtypes.get(a).is_float and b == "int64" for a, b in zip(t, t[1:]))
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("chains.cast_pair_removed", "merges Cast a -> b -> c into Cast a -> c (removes a lossy pair)",
           cast_pair_removed, applies=_two_casts,
@@ -225,25 +335,66 @@ FAULTS: tuple[Fault, ...] = (
           cast_folded_saturating, seen_in="OpenVINO 2026.4 constant folding of int32 -> float16 (measured here: 70000 -> 65504)",
           applies=_has_float16_target, equivalent=_float16_overflow),
     Fault("chains.cast_saturate_dropped", "a rewrite rebuilds Cast nodes with `to` alone: saturate=0 becomes 1",
-          cast_saturate_dropped, applies=_nosat),
+          cast_saturate_dropped, applies=_nosat,
+          seen_in="not seen; modelled as an optimizer that rebuilds a Cast from its `to` alone (a Cast-13 node "
+                  "builder used on a Cast-19 node)"),
     Fault("chains.same_type_cast_ftz", "a Cast to the same type, kept as a converting kernel, flushes subnormals "
-          "to zero", same_type_cast_ftz, applies=_same_type),
+          "to zero", same_type_cast_ftz, applies=_same_type,
+          seen_in="not seen; modelled as a Cast kept as a converting kernel run with FTZ / DAZ set"),
     Fault("chains.same_type_cast_plus_zero", "a Cast to the same type gives +0 for subnormals and for -0",
           same_type_cast_plus_zero, applies=_same_type,
           seen_in="OpenVINO 2026.4 constant folding of Cast float -> float (measured here)"),
     Fault("chains.float8_saturate_ignored", "Casts to float8 never saturate: saturate=1 gives NaN / Inf out of range",
           float8_saturate_ignored, applies=_sat, seen_in="OpenVINO 2026.4 (measured here: fed and folded)"),
     Fault("chains.qdq_pair_removed", "removes QuantizeLinear -> DequantizeLinear (y = x)", qdq_pair_removed,
-          applies=_pattern("qdq")),
+          applies=_pattern("qdq"),
+          seen_in="not seen; modelled as a QDQ-stripping pass run on a model that is meant to keep its "
+                  "quantization error (a float fallback of the QDQ pair)"),
     Fault("chains.requant_round_half_away", "the quantizing step (or the fused kernel's requantization) rounds "
-          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q")),
+          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q"),
+          seen_in="not seen in a chain; modelled as the quantize_linear family's round_half_away inside a fused "
+                  "kernel (std::round in the requantization)"),
     Fault("chains.requant_zero_point_before_rounding", "the quantizing step rounds x / y_scale + y_zero_point "
           "instead of adding the zero point to the rounded quotient", requant_zero_point_before_rounding,
           applies=_pattern("qdq", "dq_conv_q"), equivalent=_even_zero_point,
           seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
-          "a_zero_point out", matmul_integer_a_zero_point_ignored, applies=_pattern("dql_matmul",
-                                                                                   "dql_matmul_scaled")),
+          "a_zero_point out", matmul_integer_a_zero_point_ignored,
+          applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          seen_in="not seen; modelled as a fused DynamicQuantizeMatMul that takes a symmetric a (onnxruntime's "
+                  "fusion requires a_zero_point to be DynamicQuantizeLinear's output)"),
+    Fault("chains.dql_min_max_skip_tail8", "the DynamicQuantizeLinear step (or a fused DynamicQuantizeMatMul) "
+          "reduces min / max over whole 8-element vectors only, leaving out the last n % 8 elements",
+          dql_min_max_skip_tail8, applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          equivalent=lambda p: None if p.get("pattern") == "dql_matmul_tail" else
+          "a has 4 x 8 = 32 elements: every 8-element vector is whole, the reduction reads them all",
+          seen_in="not seen; modelled as the dynamic_quantize_linear family's min_max_skip_tail8 inside a fused "
+                  "kernel (issue 21's vector-tail axis)"),
+    Fault("chains.e5m2_carry_nan", "Casts to float8e5m2 with saturate=0 give NaN where the rounding carries past "
+          "57344 (61440 <= |x| < 65536) instead of Inf", e5m2_carry_nan, applies=_to_e5m2_nosat,
+          seen_in="onnxruntime 1.32.0 (measured here: float -> float8e5m2 -> float, 61440 -> NaN, fed and folded; "
+                  "its Float8E5M2 constructor's rounding overflow branch sets 0x7F)"),
+    Fault("chains.float8_bitwise_normal_only", "Casts float32 <-> float8e4m3fn / float8e5m2 by bit arithmetic for "
+          "normal numbers only: zeros and subnormals flush to +0, a large exponent or a rounding carry wraps into the "
+          "sign bit, Inf / NaN encode their exponent; decoding reads every encoding as normal (0x00 is 2**-bias)",
+          float8_bitwise_normal_only,
+          applies=lambda p: p.get("pattern") == "cast" and any(t in _F8_LAYOUT for t in p.get("types", [])),
+          seen_in="TVM 0.27.0 (measured here: float -> float8e4m3fn -> float, 500 -> -0.0078125, inf -> 1.0, "
+                  "-0.0 -> 0.0078125; float8e5m2 0x7C -> 65536)"),
+    Fault("chains.float_to_int64_via_int32_saturating", "Cast float -> int64 converts through int32 with "
+          "saturation: beyond int32 it gives 2147483647 / -2147483648", _float_to_int64_via_int32(True),
+          applies=_float_to_int64,
+          seen_in="OpenVINO 2026.4.1 constant folding (measured here: int64 -> float -> int64 constant, 2**31 -> "
+                  "2147483647)"),
+    Fault("chains.float_to_int64_via_int32_indefinite", "Cast float -> int64 converts with a 32-bit instruction: "
+          "beyond int32 it gives the integer indefinite -2147483648", _float_to_int64_via_int32(False),
+          applies=_float_to_int64,
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: int64 -> float -> int64 fed, 2**31 -> -2147483648)"),
+    Fault("chains.dql_scale_reciprocal_y_from_range", "the DynamicQuantizeLinear step computes y_scale as range * "
+          "float32(1 / 255) and y from float32(x * 255) / range", dql_scale_reciprocal_y_from_range,
+          applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: a_scale one ulp off in DynamicQuantizeLinear -> MatMulInteger, "
+                  "fed and initializers; the dynamic_quantize_linear family's fault of that name)"),
 )
 
 
