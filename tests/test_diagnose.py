@@ -493,3 +493,22 @@ def test_discrepancies_show_explained_errors_and_failures_against_a_reading(tmp_
     assert "| cast | a sentence of the texts | 2 | 1 |" in lines
     assert f"| cast | reading: {READING} | 2 |  |" in lines
     assert "| | failing items against a reading | 2 | 0 |" in lines
+
+
+def test_real_refusing_fault_as_a_mutant_explains_its_errors():
+    """A real ConvertPromoteTypes fault that refuses pairs the spec accepts (its family's refuses / run): its
+    mutant raises there, and the error is diagnosed as that fault (committed suite, a sample)."""
+    name = "convert_promote_types.scalar_rule_across_priorities"
+    if name not in generator.faults.by_name("convert_promote_types"):
+        pytest.skip(f"no {name} fault model")
+    backend = get_backend(f"fault:{name}")
+    errors = []
+    for d in sorted((ROOT / "cases" / "node").glob("test_convert_promote_types_*"))[::7]:
+        r = run_case_dataset(backend, read_case(d), 0, "strict", {})
+        if r.verdict == "error":
+            errors.append(r)
+            if len(errors) == 3:
+                break
+    assert errors, "the sample holds no pair this fault refuses"
+    for r in errors:
+        assert name in r.diagnosis and f"({name})" in r.message.splitlines()[-1], r.message
