@@ -13,6 +13,19 @@ exhaustive profile (exhaustive narrow sources and draws).
 
 target_type is a tensor of the target type with a shape and values drawn from the case's seed (a scalar, an
 empty tensor or a 2-d / 3-d one): never input's shape, so a backend that reads it for more than its type fails.
+
+The axes of generation (generator/axes.py, issue 21), in this family's own case functions:
+  <name>_explicit_defaults  the attributes CastLike-<opset> gives a default (saturate=1, round_mode="up") written
+                            with it, on the elements where another value of them, or a fault that misreads a
+                            present attribute, gives another result (default-attribute variants only)
+  <name>_nan_payloads       every NaN encoding kind of a NaN-capable source, signalling ones and low-bit payloads
+                            included, built from bits: Cast's "NaN -> NaN" (one variant per pair, where defined)
+  <name>_vector_tails       TAIL_PAIRS only: the group's witnesses and NaN payloads last in tensors of every length
+                            of axes.tail_lengths(short), one model with a symbolic length
+  <name>_inf_opset<N>, <name>_witness_opset<N>
+                            opset boundaries (BOUNDARIES): the FNUZ saturate=1 +-Inf row at 23 / 24 / 25 beside 19,
+                            and the opset just above each change that brought a type or attribute, for one pair each
+                            (below it the pair does not exist); each boundary group holds its witnesses
 """
 
 from __future__ import annotations
@@ -22,12 +35,13 @@ from typing import Callable, Iterator
 import numpy as np
 import onnx
 
-from generator import dtypes, sampling
+from generator import axes, dtypes, sampling
 from generator.case import Case, node_model
 from generator.dtypes import DType
 from generator.families import cast
 from generator.families.cast import Context, Form, Variant
-from generator.family import Catalogue, Family
+from generator.family import Catalogue, Family, split
+from generator.reference import cast as cast_ref
 
 FAMILY = Family("cast_like", "CastLike", "Cast.txt")
 GRID = cast.GRID
@@ -89,12 +103,231 @@ def _model(v: Variant, inputs: list[np.ndarray], opset: int) -> onnx.ModelProto:
                       [("output", v.to, x.shape)], attrs, opset)
 
 
-CASTLIKE = Form(FAMILY, _model, lambda v, x, seed: [x, target_type(v.to, seed)])
+def _dataset(v: Variant, x: np.ndarray, seed: int) -> list[np.ndarray]:
+    return [x, target_type(v.to, seed)]
 
-# Cast's case functions that apply here, in Cast's order
+
+def _explicit_model(v: Variant, inputs: list[np.ndarray], opset: int) -> onnx.ModelProto:
+    """The node with every attribute CastLike-<opset> gives a default written, with that default where v leaves
+    it out (axes.with_defaults)."""
+    m = _model(v, inputs, opset)
+    node = axes.with_defaults(m.graph.node[0], axes.attribute_defaults(FAMILY.op, opset))
+    m.graph.node[0].CopyFrom(node)
+    return m
+
+
+def _tail_model(v: Variant, inputs: list[np.ndarray], opset: int) -> onnx.ModelProto:
+    """One model for every length: input and output of the symbolic length "n"."""
+    x, target = inputs
+    attrs = {k: a for k, a in v.attrs.items() if k != "to"}
+    return node_model(FAMILY.op, [("input", v.src, ("n",)), ("target_type", v.to, target.shape)],
+                      [("output", v.to, ("n",))], attrs, opset)
+
+
+CASTLIKE = Form(FAMILY, _model, _dataset)
+EXPLICIT = Form(FAMILY, _explicit_model, _dataset)
+
+# Cast's case functions that apply here, in Cast's order, then the axes'
 CATALOGUE = Catalogue()
 for _fn in (cast.data_sets, cast.fnuz_inf, cast.negative_nan, cast.witness):
     CATALOGUE(_fn)
+
+
+def _default_attributes(v: Variant) -> bool:
+    """v leaves saturate and round_mode at their defaults (the one variant of a pair the axes take)."""
+    return v.saturate is not False and v.round_mode in (None, "up")
+
+
+def _alternatives(v: Variant, opset: int) -> list[dict]:
+    """The other values of the attributes v leaves out, where CastLike-<opset> has them and they change anything
+    for v's target (the attributes v writes kept)."""
+    saturate, mode = v.saturate is not False, v.round_mode or "up"
+    out = []
+    if saturate and opset >= 19 and (v.to.is_float8 or v.to.nan_style == dtypes.E8M0):
+        out.append({"saturate": False, "round_mode": mode})
+    if mode == "up" and opset >= 24 and v.to.nan_style == dtypes.E8M0:
+        out += [{"saturate": saturate, "round_mode": m} for m in cast_ref.ROUND_MODES if m != "up"]
+    return out
+
+
+def _present_faults(v: Variant, opset: int) -> list:
+    """The fault models that read a present attribute (name holds "present") and can differ in v's group."""
+    from generator.faults import group_params
+    from generator.reference import cast_like_faults
+
+    p = group_params({"params": v.params, "opset": opset})
+    return [f for f in cast_like_faults.FAULTS if "present" in f.name and f.applies(p) and f.equivalent(p) is None]
+
+
+def _differs(a: np.ndarray, b: np.ndarray, to: DType) -> np.ndarray:
+    from generator.faults import same_elements
+
+    return ~same_elements(np.asarray(a), np.asarray(b).astype(a.dtype) if to.kind != "string" else b, to)
+
+
+def group_opsets(v: Variant, max_opset: int) -> list[int]:
+    """Every opset v has a group at: its first, 24 for the FNUZ saturate=1 row (Cast's second group), and the
+    boundary axis's."""
+    out = {v.opset, *boundary_opsets(v, max_opset)}
+    if cast._is_fnuz_sat_inf(v) and v.src.has_inf and v.opset < 24 <= max_opset:
+        out.add(24)
+    return sorted(out)
+
+
+def _decisive_for_defaults(v: Variant, x: np.ndarray, y: np.ndarray, opset: int, seed: int) -> np.ndarray:
+    """Per element of x (defined, results y): another value of an attribute v leaves out, or a fault that
+    misreads a present attribute, gives another result at `opset`."""
+    decisive = np.zeros(x.shape, dtype=bool)
+    for alt in _alternatives(v, opset):
+        z = cast_ref.cast_outcome(x, v.src, v.to, opset=opset, **alt)
+        decisive |= _differs(y, z.outputs[0], v.to) & ~z.mask()
+    model = _explicit_model(v, _dataset(v, x, seed), opset)
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in model.graph.node[0].attribute}
+    attrs = {k: (a.decode() if isinstance(a, bytes) else a) for k, a in attrs.items()}
+    for f in _present_faults(v, opset):
+        try:
+            z = f.fn(_dataset(v, x, seed), attrs, opset, [v.src, v.to])[0]
+        except Exception:  # noqa: BLE001 - a fault that cannot run here decides nothing
+            continue
+        decisive |= _differs(y, z, v.to)
+    return decisive
+
+
+@CATALOGUE
+def explicit_defaults(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """Axis explicit defaults: every attribute CastLike-<opset> gives a default and v leaves out (saturate=1,
+    round_mode="up") written with it, in each of v's groups (group_opsets), on the defined edge elements that
+    another value of those attributes or a fault reading a present attribute (cast_like.present_*) maps
+    otherwise: an implementation that misreads a present attribute fails here."""
+    seed = ctx.seed_of(form, v)
+    edge = cast._without_inf(v, cast.edge_inputs(v.src, v.to))
+    for opset in group_opsets(v, ctx.max_opset):
+        defaults = axes.attribute_defaults(FAMILY.op, opset)
+        if not set(defaults) - set(v.attrs):
+            continue
+        outcome = v.outcome(edge, opset)
+        x, y = edge[~outcome.mask()], outcome.outputs[0][~outcome.mask()]
+        decisive = _decisive_for_defaults(v, x, y, opset, seed) if x.size else np.zeros(0, dtype=bool)
+        if decisive.any():
+            what = "explicit_defaults" if opset == v.opset else f"explicit_defaults_opset{opset}"
+            yield from cast.cases_of(EXPLICIT, v, what, x[decisive], seed, ["edge", "explicit_defaults"],
+                                     opset=opset)
+
+
+@CATALOGUE
+def nan_payloads(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """Axis NaN payloads: every NaN encoding kind of the source (axes.nan_values: quiet and signalling, low-bit
+    payloads, both signs), from bits. Cast: NaN -> NaN (float targets), True (bool), 0xFF (float8e8m0); one
+    variant per pair, where the result is defined (NaN -> integer / float4 / string is not)."""
+    if not _default_attributes(v) or not v.src.is_float:  # (axes.nan_values raises for strings)
+        return
+    labels, x = axes.nan_values(v.src)
+    if not x.size or v.outcome(x).mask().all():
+        return
+    yield from cast.cases_of(form, v, "nan_payloads", x, ctx.seed_of(form, v), ["edge", "nan_payloads"],
+                             nan_kinds=labels)
+
+
+# The vector-tail axis on the conversions backends vectorize (SIMD kernels with a scalar remainder): float32 <->
+# float16 (F16C vcvtps2ph / vcvtph2ps, NEON fcvt), float32 <-> bfloat16 (add-and-shift / AVX512-BF16), float32 ->
+# float8e4m3fn (onnxruntime's MLFloat8 conversion), float64 -> float32 (cvtpd2ps), int32 <-> float32 (cvtdq2ps /
+# cvttps2dq). One representative per kernel family: the other pairs go through the same loops.
+TAIL_PAIRS = (("float", "float16"), ("float16", "float"), ("float", "bfloat16"), ("bfloat16", "float"),
+              ("float", "float8e4m3fn"), ("double", "float"), ("int32", "float"), ("float", "int32"))
+
+
+def _witness_items(v: Variant, ctx: Context, opset: int) -> np.ndarray:
+    """The committed witnesses of v's group at `opset` (the witness catalogue), as elements of the source."""
+    from generator.reference.cast_faults import group_key
+    from generator.witness.cast import decode
+
+    entry = ctx.witnesses.get(group_key({"params": v.params, "opset": opset}))
+    items: list = []
+    for name, found in sorted((entry or {}).get("faults", {}).items()):
+        if not name.endswith(".nan_sign_lost"):  # the sign of NaN is compared only in negative_nan
+            items += [w for w in found.get("witnesses", []) if w not in items]
+    return decode(items, v.src) if items else np.zeros(0, dtype=object if v.src.kind == "string" else v.src.np_dtype)
+
+
+@CATALOGUE
+def vector_tails(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """Axis vector tails (TAIL_PAIRS): the group's witnesses and the source's NaN payloads last in tensors of
+    every length of axes.tail_lengths(short=True), the rest 1 (exact in every type): the decisive elements sit
+    in the partial last vector of every width that does not divide the length. One model, length "n"."""
+    if (v.src.name, v.to.name) not in TAIL_PAIRS or not _default_attributes(v):
+        return
+    nans = axes.nan_values(v.src)[1] if v.src.is_float else np.zeros(0, v.src.np_dtype)
+    decisive = np.concatenate([_witness_items(v, ctx, v.opset), nans])
+    if not decisive.size:
+        return
+    decisive = decisive[~v.outcome(decisive).mask()]
+    filler = np.ones(1, dtype=v.src.np_dtype)
+    seed = ctx.seed_of(form, v)
+    xs = axes.tail_datasets(filler, decisive, axes.tail_lengths(short=True))
+    explained = [v.explain(x) for x in xs]
+    spec_file, clause = cast.spec_of(v)
+    reading = "; ".join(cast_ref.readings(np.concatenate([r for _, r in explained]))) or None
+    meta = FAMILY.meta(opset=v.opset, spec_file=spec_file, clause=clause, seed=seed, params=v.params,
+                       flags=["edge", "vector_tails"], compare=cast._compare(v), reading=reading,
+                       lengths=[int(x.size) for x in xs])
+    yield from split(f"{form.base(v)}_vector_tails", [_dataset(v, x, seed) for x in xs], [o for o, _ in explained],
+                     lambda inputs: _tail_model(v, inputs, v.opset), meta)
+
+
+# The opset-boundary axis. CastLike's semantic changes (onnx.defs CastLike-15..25): 19 saturate and the float8
+# types, 21 int4 / uint4, 23 float4e2m1, 24 round_mode, float8e8m0 and the FNUZ saturate=1 +-Inf row (NaN ->
+# +-FLT_MAX), 25 int2 / uint2. The FNUZ row changes values of pairs that exist on both sides: 23, 24, 25 (beside
+# 19, the first). The others bring a type or an attribute: below the change the pair does not exist, so one pair
+# per change gets the opset just above it (a kernel registered for one opset range only).
+FNUZ_ROW_CHANGE = 24
+JUST_ABOVE = {("float", "float8e4m3fn"): 19, ("float", "int4"): 21, ("float", "float4e2m1"): 23,
+              ("float", "float8e8m0"): 24, ("float", "int2"): 25}
+
+
+def boundary_opsets(v: Variant, max_opset: int) -> list[int]:
+    """The opsets beside v's first (and 24, Cast's own second group of the FNUZ row) that the boundary axis gives
+    v's pair: 23 and 25 for the FNUZ saturate=1 row, the opset just above the change that brought the pair."""
+    out = set()
+    if cast._is_fnuz_sat_inf(v) and v.src.has_inf:
+        out |= set(axes.boundary_opsets([FNUZ_ROW_CHANGE], MIN_OPSET, max_opset)) - {FNUZ_ROW_CHANGE}
+    change = JUST_ABOVE.get((v.src.name, v.to.name))
+    if change is not None and change == v.opset:
+        out.add(change + 1)
+    return sorted(o for o in out if v.opset < o <= max_opset)
+
+
+def _negative_nan_at(form: Form, v: Variant, opset: int, seed: int) -> Iterator[Case]:
+    """cast.negative_nan's rows (the saturate=0 table states the sign of NaN) at another opset of v."""
+    if not (v.saturate is False and v.to.nan_style in (dtypes.FN, dtypes.IEEE) and v.src.is_float
+            and v.src.negative_nan_bits is not None):
+        return
+    x = [v.src.from_bits(np.array([v.src.negative_nan_bits]))]
+    if v.to.nan_style == dtypes.FN and v.src.has_inf:
+        x.append(np.array([-np.inf]).astype(v.src.np_dtype))
+    compare = dict(cast.EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
+    yield from cast.cases_of(form, v, f"negative_nan_opset{opset}", np.concatenate(x), seed,
+                             ["edge", "opset_boundary"], opset=opset, compare=compare)
+
+
+@CATALOGUE
+def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
+    """Axis opset boundaries (boundary_opsets): at each opset, the FNUZ +-Inf row (with the semantics that opset
+    has) and the witnesses of the group there (the witness catalogue maps it to Cast's group of the same
+    semantics), so that every fault model is told apart in the boundary's group too."""
+    seed = ctx.seed_of(form, v)
+    for opset in boundary_opsets(v, ctx.max_opset):
+        if cast._is_fnuz_sat_inf(v) and v.src.has_inf:
+            x = np.array([np.inf, -np.inf], dtype=np.float64).astype(v.src.np_dtype)
+            rule = "+-Inf -> NaN" if opset < FNUZ_ROW_CHANGE else "+-Inf -> +-FLT_MAX"
+            yield from cast.cases_of(form, v, f"inf_opset{opset}", x, seed, ["edge", "opset_boundary"], opset=opset,
+                                     semantics=f"{FAMILY.op}-{opset}: {rule}")
+        yield from _negative_nan_at(form, v, opset, seed)
+        x = _witness_items(v, ctx, opset) if opset != max(24, v.opset) else []  # cast.witness writes that one
+        if len(x):
+            if not v.outcome(x, opset).defined:
+                raise ValueError(f"{form.base(v)}: the witness catalogue holds inputs the spec leaves undefined")
+            yield from cast.cases_of(form, v, f"witness_opset{opset}", x, seed, ["witness", "opset_boundary"],
+                                     opset=opset)
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST) -> list[Callable[[], Iterator[Case]]]:

@@ -37,8 +37,14 @@ def like(fault: Fault) -> Fault:
     that expands CastLike into its Cast, as onnxruntime does, shows its Cast's deviations)."""
     seen = (f"as Cast ({fault.name}): {fault.seen_in}" if fault.seen_in
             else f"not seen; modelled as Cast's {fault.name} (CastLike-N is Cast-N with `to` from target_type)")
+    equivalent = fault.equivalent
+    if "present" in fault.name:  # a fault of a written attribute: CastLike-15 has none to write
+        def equivalent(p, inner=fault.equivalent):
+            if int(p["opset"]) < 19:
+                return f"CastLike-{p['opset']} has no saturate / round_mode attribute: a model cannot write one"
+            return inner(p)
     return dataclasses.replace(fault, name="cast_like." + fault.name.split(".", 1)[1], fn=_like(fault.fn),
-                               seen_in=seen)
+                               seen_in=seen, equivalent=equivalent)
 
 
 def _round_mode_ignored(inputs, attrs, opset, input_types):

@@ -5,7 +5,8 @@ models are Cast's (generator/reference/cast_like_faults.py). Cast's semantics fo
 where Cast's catalogue has a group of that pair (the pair's first opset; 24 for the FNUZ saturate=1 Inf row), so a
 CastLike group (from, to, saturate, round_mode, opset) behaves as the Cast group of the same parameters at the
 newest of those opsets not above its own: that group's witnesses and equivalences hold for it, under the names
-cast_like.<what>. Each group records which Cast group it is ("same_as").
+cast_like.<what>. Each group records which Cast group it is ("same_as"). The groups are Cast's search groups of
+CastLike's variants and the opset-boundary axis's (generator.families.cast_like.boundary_opsets).
 """
 
 from __future__ import annotations
@@ -27,11 +28,19 @@ def _cast_groups() -> dict[tuple, dict[int, str]]:
     return out
 
 
+def groups(max_opset: int) -> list:
+    """(variant, opset) of every group the family writes node cases for: Cast's, and the boundary axis's."""
+    out = cast_search.groups(max_opset, family.variants)
+    for v in family.variants(max_opset):
+        out += [(v, o) for o in family.boundary_opsets(v, max_opset)]
+    return out
+
+
 def find(max_opset: int, budget: float) -> dict:
     """The catalogue's groups, from Cast's (budget unused: nothing is searched)."""
     cast_groups, cast_catalogue = _cast_groups(), witness.load("cast")["groups"]
     result = {}
-    for v, opset in cast_search.groups(max_opset, family.variants):
+    for v, opset in groups(max_opset):
         same = cast_groups.get(tuple(sorted(v.params.items())), {})
         below = [o for o in same if o <= opset]
         if not below:
