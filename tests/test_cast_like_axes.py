@@ -8,7 +8,7 @@ import onnx
 import pytest
 
 from generator import axes, dtypes, faults, witness
-from generator.families import cast_like as fam
+from generator.families import cast, cast_like as fam
 from generator.families.cast import Context, Variant
 from generator.reference import cast_like_faults
 
@@ -132,3 +132,21 @@ def test_round_mode_dropped_over_casts_via_float_is_onnxruntimes_castlike():
 def test_every_fault_says_where_it_was_seen():
     for f in faults.catalogue("cast_like"):
         assert f.seen_in.strip(), f.name
+
+
+def test_round_mode_down_and_nearest_cases_carry_their_reading():
+    """The expectation that CastLike honours round_mode rests on the schema against onnx's own function body: every
+    judged case whose expected elements differ from round_mode up names the reading; up and probes do not."""
+    ctx = Context(fam.PROFILES["quick"], 0, MAX, {})
+    down = [fam.mark_round_mode_reading(c) for c in cast.data_sets(fam.CASTLIKE, variant("float", "float8e8m0", True,
+                                                                                          "down"), ctx)]
+    node = [c for c in down if c.kind == "node"]
+    assert node and all(fam.READING_ROUND_MODE in c.meta.get("reading", "") for c in node)
+    assert all("reading" not in c.meta for c in down if c.kind == "probe")
+    up = [fam.mark_round_mode_reading(c) for c in cast.data_sets(fam.CASTLIKE, variant("float", "float8e8m0", True,
+                                                                                        "up"), ctx)]
+    assert not any(fam.READING_ROUND_MODE in c.meta.get("reading", "") for c in up)
+    # powers of two only: down gives what up gives, nothing rests on the reading
+    one = next(cast.cases_of(fam.CASTLIKE, variant("float", "float8e8m0", True, "down"), "pow2",
+                            np.array([1.0, 2.0, 0.5], np.float32), 0, ["edge"]))
+    assert fam.READING_ROUND_MODE not in (fam.mark_round_mode_reading(one).meta.get("reading") or "")
