@@ -1242,7 +1242,7 @@ def test_readings_name_what_no_sentence_states():
     _, _, reading = ref.cast_explained(np.array(["12", "1e3"], dtype=object), "string", "int8")
     assert reading.tolist()[0] == ref.READING_STRING_TO_INT
     _, _, reading = ref.cast_explained(np.array(["0.1", "0.5", "1e400"], dtype=object), "string", "float")
-    assert reading.tolist() == [I, "", ""]
+    assert reading.tolist() == [I, "", ref.READING_STRING_BEYOND_DOUBLE]  # issue 21: a reading, not a sentence
     _, _, reading = ref.cast_explained(np.array([5, -3], dtype=np.int32), "int32", "string")
     assert reading.tolist() == [ref.READING_NUMBER_TO_STRING] * 2
     _, _, reading = ref.cast_explained(np.array([np.nan, 1e9], dtype=np.float32), "float", "int8")

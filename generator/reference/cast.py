@@ -86,8 +86,20 @@ READING_STRING_TO_INT = ("integer string -> integer type gives its value: Cast s
                          "'100.5' -> 100 as an integer example (docs/readings.md#string-to-int)")
 READING_NUMBER_TO_STRING = ("number -> string: any text that reads back to the source value; 'plain floating-point "
                             "representation' fixes no digits (docs/readings.md#number-to-string)")
+READING_STRING_NEGATIVE_INF = ("'-inf' in any case but '-INF' -> -Inf: Cast states '-INF' and names the "
+                               "case-insensitive rule for '+INF', 'INF' and 'NaN' only; read as the same rule for "
+                               "'-INF' (its sign on 'INF', which matches case-insensitively) "
+                               "(docs/readings.md#string-negative-inf)")
+READING_STRING_BEYOND_DOUBLE = ("a decimal string beyond float64's normal range ('1e400', '1e-400') converts by the "
+                                "value it denotes (overflow and underflow as for any value): Cast names no parsing "
+                                "type; read as the text's value, not as a strtod range error "
+                                "(docs/readings.md#string-beyond-double)")
+READING_SAME_TYPE_SATURATE = ("float8e5m2 -> float8e5m2 with saturate=1: +-Inf -> +-FLT_MAX by the table's Inf row; "
+                              "Cast does not exempt a cast to the same type, and its table is written for any float "
+                              "x (docs/readings.md#same-type-saturate)")
 READINGS = (READING_TRUNCATION, READING_IEEE_RNE, READING_E8M0_SATURATE, READING_E8M0_NOSAT,
-            READING_STRING_TO_INT, READING_NUMBER_TO_STRING)
+            READING_STRING_TO_INT, READING_NUMBER_TO_STRING, READING_STRING_NEGATIVE_INF,
+            READING_STRING_BEYOND_DOUBLE, READING_SAME_TYPE_SATURATE)
 
 
 # ---------------------------------------------------------------------------------------
@@ -397,9 +409,8 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
             reps.append(p), via64.append(p), via32.append(p)
         else:
             reps.append(representative(p, to, round_mode))
-            d64 = representative(p, dtypes.get("double"))
-            via64.append(d64)
-            via32.append(representative(p, dtypes.get("float")))
+            via64.append(_parsed_as(p, dtypes.get("double")))
+            via32.append(_parsed_as(p, dtypes.get("float")))
     y, why2, reading = _to_float(np.array(reps), to, saturate, round_mode, opset)
     why = np.where(why == "", why2, why)
     # a double target has one rounding path: parsing through float32 is a cast to another type
@@ -411,8 +422,26 @@ def _from_strings(x: np.ndarray, to: DType, saturate: bool, round_mode: str, ops
         inexact = [isinstance(p, Fraction) and round_fraction(p, to) != p for p in parsed]
         finite = np.isfinite(np.asarray(y, dtype=np.float64))
         reading = np.where(np.array(inexact, dtype=bool) & finite, READING_IEEE_RNE, "").astype(object)
+    for i, (s, p) in enumerate(zip(flat, parsed)):  # readings of the parsing itself
+        if s.isascii() and s.upper() == "-INF" and s != "-INF":
+            reading[i] = READING_STRING_NEGATIVE_INF
+        elif isinstance(p, Fraction) and p != 0 and not FLOAT64_MIN_NORMAL <= abs(p) <= FLOAT64_MAX:
+            reading[i] = "; ".join(r for r in (reading[i], READING_STRING_BEYOND_DOUBLE) if r)
     reading[why != ""] = ""
     return y.reshape(shape), why.reshape(shape), reading.reshape(shape)
+
+
+FLOAT64_MAX = Fraction(float(np.finfo(np.float64).max))
+FLOAT64_MIN_NORMAL = Fraction(float(np.finfo(np.float64).tiny))
+
+
+def _parsed_as(q: Fraction, t: DType) -> float:
+    """What strtof / strtod (t float32 / float64) make of the decimal value q: RNE, +-Inf past t's range."""
+    r = round_fraction(q, t)
+    if abs(r) > Fraction(t.finite_max):
+        return float("inf") if q > 0 else float("-inf")
+    out = float(r)
+    return -0.0 if out == 0 and q < 0 else out
 
 
 def format_number(value, src: DType) -> str:
@@ -508,8 +537,8 @@ def cast_outcome(x: np.ndarray, src: DType | str, to: DType | str, *, saturate: 
 
 def readings(reading: np.ndarray) -> list[str]:
     """The readings a set of elements rests on, in the order of READINGS."""
-    present = set(np.asarray(reading, dtype=object).ravel().tolist())
-    return [r for r in READINGS if r in present]
+    present = set(np.asarray(reading, dtype=object).ravel().tolist())  # an element may join several with "; "
+    return [r for r in READINGS if any(r in e for e in present if e)]
 
 
 def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode: str, opset: int):
@@ -526,7 +555,10 @@ def _cast_flat(x: np.ndarray, src: DType, to: DType, saturate: bool, round_mode:
             return v != 0, why, reading
         if to.is_integer:
             return _float_to_int(v, to)
-        return _to_float(v, to, saturate, round_mode, opset)
+        y, why, reading = _to_float(v, to, saturate, round_mode, opset)
+        if src.name == to.name and to.is_float8 and saturate:
+            reading[np.isinf(v)] = READING_SAME_TYPE_SATURATE
+        return y, why, reading
     ints = _int_values(x, src)  # bool -> {0, 1}
     if to.kind == "bool":
         return ints != 0, why, reading
