@@ -3,7 +3,9 @@
 Its outputs are numpy arrays whose dtype is the evaluator's choice (measured with onnx 1.23: the
 declared ml_dtypes type for every Cast target, numpy unicode for strings). `as_declared` converts only
 exact reinterpretations (bit patterns -> the float type, unicode -> str objects); anything else reaches
-compare unchanged and is reported as a wrong element type.
+compare unchanged and is reported as a wrong element type. onnx 1.13's evaluator returned Cast to string as an
+object array of Python floats / ints (onnx#4814, measured with onnx 1.13.1): those elements are kept as they
+are, and compare fails the output naming their type.
 """
 
 from __future__ import annotations
