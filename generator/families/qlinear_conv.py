@@ -14,6 +14,11 @@ attribute is its own case:
   rounding     exact requantization ties (power-of-two scales; and a multiplier 1/6 that is no float)
                and random scales
   config_<i>_random   configurations from seeded PCG64 draws (generator.sampling; the only cases --seed changes)
+  explicit_defaults    the explicit-defaults axis: auto_pad "NOTSET", group 1, strides / dilations 1, pads 0 and
+               kernel_shape written with their default values
+  vector_tail  the vector-tail axis: one 1-D model of symbolic width and channel count, a tie or a saturating
+               accumulation at the last output position, widths 1..17, 31..33, 63..65 and channel counts around 8, 16
+  pads_symmetric_opset<n>   the opset-boundary axis: opset 11 and the newest (both QLinearConv-10)
   witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
                fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/)
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
@@ -23,6 +28,7 @@ hunt(max_opset) is the strategy of `opconform hunt` (generator/hunting.py): tiny
 set each, drawn by hypothesis toward the fault models' boundaries, built into cases by the same functions
 (dataset_cases, the negative builders); rebuild(args) builds a drawn example again.
 
+Every judged case carries case.json "reading" (the text writes no formula for y: reference READING_*).
 Expected values come from generator.reference.qlinear_conv only.
 """
 
@@ -35,7 +41,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from generator import dtypes, sampling, witness
+import onnx
+
+from generator import axes, dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.family import Catalogue, Family, split
 from generator.outcome import Outcome
@@ -76,6 +84,7 @@ class Conv:
     scales: str = "random"  # "random" | "pow2" | "sixth" | "saturate" | "bad"
     zero_points: str = "random"  # "random" | "ends" (both ends of each type, in turn) | "middle"
     spread: int | None = None  # x and w within +-spread of their zero points (None: the whole type)
+    opset: int = 10  # the model's ai.onnx opset (the opset-boundary axis: 11 and the newest, still QLinearConv-10)
 
     @property
     def group(self) -> int:
@@ -175,6 +184,18 @@ def strides_dilations_per_axis():
 @CATALOGUE
 def kernel_shape_given():
     return Conv(attrs={"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})
+
+
+@CATALOGUE
+def explicit_defaults():
+    """The explicit-defaults axis (generator/axes.py): every attribute written with its default value: the schema's
+    (auto_pad "NOTSET", group 1: axes.attribute_defaults) and the text's (strides and dilations 1, pads 0,
+    kernel_shape W's), on a kernel that is not square: an implementation that reads a present attribute wrongly
+    (qlinear_conv.auto_pad_present_as_same_upper) changes the output."""
+    kernel = (2, 3)
+    attrs = dict(axes.attribute_defaults("QLinearConv", OPSET), strides=[1, 1], dilations=[1, 1], pads=[0, 0, 0, 0],
+                 kernel_shape=list(kernel))
+    return Conv(x_shape=(1, 3, 6, 7), kernel=kernel, attrs=attrs, bias="random")
 
 
 @CATALOGUE
@@ -478,7 +499,7 @@ def model(conv: Conv, input_shapes: list[tuple] | None = None, geometry_of: Conv
     _, _, out, _, _ = geometry(geometry_of or conv)
     y_shape = (conv.x_shape[0], conv.m) + tuple(out)
     return node_model(FAMILY.op, list(zip(NAMES[:n], types[:n], shapes)), [("y", yt, y_shape)], dict(conv.attrs),
-                      OPSET)
+                      conv.opset)
 
 
 def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iterator[Case]:
@@ -493,9 +514,14 @@ def dataset_cases(conv: Conv, datasets: list[list[np.ndarray]], s: int, flags: l
     """The node case of the given data sets the spec defines (expected outputs from the reference), and the
     probe case of those it does not (generator.family.split); s: the seed case.json records, extra: more of
     case.json."""
-    meta = FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=COMPARE, flags=flags, seed=s, params=conv.params(),
-                       **extra)
+    meta = FAMILY.meta(opset=conv.opset, clause=CLAUSE, compare=COMPARE, flags=flags, seed=s, params=conv.params(),
+                       reading=conv_reading(conv.attrs), **extra)
     yield from split(conv.name, datasets, [expected(conv, inputs) for inputs in datasets], lambda _: model(conv), meta)
+
+
+def conv_reading(attrs: dict) -> str:
+    """case.json "reading" of a judged QLinearConv case (reference READING_*): every expected y rests on one."""
+    return "; ".join(ref.readings(attrs.get("auto_pad", "NOTSET"), attrs.get("dilations")))
 
 
 def negative_cases(seed: int) -> Iterator[Case]:
@@ -680,6 +706,78 @@ def witness_cases() -> Iterator[Case]:
             yield from dataset_cases(conv, sets, 0, ["witness"], witnesses=made_for)
 
 
+# ---------------------------------------------------------------------------------------------
+# the opset-boundary axis: QLinearConv has one version (10); a model of opset 11 and one of the newest opset
+# still run it (a runtime that keys its kernels by opset may miss them)
+# ---------------------------------------------------------------------------------------------
+def boundary_opsets(max_opset: int) -> list[int]:
+    newest = min(max_opset, onnx.defs.onnx_opset_version())
+    return sorted({o for o in axes.boundary_opsets([OPSET], OPSET, newest) if o > OPSET} | {newest} - {OPSET})
+
+
+def boundary_cases(max_opset: int, n_datasets: int) -> Iterator[Case]:
+    """pads_symmetric at each boundary opset: test_qlinearconv_pads_symmetric_opset<n> (the same data sets)."""
+    base = replace(CATALOGUE["pads_symmetric"](), what="pads_symmetric")
+    for opset in boundary_opsets(max_opset):
+        conv = replace(base, opset=opset)
+        s = sampling.case_seed(0, base.name)
+        stream = sampling.Stream(s)
+        sets = [draw_dataset(conv, stream, i) for i in range(n_datasets)]
+        yield from dataset_cases(replace(conv, what=f"pads_symmetric_opset{opset}"), sets, s, ["edge", "opset_boundary"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the vector-tail axis (generator/axes.py): 1-D convolutions of symbolic width and output channels, the decisive
+# accumulation at the last output position of every channel
+# ---------------------------------------------------------------------------------------------
+# output widths around the 4-, 8- and 16-lane loops (every remainder of 8 up to 17, past 32 and 64), channel counts
+# around 8 and 16
+TAIL_WIDTHS = tuple(range(1, 18)) + (31, 32, 33, 63, 64, 65)
+TAIL_CHANNELS = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17)
+TAIL_SATURATE_WIDTHS = (1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17)
+TAIL_C, TAIL_XS, TAIL_WS = 2, 2.0**-7, 2.0**-8
+
+
+def tail_inputs(width: int, m: int, saturate: bool) -> list[np.ndarray]:
+    """uint8 x (1, 2, width), w (m, 2, 3), zero points 0, y_scale 2 x_scale w_scale (c = 1/2): every accumulator 0
+    but the last output position's, acc = 5 (the tie 2.5: even 2, away 3) or 255 * 255 * 2 (saturates: 65025
+    unsaturated wraps to 1); only w's centre tap of input channel 0 is nonzero, so no other position reads it."""
+    x = np.zeros((1, TAIL_C, width), dtype=np.uint8)
+    w = np.zeros((m, TAIL_C, 3), dtype=np.uint8)
+    x[0, 0, -1] = 255 if saturate else 5
+    w[:, 0, 1] = 255 if saturate else 1
+    if saturate:
+        x[0, 1, -1], w[:, 1, 1] = 255, 255
+    f32 = np.float32
+    return [x, f32(TAIL_XS).reshape(()), np.array(0, np.uint8), w, f32(TAIL_WS).reshape(()), np.array(0, np.uint8),
+            f32(TAIL_XS * TAIL_WS * 2).reshape(()), np.array(0, np.uint8)]
+
+
+def tail_datasets() -> list[list[np.ndarray]]:
+    return ([tail_inputs(n, 3, False) for n in TAIL_WIDTHS] + [tail_inputs(9, m, False) for m in TAIL_CHANNELS]
+            + [tail_inputs(n, 3, True) for n in TAIL_SATURATE_WIDTHS])
+
+
+def tail_cases() -> Iterator[Case]:
+    """test_qlinearconv_vector_tail: one model, x (1, 2, w), w (m, 2, 3), y (1, m, w), pads [1, 1]; a data set per
+    width in TAIL_WIDTHS (m 3) and per channel count in TAIL_CHANNELS (width 9) with a tie last, and per width in
+    TAIL_SATURATE_WIDTHS with a saturating accumulation last."""
+    attrs = {"pads": [1, 1]}
+    u8, f32 = dtypes.get("uint8"), dtypes.get("float")
+    ins = [("x", u8, (1, TAIL_C, "w")), ("x_scale", f32, ()), ("x_zero_point", u8, ()), ("w", u8, ("m", TAIL_C, 3)),
+           ("w_scale", f32, ()), ("w_zero_point", u8, ()), ("y_scale", f32, ()), ("y_zero_point", u8, ())]
+    mdl = node_model(FAMILY.op, ins, [("y", u8, (1, "m", "w"))], attrs, OPSET)
+    sets = tail_datasets()
+    params = {"x_shape": [1, TAIL_C, "w"], "w_shape": ["m", TAIL_C, 3], "x_type": U8, "w_type": U8, "y_type": U8,
+              "bias": "absent", "per_channel": "no", "scales": "tail", "pads": [1, 1],
+              "widths": list(TAIL_WIDTHS), "channels": list(TAIL_CHANNELS),
+              "saturate_widths": list(TAIL_SATURATE_WIDTHS)}
+    meta = FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=COMPARE, flags=["edge", "vector_tail"], seed=0,
+                       params=params, reading=conv_reading(attrs))
+    outcomes = [ref.qlinear_conv(*inputs, pads=[1, 1]) for inputs in sets]
+    yield from split(f"{FAMILY.prefix}_vector_tail", sets, outcomes, lambda _: mdl, meta)
+
+
 def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the catalogue, the probes and negatives, the random configurations."""
     if max_opset < OPSET:
@@ -701,7 +799,8 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
         for conv in random_configurations(opts["random"], seed):
             yield from conv_cases(conv, n, seed, ["random"])
 
-    return [fixed, others, witness_cases] + ([randoms] if opts["random"] else [])
+    return [fixed, others, witness_cases, tail_cases, lambda: boundary_cases(max_opset, n)] + \
+        ([randoms] if opts["random"] else [])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,6 +42,28 @@ UNDEF_ACC_INT32 = ("acc = conv + bias is outside int32: the spec types the bias 
 UNDEF_SCALE = ("a scale is not a positive finite number: the requantization acc * x_scale * w_scale / "
                "y_scale has no meaning the spec gives [QLinearConv-10: x_scale, w_scale, y_scale]")
 
+# Readings (docs/readings.md): QLinearConv's text states no formula for y (its summary names the inputs and says
+# "computes the quantized output"), so every expected y rests on READING_REQUANTIZATION; SAME padding with a
+# dilation > 1 rests on READING_SAME_DILATED too. case.json "reading" carries them on every judged case.
+READING_REQUANTIZATION = (
+    "qlinear-requantization: the text gives no formula; read as the dequantize -> convolve -> quantize its summary "
+    "describes (the bias quantized with scale x_scale * w_scale, zero point 0): y = saturate(round(acc * x_scale * "
+    "w_scale / y_scale) + y_zero_point) with acc the exact integer sum, the product taken exactly and rounded half "
+    "to even as QuantizeLinear rounds, y_zero_point added after rounding. A requantization in float32 (onnxruntime's "
+    "MLAS), float64 or fixed point is another reading; it differs only where the exact value lies within that "
+    "arithmetic's error of a half-integer")
+READING_SAME_DILATED = (
+    "qlinear-same-dilated: auto_pad SAME_UPPER / SAME_LOWER with a dilation > 1 pads for the dilated kernel "
+    "((k - 1) * d + 1), as Conv's output-shape formula does; the text says only 'output_shape[i] = "
+    "ceil(input_shape[i] / strides[i])' and how the padding is split")
+
+
+def readings(auto_pad: str = "NOTSET", dilations=None) -> list[str]:
+    """The readings every judged output of a QLinearConv with these attributes rests on."""
+    dilated = any(int(d) > 1 for d in dilations or [])
+    return [READING_REQUANTIZATION] + ([READING_SAME_DILATED] if dilated and auto_pad.startswith("SAME") else [])
+
+
 # the float64 estimate of an unsaturated value (|acc * c| < 2**9) is within 2**-42 of it: well inside
 _WINDOW = 2.0**-36
 

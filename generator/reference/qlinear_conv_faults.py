@@ -14,6 +14,11 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    kernel (the output shape still theirs)
   accumulation     raw u8 x s8 products summed in pairs with int16 saturation (VPMADDUBSW, onnxruntime on
                    x86 without VNNI); B ignored; conv + B computed modulo 2**32 (int32 wraparound)
+  vector tails     the output loops' scalar remainders (generator/axes.py): the last Wo % W output positions of
+                   each row (W = 4, 8, 16; all of them when Wo < W) or the last M % 8 output channels rounded half
+                   away from zero; the last Wo % 8 positions converted to the output type without saturation
+  attributes       a written auto_pad of any value padded as SAME_UPPER (its presence read, not its value: the
+                   explicit-defaults axis writes auto_pad="NOTSET")
 
 Groups (group_key): a configuration class of a case, from its case.json "params":
 
@@ -48,6 +53,8 @@ from generator.faults import Fault
 from generator.reference import qlinear_conv as ref
 
 _SAME = ("SAME_UPPER", "SAME_LOWER")
+TAIL_WIDTHS = (4, 8, 16)  # int32 / float32 lanes of SSE / NEON, AVX2, AVX-512
+_NOT_SEEN = "not seen; modelled as "
 _LIMIT = 4096  # |round(acc * c)| beyond this saturates every 8-bit type whatever the zero point
 
 
@@ -102,7 +109,8 @@ def _saturate(v: np.ndarray, t: DType) -> np.ndarray:
     return np.clip(v, t.int_min, t.int_max).astype(t.np_dtype)
 
 
-def exact_round(acc: np.ndarray, multipliers: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+def exact_round(acc: np.ndarray, multipliers: list[tuple[int, int]], limit: int = _LIMIT
+                ) -> tuple[np.ndarray, np.ndarray]:
     """(q, half) of v = acc * c[m] (c[m] = num / den of output channel m, axis 1), exactly:
     q = round_half_even(v) clipped to [-_LIMIT, _LIMIT] (int64); half = +1 where v == q + 1/2,
     -1 where v == q - 1/2 (a tie), 0 elsewhere. A float64 estimate, recomputed in rational arithmetic
@@ -110,7 +118,7 @@ def exact_round(acc: np.ndarray, multipliers: list[tuple[int, int]]) -> tuple[np
     shape = [1] * acc.ndim
     shape[1] = len(multipliers)
     c = np.array([n / d for n, d in multipliers], dtype=np.float64).reshape(shape)
-    est = np.clip(np.asarray(acc, dtype=np.float64) * c, -_LIMIT - 1, _LIMIT + 1)
+    est = np.clip(np.asarray(acc, dtype=np.float64) * c, -limit - 1, limit + 1)
     q = np.rint(est)
     near = np.flatnonzero(np.abs(est - q) >= 0.5 - 2.0**-20)
     half = np.zeros(acc.shape, dtype=np.int64)
@@ -121,9 +129,9 @@ def exact_round(acc: np.ndarray, multipliers: list[tuple[int, int]]) -> tuple[np
             num, den = multipliers[ch]
             v = Fraction(int(flat_acc[i]) * num, den)
             r = round(v)  # ties to even
-            flat_q[i] = max(-_LIMIT - 1, min(_LIMIT + 1, r))
+            flat_q[i] = max(-limit - 1, min(limit + 1, r))
             flat_half[i] = 1 if v - r == Fraction(1, 2) else -1 if r - v == Fraction(1, 2) else 0
-    return np.clip(q, -_LIMIT, _LIMIT).astype(np.int64), half
+    return np.clip(q, -limit, limit).astype(np.int64), half
 
 
 def _rne_ratio(t: np.ndarray, num: int, den: int) -> tuple[np.ndarray, np.ndarray]:
@@ -162,6 +170,9 @@ def _requantize(acc: np.ndarray, bound: int, xs: float, ws: list[float], ys: flo
     multipliers = [unique[s] for s in ws]
     if how == "exact":
         return ref.requantize(acc, multipliers, y_zero_point, to, min(bound, 2**31))
+    if how == "unsaturated":  # round_half_even(acc * c) + y_zero_point converted modulo 2**8 (a C cast)
+        q, _ = exact_round(acc, multipliers, 2**40)
+        return _wrap(q + y_zero_point, to)
     q, half = exact_round(acc, multipliers)
     return _round_variant(q, half, y_zero_point, to, how)
 
@@ -245,7 +256,8 @@ def int16_pairs(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: n
 
 def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scale_axis: str = "output",
           same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
-          wrap32: bool = False, pairs16: bool = False) -> list[np.ndarray]:
+          wrap32: bool = False, pairs16: bool = False, tail: tuple | None = None,
+          auto_pad_presence: bool = False) -> list[np.ndarray]:
     """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
     Shape checks are the reference's (a fault accepts no more models than the spec does)."""
     if len(inputs) not in (8, 9):
@@ -264,6 +276,9 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
     strides, dilations = _ints(attrs.get("strides"), nd, 1), _ints(attrs.get("dilations"), nd, 1)
     auto_pad = _attr(attrs, "auto_pad", "NOTSET")
     begin, end, out = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, auto_pad, attrs.get("pads"))
+    if auto_pad_presence and "auto_pad" in attrs:  # the attribute's presence read, not its value
+        auto_pad = "SAME_UPPER"
+        begin, end, out = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, auto_pad, None)
     if same_swapped and auto_pad in _SAME:  # the odd pixel on the other side, same output shape
         other = _SAME[1 - _SAME.index(auto_pad)]
         begin, end, _ = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, other, None)
@@ -292,7 +307,18 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
             acc = np.where((a < ref.INT32_MIN) | (a > ref.INT32_MAX), 0, a)
         bound = 2**31
     scales = [float(ws[0])] if scale_axis == "first" else ws.tolist()
-    return [_requantize(acc, bound, xs_, scales, ys_, yz_, y_type, requant)]
+    y = _requantize(acc, bound, xs_, scales, ys_, yz_, y_type, requant)
+    if tail is not None:  # the scalar remainder of a vectorized output loop computes otherwise
+        axis, width, how = tail
+        axis = axis if axis >= 0 else y.ndim + axis
+        n = y.shape[axis]
+        k = n % width if n >= width else n
+        if k:
+            other = _requantize(acc, bound, xs_, scales, ys_, yz_, y_type, how)
+            index = [slice(None)] * y.ndim
+            index[axis] = slice(n - k, n)
+            y[tuple(index)] = other[tuple(index)]
+    return [y]
 
 
 def _input_axis(x, xz, w, wz, ws, b, group, begin, end, out, strides, taps, xs, ys, yz, y_type, requant):
@@ -349,6 +375,12 @@ def _unless_bias(p: dict) -> str | None:
     return None if _parts(p)[3] else "there is no B to ignore"
 
 
+def _unless_auto_pad_read(p: dict) -> str | None:
+    if p.get("auto_pad") == "SAME_UPPER":
+        return "auto_pad is SAME_UPPER: read as SAME_UPPER it is itself"
+    return None
+
+
 _WRAP_PROOF = ("a defined input has conv + B within int32 (outside is undefined [reference: UNDEF_ACC_INT32] and goes "
                "to probe/); integer sums computed modulo 2**32 equal the exact sum whenever that lies in int32, "
                "whatever the partial sums do")
@@ -361,7 +393,9 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="onnxruntime (MLAS MlasRequantizeOutput: float32 output_scales, float(acc) * scale)"),
     Fault("qlinear_conv.requant_float64",
           "requantizes in float64: acc * ((x_scale * w_scale) / y_scale) in double, rounded half to even",
-          _node(requant="float64")),
+          _node(requant="float64"),
+          seen_in="consistent with onnx-reference 1.23.2 (measured here: 48 failing data sets, each also explained by "
+                  "another requantization model); a double requantization as in onnxruntime's reference kernels"),
     Fault("qlinear_conv.requant_fixed_point",
           "requantizes in fixed point: a Q31 multiplier and shift from the double x_scale * w_scale / y_scale, "
           "rounding doubling high multiply, rounding right shift (ties away from zero)",
@@ -374,30 +408,69 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="onnx.reference (np.round(R + y_zero_point))"),
     Fault("qlinear_conv.round_half_away",
           "rounds requantization ties away from zero instead of to even (C roundf / std::round)",
-          _node(requant="half_away")),
+          _node(requant="half_away"),
+          seen_in="consistent with onnxruntime 1.32.0, onnx-reference 1.23.2 and OpenVINO 2026.4.1 on tie data sets "
+                  "(measured here; each also explained by requant_fixed_point)"),
     Fault("qlinear_conv.saturate_before_zero_point",
           "saturates round(acc * c) to the output type, then adds y_zero_point (the sum wraps)",
-          _node(requant="saturate_first")),
+          _node(requant="saturate_first"),
+          seen_in=_NOT_SEEN + "a requantization that clamps before adding the zero point (the order QuantizeLinear "
+                              "implementations are sometimes written in)"),
     Fault("qlinear_conv.per_channel_input_axis",
           "takes per-channel w_scale / w_zero_point along w's axis 1 (input channels) when it has C / group == M "
           "elements", _node(scale_axis="input"),
           seen_in="OpenVINO ONNX frontend (DequantizeLinear of w with axis 1; other shapes fail to convert)",
           equivalent=_unless_per_channel),
     Fault("qlinear_conv.per_channel_first_scale",
-          "uses w_scale[0] for every output channel", _node(scale_axis="first"), equivalent=_unless_per_channel),
+          "uses w_scale[0] for every output channel", _node(scale_axis="first"), equivalent=_unless_per_channel,
+          seen_in=_NOT_SEEN + "a kernel that reads the per-tensor scale slot of a per-channel model"),
     Fault("qlinear_conv.same_split_swapped",
           "puts SAME's odd padding pixel on the wrong side (SAME_UPPER as SAME_LOWER and back)",
-          _node(same_swapped=True), equivalent=_unless_same),
+          _node(same_swapped=True), equivalent=_unless_same,
+          seen_in="consistent with OpenVINO 2026.4.1 (measured here: 4 failing SAME data sets of the default suite)"),
     Fault("qlinear_conv.dilation_ignored",
           "reads the kernel's taps as if every dilation were 1 (padding and output shape still dilated)",
-          _node(dilation_ignored=True), equivalent=_unless_dilated),
+          _node(dilation_ignored=True), equivalent=_unless_dilated,
+          seen_in="consistent with OpenVINO 2026.4.1 (measured here: 4 failing dilated data sets of the default suite)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),
           seen_in="onnxruntime 1.32, x uint8 / w int8 on x86-64 AVX2 without VNNI (MLAS U8S8 kernel; measured: "
                   "reproduces each failing data set)"),
-    Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias),
+    Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias,
+          seen_in=_NOT_SEEN + "a converter that maps QLinearConv to a ConvInteger without its optional 9th input"),
     Fault("qlinear_conv.accumulator_wrap32",
           "accumulates conv + B in int32 with wraparound", _node(wrap32=True),
-          equivalent=lambda p: _WRAP_PROOF),
+          equivalent=lambda p: _WRAP_PROOF,
+          seen_in=_NOT_SEEN + "every int32 accumulator (equivalent on every defined input)"),
+    Fault("qlinear_conv.per_channel_input_axis_zero_point_before_rounding",
+          "both: per-channel w_scale / w_zero_point along w's axis 1 (when C / group == M) and y_zero_point added "
+          "before rounding (per tensor: zero_point_before_rounding)", _node(scale_axis="input", requant="zero_point_first"),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: the 12 per-channel witness data sets of the default suite "
+                  "that neither model alone explained; its frontend's DequantizeLinear on axis 1 and its "
+                  "QuantizeLinear's zero point before rounding, as in the chains family)"),
+    Fault("qlinear_conv.auto_pad_present_as_same_upper",
+          "pads as SAME_UPPER whenever the model writes auto_pad, whatever its value (NOTSET and VALID included)",
+          _node(auto_pad_presence=True), equivalent=_unless_auto_pad_read,
+          seen_in=_NOT_SEEN + "a converter that tests the attribute's presence instead of its value (issue 21's "
+                              "explicit-defaults axis: auto_pad=\"NOTSET\" written)"),
+) + tuple(
+    Fault(f"qlinear_conv.width_tail{w}_round_half_away",
+          f"rounds ties half away from zero in the last Wo % {w} output positions of each row (all of them when "
+          f"Wo < {w}): the vectorized loop rounds to even, its scalar remainder with std::round",
+          _node(tail=(-1, w, "half_away")),
+          seen_in=_NOT_SEEN + f"a {w}-lane requantization loop whose scalar remainder calls std::round "
+                              "(issue 21's vector-tail axis)")
+    for w in TAIL_WIDTHS
+) + (
+    Fault("qlinear_conv.channel_tail8_round_half_away",
+          "rounds ties half away from zero in the last M % 8 output channels (all of them when M < 8): the output "
+          "channels packed by 8, the remainder block requantized by scalar code", _node(tail=(1, 8, "half_away")),
+          seen_in=_NOT_SEEN + "weights packed in blocks of 8 output channels with a scalar remainder block "
+                              "(issue 21's vector-tail axis)"),
+    Fault("qlinear_conv.width_tail8_unsaturated",
+          "converts the last Wo % 8 output positions of each row (all when Wo < 8) to the output type without "
+          "saturating (the value wraps modulo 256)", _node(tail=(-1, 8, "unsaturated")),
+          seen_in=_NOT_SEEN + "a scalar remainder that casts the int32 result to 8 bits without the vector "
+                              "loop's packus / saturating narrow (issue 21's vector-tail axis)"),
 )

@@ -29,6 +29,12 @@ what the fault needs:
   per_channel_first_scale   w_scale = [2**-8, 2**-7], acc = 10 on output channel 1
   per_channel_input_axis    the same scales, distinct w_zero_points, C / group == M == 2, acc on output
         channel 0 through input channel 1
+  width_tail<W> / channel_tail8 (half away)   the tie 2.5 of requant_fixed_point in the last output column (every
+        class's output is 5 or 3 wide and has 2 channels: the column is in the partial last vector of each width)
+  width_tail8_unsaturated   saturate_before_zero_point's data: 255 + zp leaves uint8 / int8, and wraps unsaturated
+  auto_pad_present_as_same_upper   the explicit classes write auto_pad="NOTSET" (the explicit-defaults axis) with
+        pads that are no SAME padding (undilated: [0, 1, 0, 1], a 3 x 5 output): read as SAME_UPPER the shape
+        changes; the SAME_LOWER classes: same_split_swapped's ramp
 
 Witness data (JSON): every tensor a string of space-separated values in C order (shapes from the group's
 params): integers, "v*n" for a run of n values v; float32 scales as the shortest decimal that reads back as
@@ -58,9 +64,10 @@ XS, WS, WS1 = 2.0**-7, 2.0**-8, 2.0**-7  # x_scale; w_scale (channel 1's second 
 def configuration(padding: str, dilated: bool, per_channel: bool, bias: bool, index: int) -> fam.Conv:
     """The witness configuration of a class (module docstring)."""
     attrs: dict = {}
-    if padding == "explicit":
+    if padding == "explicit":  # auto_pad="NOTSET" written (explicit-defaults axis), an output width of 5
         x_shape = (1, 2, 7, 7) if dilated else (1, 2, 5, 5)
-        attrs["pads"] = [1, 1, 1, 1]
+        attrs["auto_pad"] = "NOTSET"
+        attrs["pads"] = [1, 1, 1, 1] if dilated else [0, 1, 0, 1]
         if dilated:
             attrs["dilations"] = [2, 2]
     else:  # stride 2 on 6: total padding 1 (3 dilated) per axis, odd
@@ -152,21 +159,24 @@ def field(conv: fam.Conv, m: int, p: tuple) -> list[tuple[tuple, tuple]]:
     return taps
 
 
-def _centre(conv: fam.Conv, m: int, channel: int | None = None) -> tuple[tuple, list]:
-    """An output position of channel m with the most inside taps (of input channel `channel` if given)."""
+def _centre(conv: fam.Conv, m: int, channel: int | None = None, last: bool = False) -> tuple[tuple, list]:
+    """An output position of channel m with the most inside taps (of input channel `channel` if given; in the
+    last output column if `last`)."""
     _, _, out, _, _ = fam.geometry(conv)
     best = None
     for p in np.ndindex(*out):
+        if last and p[-1] != out[-1] - 1:
+            continue
         taps = [t for t in field(conv, m, p) if channel is None or t[1][1] == channel]
         if best is None or len(taps) > len(best[1]):
             best = (p, taps)
     return best
 
 
-def set_acc(d: Data, m: int, target: int, channel: int | None = None) -> tuple:
-    """Make acc = target (0 <= target) at one output of channel m with two taps; the other taps of w stay at
-    the zero point. Returns the output index."""
-    p, taps = _centre(d.conv, m, channel)
+def set_acc(d: Data, m: int, target: int, channel: int | None = None, last: bool = False) -> tuple:
+    """Make acc = target (0 <= target) at one output of channel m with two taps (in the last output column if
+    `last`); the other taps of w stay at the zero point. Returns the output index."""
+    p, taps = _centre(d.conv, m, channel, last)
     big = d.wt.int_max - d.wz[m]  # w - w_zero_point at the first tap
     hi, lo = divmod(target, big)
     if hi > d.xt.int_max - d.xz or len(taps) < 2:
@@ -185,13 +195,13 @@ def _ramp(d: Data, channel: int = 0) -> None:
 # ---------------------------------------------------------------------------------------
 # constructions
 # ---------------------------------------------------------------------------------------
-def _ties(conv: fam.Conv, zp_offset: int, what: str) -> list[Data]:
+def _ties(conv: fam.Conv, zp_offset: int, what: str, last: bool = False) -> list[Data]:
     out = []
     for target in (5,):  # acc * 1/2 = 2.5
         d = Data(conv)
         d.ys = XS * WS * 2  # c = 1/2
         d.yz = d.yt.int_min + zp_offset
-        set_acc(d, 0, target)
+        set_acc(d, 0, target, last=last)
         d.what = f"{what}: acc {target} * 1/2, zp {d.yz}"
         out.append(d)
     return out
@@ -282,8 +292,14 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
         return _ties(conv, 0, "tie")
     if name == "zero_point_before_rounding":
         return _ties(conv, 1, "tie, odd zp")
-    if name == "saturate_before_zero_point":
+    if name == "saturate_before_zero_point" or name == "width_tail8_unsaturated":
         return _saturate_first(conv)
+    if name.startswith("width_tail") or name == "channel_tail8_round_half_away":
+        return _ties(conv, 0, "tie in the last output column", last=True)
+    if name == "auto_pad_present_as_same_upper":
+        return _geometry_ramp(conv, False, "x ramp, w first tap")
+    if name == "per_channel_input_axis_zero_point_before_rounding":
+        return _ties(conv, 1, "tie, odd zp")
     if name == "same_split_swapped":
         return _geometry_ramp(conv, False, "x ramp, w first tap")
     if name == "dilation_ignored":
