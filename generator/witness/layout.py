@@ -4,8 +4,8 @@ case's tolerance) or refuses the graph.
 
 The patterns are built by hand, one per converter mistake of docs/layout.md (construction); the search
 converts every pattern with every fault and runs it on the pattern's data sets (exhaustive over the
-catalogue of patterns and the variants its axes add: equal sizes, the RESHAPE form ...). A fault no pattern kills is an error: add a pattern that does (as
-`mean_h_keepdims0_softmax` was added for `reduced_layout_dropped`).
+catalogue of patterns and the variants its axes add: equal sizes, the RESHAPE form ...). A fault no pattern
+kills is an error: add a pattern that does (as `mean_h_keepdims0_softmax` was added for `reduced_layout_dropped`).
 
 A witness (JSON): {"pattern": <case name>, "datasets": [indices of the data sets that kill it]}. The family
 writes every pattern anyway, so gen-cases needs nothing from this catalogue; it records which pattern kills
