@@ -376,9 +376,12 @@ FAULTS: tuple[Fault, ...] = (
     _fault("transpose_skipped_where_shape_unchanged", "a Reshape / Flatten bracket Transpose left out where the "
            "tensor's shape is the same in both layouts (C == H == W): the layout guessed from the shape",
            replace(NONE, transpose_by_shape=True),
-           "onnx2tf 1.29.24 (upstream PR onnx2tf#960: Conv straight from a Reshape, C == H == W, explicit pads: "
-           "the input permutation search fails and stays at identity, all 128 values wrong while -cotof says "
-           "Matches); modelled here in the TFLite -> ONNX direction"),
+           "onnx2tf 1.29.24 + LiteRT 2.3.0, measured here (onnx2tf+litert, 2026-11): "
+           "test_layout_reshape_conv_explicit_pads_equal_chw 128 of 128 values wrong (upstream PR onnx2tf#960: "
+           "Conv straight from a Reshape, C == H == W, explicit pads; its permutation search stays at identity "
+           "while -cotof says Matches), reshape_conv_equal_chw 64 of 64, conv_flatten_fully_connected_equal_chw "
+           "13 of 13; the fault's outputs (NHWC) equal onnx2tf's on every mismatching element recorded. Modelled "
+           "in the TFLite -> ONNX direction"),
     _fault("reshape_options_shape_ignored", "a RESHAPE whose new shape is only in its options (one input) "
            "refused or misread: the shape taken from a second input only", replace(NONE, reshape_shape_input_only=True),
            "tflite2onnx 0.3.0, measured here (test_layout_reshape_conv_reshape_options: AssertionError at "
