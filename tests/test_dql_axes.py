@@ -101,3 +101,18 @@ def test_readings_mark_the_ieee_cases_only():
     for name in ("mixed", "y_ties", "vector_tail_min_last"):
         assert "reading" not in _cases(name)[0].meta
     assert all("reading" not in c.meta for c in _cases("probe"))
+
+
+def test_openvino_measured_outputs_are_reproduced():
+    """OpenVINO 2026.4.1 CPU, measured here on the default suite's data sets that no fault model explained."""
+    tiny = float(np.finfo(F32).tiny)
+    _, sets = fam.CATALOGUE["scale_subnormal"]()
+    y, s, z = FAULTS["dynamic_quantize_linear.zero_point_reciprocal_y_from_range"].fn([sets[1]], {}, 11, [])
+    assert sets[1].tolist() == np.array([-tiny, tiny, 0.0, -0.5 * tiny, 1e-45, -1e-45], F32).tolist()
+    assert y.tolist() == [127, 255, 255, 191, 255, 255] and int(z) == 255
+    _, sets = fam.CATALOGUE["all_positive"]()
+    y, s, z = FAULTS["dynamic_quantize_linear.fake_quantize_fma"].fn([sets[2]], {}, 11, [])
+    assert y.tolist() == [255, 85, 170, 60, 77, 8] and int(z) == 0 and int(s.view(np.uint32)) == 0x33fca528
+    for name in ("zero_point_reciprocal_y_from_range", "fake_quantize_fma"):  # each differs from the reference there
+        assert not np.array_equal(FAULTS["dynamic_quantize_linear." + name].fn([sets[2]], {}, 11, [])[1],
+                                  ref.dynamic_quantize_linear(sets[2]).outputs[1])

@@ -66,7 +66,7 @@ def _whole_vectors(x: np.ndarray, width: int) -> np.ndarray:
 
 def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_reciprocal: bool = False,
          clip_zero_point: bool = True, y_by: str = "divide", reduce_width: int = 0,
-         tail_half_away: int = 0) -> list[np.ndarray]:
+         tail_half_away: int = 0, zp_by: str = "divide") -> list[np.ndarray]:
     """The function body with the given deviation, float32 step by step as the reference does."""
     x = np.asarray(x, dtype=F32)
     reference = ref.dynamic_quantize_linear(x)
@@ -79,7 +79,10 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
             x_min, x_max = min(x_min, F32(0)), max(x_max, F32(0))
         x_range = F32(x_max - x_min)
         scale = F32(x_range * F32(F32(1) / F32(255))) if scale_reciprocal else F32(x_range / F32(255))
-        initial = F32(F32(0) - F32(x_min / scale))
+        if zp_by == "reciprocal":  # -X_Min * float32(1 / y_scale): inf for a subnormal y_scale
+            initial = F32(F32(0) - F32(x_min * F32(F32(1) / scale)))
+        else:
+            initial = F32(F32(0) - F32(x_min / scale))
         zp_fp = np.clip(initial, F32(0), F32(255)) if clip_zero_point else initial
         zp = _round(zp_fp, half_away)
         zp = 0.0 if not np.isfinite(zp) else float(zp)
@@ -87,6 +90,10 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
             q = x * F32(F32(1) / scale)
         elif y_by == "range":
             q = F32(x * F32(255)) / x_range
+        elif y_by == "fake_quantize":  # round(fma(x, 255 / range, -X_Min * (255 / range))): the zero point inside
+            k = F32(F32(255) / x_range)
+            v = np.asarray(x, np.float64) * np.float64(k) + np.float64(F32(-x_min * k))
+            q = np.clip(np.rint(v), 0.0, 255.0)
         else:
             q = x / scale
         q32 = np.asarray(q, dtype=F32)
@@ -96,7 +103,7 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
             if tail:
                 flat[flat.size - tail:] = _round(q32.reshape(-1)[flat.size - tail:], True)
     q = np.nan_to_num(q, nan=0.0)
-    y = np.clip(q + zp, 0.0, 255.0).astype(np.uint8)
+    y = np.clip(q + (0.0 if y_by == "fake_quantize" else zp), 0.0, 255.0).astype(np.uint8)
     zp_out = np.array(int(zp) % 256 if not clip_zero_point else int(np.clip(zp, 0, 255)), dtype=np.uint8)
     return [y, np.array(scale, dtype=F32), zp_out]
 
@@ -141,6 +148,19 @@ FAULTS: tuple[Fault, ...] = (
           seen_in=_NOT_SEEN + f"a {w}-lane vectorized ReduceMin / ReduceMax whose remainder loop is missing (issue 21: "
                               "no tensor had its extreme in a partial last vector)")
     for w in TAIL_WIDTHS
+) + (
+    Fault("dynamic_quantize_linear.zero_point_reciprocal_y_from_range",
+          "y_scale as range * float32(1 / 255), the zero point from -X_Min * float32(1 / y_scale) (inf, so 255, for "
+          "a subnormal y_scale), y from float32(x * 255) / range", _node(scale_reciprocal=True, zp_by="reciprocal",
+                                                                         y_by="range"),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: 3 data sets of the default suite no other model explained, "
+                  "two of them with a subnormal y_scale)"),
+    Fault("dynamic_quantize_linear.fake_quantize_fma",
+          "y_scale as range * float32(1 / 255); y = round(fma(x, float32(255 / range), -X_Min * float32(255 / "
+          "range))), the zero point added before rounding (a FakeQuantize), clipped to [0, 255]",
+          _node(scale_reciprocal=True, zp_by="reciprocal", y_by="fake_quantize"),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: all_positive's data set 2; OpenVINO lowers quantization to "
+                  "FakeQuantize)"),
 ) + (
     Fault("dynamic_quantize_linear.y_tail_round_half_away",
           "rounds the last n % 8 elements of y (all when n < 8) half away from zero: the vectorized loop rounds "

@@ -6,7 +6,8 @@ the fault's outputs differ from the reference's (every step defined):
   round_half_away       min -2.5, max 252.5: y_scale = 1 exactly, the zero point 2.5 and elements j + 0.5
                         are ties (the reference rounds them to even)
   range_not_widened     all positive (and all negative) x: the unwidened range gives another y_scale
-  scale_reciprocal (and scale_reciprocal_y_from_range)   ranges 1, 2, 3 ... (max with min 0) until
+  scale_reciprocal (and every fault that computes y_scale so: scale_reciprocal_y_from_range,
+  zero_point_reciprocal_y_from_range, fake_quantize_fma)   ranges 1, 2, 3 ... (max with min 0) until
                         range * float32(1/255) != range / 255
   zero_point_unclipped  a subnormal y_scale: range 300 * 2**-149 gives y_scale 2**-149, so
                         -min / y_scale = 299 > 255
@@ -124,6 +125,7 @@ def construct(fault) -> list[tuple[np.ndarray, str]]:
         return _tail_tie()
     return {"round_half_away": _half_away, "range_not_widened": _not_widened, "scale_reciprocal": _scale_reciprocal,
             "zero_point_unclipped": _zero_point_unclipped, "scale_reciprocal_y_from_range": _scale_reciprocal,
+            "zero_point_reciprocal_y_from_range": _scale_reciprocal, "fake_quantize_fma": _scale_reciprocal,
             "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
 
 
