@@ -10,6 +10,11 @@ converter's layout map applied. Sizes are distinct primes (a wrong permutation c
 values), plus deliberately ambiguous shapes (C == H == W; [1, 256, 256]) where converters guess. Data:
 seeded uniform float32 in [-1, 2) (asymmetric, so that a sign or reversed order cannot pass).
 
+Axes of generation (generator/axes.py; axis_variants below): each pattern that reshapes, transposes or convolves
+also with equal sizes (C == H == W, H == W: onnx2tf #960), the TFLite RESHAPE with its new shape in the
+options only (tflite2onnx #23), explicit and omitted default attributes, channel counts around vector widths
+with the decisive last channel, NaN payloads through the ops that move data without arithmetic.
+
 opconform hunt draws the same patterns with other sizes, windows and attribute values (`hunt`; each pattern
 asks a Dims for them, which gives the suite's values to gen-cases), one data set each; case.json params
 "pattern" / "sizes" rebuild such a case for the fault models.
@@ -193,7 +198,7 @@ class Dims:
       Dims(draw=draw)    a hunt: hypothesis draws every value (`draw` of a composite strategy); `values`
                          records them, for case.json params["sizes"]
       Dims(values)       a hunted case rebuilt from its params["sizes"] (the fault models convert it)
-      Dims(fixed=...)    the suite's values with some replaced (the axes of AXIS_VARIANTS); `values` records
+      Dims(fixed=...)    the suite's values with some replaced (the variants of axis_variants); `values` records
                          every value, for case.json params["sizes"]
 
     Ranges start at their simplest value (size 1, kernel 1, stride 1, no pad), where hypothesis shrinks. A size
@@ -349,7 +354,7 @@ def source_pattern(meta: dict) -> Pattern:
     or for an in-memory case the pattern whose "what" the params carry. Fault models convert it
     (generator/reference/layout_faults.py)."""
     params = meta.get("params") or {}
-    if "pattern" in params:  # a hunted case, or a variant of an axis (AXIS_VARIANTS)
+    if "pattern" in params:  # a hunted case, or a variant of an axis (axis_variants)
         p = CATALOGUE[params["pattern"]](sampling.Stream(meta["seed"]), Dims(params["sizes"]))
         return _variant(p, params.get("variant", ""))
     name = meta.get("name")
@@ -361,7 +366,7 @@ def source_pattern(meta: dict) -> Pattern:
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
-    """One unit per pattern, and one per variant of the axes (AXIS_VARIANTS). No case is written below opset
+    """One unit per pattern, and one per variant of the axes (axis_variants). No case is written below opset
     OPSET."""
     if max_opset is not None and max_opset < OPSET:
         return []
@@ -429,7 +434,7 @@ def _variant(p: Pattern, variant: str) -> Pattern:
 
 
 def axis_variants() -> list[Variant]:
-    """The variants the axes add to the catalogue (docs/layout.md, "Axes")."""
+    """The variants the axes add to the catalogue, each a case test_layout_<pattern>_<suffix>."""
     pre = CATALOGUE.prefix
     out = [Variant(pre + name, suffix, "equal sizes", tuple(sorted(fixed.items())))
            for name, by in sorted(EQUAL_SIZES.items()) for suffix, fixed in by.items()]

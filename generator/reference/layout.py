@@ -8,6 +8,8 @@ vocabulary shared by both forms. A graph's `form` says which convention its impl
   "onnx"    conv input N,C,spatial..., weights OIHW / OIDHW; depthwise weights (C*M, 1, H, W) with group C
 Every other op is layout-free: its attributes (axis, pads, begin / end / strides, axes, perm, shape) are
 plain numbers on the tensors as they are. Attribute ops carry their parameters as attributes, not tensors.
+Convs and pools pad "SAME" (TFLite's: the odd pixel at the end), "VALID", or "EXPLICIT" with attribute "pads"
+((begin, end) per spatial axis; the ONNX Conv's pads; a TFLite twin writes it as PAD then the conv VALID).
 
 A layout is a permutation `perm` of a tensor: the converted tensor is source.transpose(perm).
 
