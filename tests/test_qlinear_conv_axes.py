@@ -121,3 +121,13 @@ def test_openvino_per_channel_failure_is_the_combined_fault():
     for alone in ("qlinear_conv.per_channel_input_axis", "qlinear_conv.zero_point_before_rounding"):
         (z,) = FAULTS[alone].fn(inputs, attrs, 10, [])
         assert not all(int(z[i]) == v for i, v in measured.items()), alone
+
+
+def test_nan_scale_probe_holds_every_nan_kind_bit_for_bit():
+    conv = fam.replace(fam.PROBES["nan_scale_probe"](), what="nan_scale_probe")
+    _, nans = axes.nan_values("float")
+    cases = list(fam.conv_cases(conv, nans.size, 0, ["probe"]))
+    assert [c.kind for c in cases] == ["probe"]
+    got = [int(np.asarray(d[(1, 4, 6)[i % 3]]).reshape(-1)[0:1].view(np.uint32)[0]) for i, d in enumerate(cases[0].inputs)]
+    assert got == nans.view(np.uint32).tolist()  # signalling NaNs not quieted on the way
+    assert cases[0].meta["undefined"] == [ref.UNDEF_SCALE]

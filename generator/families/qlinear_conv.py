@@ -81,7 +81,7 @@ class Conv:
     types: tuple = ("uint8", "uint8", "uint8")  # x, w, y
     per_channel: str | None = None  # None | "scale" (w_zero_point equal) | "zero_point" (both distinct)
     bias: str | None = None  # None | "random" | "negative" | "saturate" | "int32_overflow"
-    scales: str = "random"  # "random" | "pow2" | "sixth" | "saturate" | "bad"
+    scales: str = "random"  # "random" | "pow2" | "sixth" | "saturate" | "bad" | "nan" (every NaN kind in turn)
     zero_points: str = "random"  # "random" | "ends" (both ends of each type, in turn) | "middle"
     spread: int | None = None  # x and w within +-spread of their zero points (None: the whole type)
     opset: int = 10  # the model's ai.onnx opset (the opset-boundary axis: 11 and the newest, still QLinearConv-10)
@@ -371,6 +371,13 @@ def scale_probe():
     return Conv(attrs={"pads": [1, 1, 1, 1]}, scales="bad")
 
 
+@PROBES
+def nan_scale_probe():
+    """The NaN-payload axis: every float32 NaN encoding kind (quiet, signalling, payloads, both signs) as x_scale,
+    w_scale or y_scale in turn: a scale that is no positive number is undefined [reference: UNDEF_SCALE]."""
+    return Conv(x_shape=(1, 2, 4, 4), m=2, attrs={"pads": [1, 1, 1, 1]}, scales="nan")
+
+
 def catalogue(entries: Catalogue = CATALOGUE) -> list[Conv]:
     """The Conv of every entry of a catalogue (CATALOGUE: every fixed case; PROBES), named for its entry."""
     return [replace(build(), what=name) for name, build in entries.items()]
@@ -408,7 +415,9 @@ def _draw_ints(t: dtypes.DType, shape: tuple, zp, spread: int | None, s: samplin
 
 
 def _f32(v) -> np.ndarray:
-    return np.asarray(v, dtype=np.float64).astype(np.float32)
+    """float32 values; float32 ones kept bit for bit (a float64 round trip quiets a signalling NaN)."""
+    a = np.asarray(v)
+    return a if a.dtype == np.float32 else a.astype(np.float64).astype(np.float32)
 
 
 def _log_uniform(s: sampling.Stream, lo: int, hi: int, n: int | None = None):
@@ -450,6 +459,11 @@ def draw_dataset(conv: Conv, s: sampling.Stream, i: int) -> list[np.ndarray]:
         ws = _log_uniform(s, -10, -3, n_ws)
         target = s.uniform(60, 250) if conv.scales != "saturate" else s.uniform(2000, 20000)
         ys = _f32(float(xs) * float(np.max(ws)) * spread / target)
+        if conv.scales == "nan":  # the NaN-payload axis: NaN kind i (axes.nan_values) in one of the three scales
+            _, nans = axes.nan_values("float")
+            which, v = ("x_scale", "w_scale", "y_scale")[i % 3], nans[i % nans.size]
+            xs, ws, ys = (np.full(np.shape(old), v, dtype=np.float32) if which == name else old
+                          for name, old in (("x_scale", xs), ("w_scale", ws), ("y_scale", ys)))
         if conv.scales == "bad":
             bad = [("y_scale", 0.0), ("y_scale", -float(ys)), ("x_scale", np.inf), ("w_scale", np.nan),
                    ("x_scale", -0.0)][i % 5]
@@ -792,7 +806,7 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = OPSET) -> lis
 
     def others() -> Iterator[Case]:
         for conv in catalogue(PROBES):
-            yield from conv_cases(conv, 5, 0, ["probe"])
+            yield from conv_cases(conv, len(axes.nan_values("float")[0]) if conv.scales == "nan" else 5, 0, ["probe"])
         yield from negative_cases(0)
 
     def randoms() -> Iterator[Case]:
