@@ -214,3 +214,14 @@ def test_every_layout_fault_says_where_it_was_seen():
     for f in LF.FAULTS:
         assert f.seen_in and ("measured here" in f.seen_in or "upstream" in f.seen_in
                               or f.seen_in.startswith("not seen; modelled as")), f.name
+
+
+def test_a_converter_that_asks_a_layout_for_every_broadcast_refuses_the_layout_free_one_only():
+    """tflite2onnx 0.4.1's refusal of softmax_last_axis_1x256x256 ("Requires layout description for <scale>")
+    now has a fault model, so the error is diagnosed."""
+    fault = LF.BY_NAME["layout.broadcast_lift_requires_layout"]
+    for name, killed in (("test_layout_softmax_last_axis_1x256x256", True), ("test_layout_add_broadcast_c", False),
+                         ("test_layout_mul_broadcast_wc_graph_input", False)):
+        case = _case(name)
+        out = LF.run(fault, case.model, case.inputs[0], _meta(case))
+        assert LF.killed(fault, _meta(case), case.outputs[0], out) is killed, name

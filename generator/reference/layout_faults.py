@@ -65,6 +65,7 @@ class Mistakes:
     avg_pool_counts_pad: bool = False  # AveragePool with count_include_pad=1
     transpose_by_shape: bool = False  # a terminate op's Transpose bracket only where the shapes say one is needed
     reshape_shape_input_only: bool = False  # a RESHAPE's new shape read from its second input only
+    broadcast_needs_layout: bool = False  # a lifted broadcast operand refused where its op has no layout
 
 
 # ---------------------------------------------------------------------------------------
@@ -148,6 +149,8 @@ def convert_with(m: Mistakes) -> Callable:
                 raise L.LayoutError(f"explicit layout for unknown tensor {name!r}")
             assign(name, perm, "explicit layout")
         _propagate(g, perms, assign, m)
+        if m.broadcast_needs_layout:
+            _refuse_lifted_without_layout(g, perms, lifted)
         out = _apply(g, perms, to, m, lifted)
         return L.Converted(out, {k: v for k, v in perms.items() if k in src.tensors})
 
@@ -183,6 +186,13 @@ def _apply(g: L.Graph, perms: dict, to: str, m: Mistakes, lifted: set[str]) -> L
         else:
             out.ops.append(copy.deepcopy(op))
     return out
+
+
+def _refuse_lifted_without_layout(g: L.Graph, perms: dict, lifted: set[str]) -> None:
+    """The broadcast Reshape pattern asks for the layout of the op it lifts an operand for, needed or not."""
+    for op in g.ops:
+        if op.type in L.BINARY and lifted & set(op.inputs) and op.outputs[0] not in perms:
+            raise L.LayoutError(f"Requires layout description for {sorted(lifted & set(op.inputs))}")
 
 
 def _by_shape(g: L.Graph, perms: dict) -> dict:
@@ -382,6 +392,11 @@ FAULTS: tuple[Fault, ...] = (
            "while -cotof says Matches), reshape_conv_equal_chw 64 of 64, conv_flatten_fully_connected_equal_chw "
            "13 of 13; the fault's outputs (NHWC) equal onnx2tf's on every mismatching element recorded. Modelled "
            "in the TFLite -> ONNX direction"),
+    _fault("broadcast_lift_requires_layout", "the lower-rank operand of a binary op on a tensor without layout "
+           "refused (the broadcast Reshape pattern asks for a layout even where none is needed)",
+           replace(NONE, broadcast_needs_layout=True),
+           f"{TFLITE2ONNX}: softmax_last_axis_1x256x256 refused, \"Requires layout description for <scale>\" "
+           "(op/reshape.py:178)"),
     _fault("reshape_options_shape_ignored", "a RESHAPE whose new shape is only in its options (one input) "
            "refused or misread: the shape taken from a second input only", replace(NONE, reshape_shape_input_only=True),
            "tflite2onnx 0.3.0, measured here (test_layout_reshape_conv_reshape_options: AssertionError at "
