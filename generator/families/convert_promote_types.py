@@ -35,7 +35,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from generator import dtypes, sampling
+from generator import axes, dtypes, sampling
 from generator.case import Case, node_model
 from generator.dtypes import DType
 from generator.family import Catalogue, Family, split, split_elements
@@ -240,10 +240,19 @@ def _float_candidates(t: DType) -> list[float]:
 
 
 def _specials(t: DType) -> np.ndarray:
+    """+-Inf, and every NaN encoding kind of t (the NaN-payload axis, generator.axes.nan_values: quiet and
+    signalling, low-bit and full payloads, both signs, from bits): converted to the common type, each is NaN
+    [CPT: values as Cast, which maps NaN to NaN]."""
     vals = [np.inf, -np.inf] if t.has_inf else []
     out = np.array(vals, dtype=np.float64).astype(t.np_dtype)
-    bits = [t.nan_bits] + ([t.negative_nan_bits] if t.negative_nan_bits is not None else [])
-    return np.concatenate([out, t.from_bits(np.array(bits))])
+    return np.concatenate([out, axes.nan_values(t)[1]])
+
+
+def signalling_nan(t: DType) -> np.ndarray:
+    """t's signalling NaN with the lowest payload (float32 0x7F800001: an add-and-shift to bfloat16 makes it
+    Inf), else its first NaN encoding: the NaN a scalar input takes."""
+    labels, x = axes.nan_values(t)
+    return x[labels.index("snan_min_payload") if "snan_min_payload" in labels else 0]
 
 
 def edge_values(t: DType) -> np.ndarray:
@@ -287,7 +296,8 @@ def scalar_values(t: DType, k: int) -> np.ndarray:
         picks = [t.finite_max, -1.5, np.nan, -t.smallest_subnormal, 0.0]
     picks = picks[:k]
     if t.is_float:
-        return cast_ref.cast_outcome(np.array(picks, dtype=np.float64), "double", t).outputs[0]
+        x = cast_ref.cast_outcome(np.array(picks, dtype=np.float64), "double", t).outputs[0]
+        return np.where(t.isnan(x), signalling_nan(t), x)  # the NaN-payload axis: a signalling NaN, from bits
     return np.array(picks, dtype=object).astype(t.np_dtype)
 
 
