@@ -385,8 +385,10 @@ def failure_bases(runs: list[tuple[str, list[dict]]]) -> dict:
     on: a sentence of the texts, or a reading (the record's "reading", case.json's; docs/readings.md).
 
     {"backends": [labels], "rows": [{"family", "reading": None (a sentence) | its text, "counts": [per backend],
-    "total"}], "sentence": [per backend], "reading": [per backend]}; rows by family, the sentence row first, then
-    the readings by their total (most first). A record from before readings were recorded counts as a sentence's."""
+    "total"}], "sentence": [per backend], "reading": [per backend], "unrecorded": [labels of the columns where no
+    record carries a reading]}; rows by family, the sentence row first, then the readings by their total (most
+    first). A record from before readings were recorded counts as a sentence's: "unrecorded" names the columns
+    that may be such a file (or ran a suite without readings)."""
     per: list[Counter] = []
     for _, records in runs:
         per.append(Counter((r.get("family") or r.get("op") or "(none)", r.get("reading") or None)
@@ -401,7 +403,8 @@ def failure_bases(runs: list[tuple[str, list[dict]]]) -> dict:
         rows += sorted(mine, key=lambda row: (row["reading"] is not None, -row["total"], row["reading"] or ""))
     return {"backends": [label for label, _ in runs], "rows": rows,
             "sentence": [sum(n for (_, reading), n in c.items() if reading is None) for c in per],
-            "reading": [sum(n for (_, reading), n in c.items() if reading is not None) for c in per]}
+            "reading": [sum(n for (_, reading), n in c.items() if reading is not None) for c in per],
+            "unrecorded": [label for label, records in runs if not any(r.get("reading") for r in records)]}
 
 
 def bases_markdown(table: dict) -> str:
@@ -413,7 +416,13 @@ def bases_markdown(table: dict) -> str:
         lines.append(f"| {row['family']} | {basis} | " + " | ".join(str(n or "") for n in row["counts"]) + " |")
     lines.append("| | failing items against a sentence | " + " | ".join(map(str, table["sentence"])) + " |")
     lines.append("| | failing items against a reading | " + " | ".join(map(str, table["reading"])) + " |")
+    if table["unrecorded"]:
+        lines += ["", UNRECORDED.format(", ".join(table["unrecorded"]))]
     return "\n".join(lines) + "\n"
+
+
+UNRECORDED = ("No item of {} records a reading: a results file written before records carried one (its failures "
+              "all count as a sentence's here), or a suite without readings.")
 
 
 def diagnosis_text(r: dict, whats: dict[str, str]) -> str | None:
@@ -504,6 +513,7 @@ def build(runs: list[Run], notes: list[str] = ()) -> dict:
         "faults": fault_table([(run.label, run.records) for run in runs]),
         "bases": failure_bases([(run.label, run.records) for run in runs]),
         "sentence": SENTENCE,
+        "unrecorded": UNRECORDED,
         "families": families,
         "order": ORDER,
         "probes": probe_matrix(runs),

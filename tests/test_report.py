@@ -414,3 +414,14 @@ def test_html_and_markdown_show_failures_against_a_reading_apart(tmp_path):
     assert "| cast | a sentence of the texts | 1 | 1 |" in md
     assert "| | failing items against a reading | 3 | 0 |" in md
     assert f"(rests on a reading: {md_text(TRUNCATION)})" in md
+
+
+def test_a_results_file_without_readings_is_said_to_be_one(tmp_path):
+    """A column where no record carries a reading (an older results file) is named: its failures all count as a
+    sentence's."""
+    old = tmp_path / "old.json"
+    write_results(old, [cast("float", "int8", "fail")], {"backend": {"name": "old", "version": "1"}, "tier": "strict"})
+    runs = load([*_fails(tmp_path), old])
+    assert build(runs)["bases"]["unrecorded"] == ["old 1"]  # beta records one on a pass
+    for page in (render(runs, "html"), render(runs, "md")):
+        assert "No item of old 1 records a reading" in page
