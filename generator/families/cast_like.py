@@ -19,13 +19,15 @@ The axes of generation (generator/axes.py, issue 21), in this family's own case 
                             with it, on the elements where another value of them, or a fault that misreads a
                             present attribute, gives another result (default-attribute variants only)
   <name>_nan_payloads       every NaN encoding kind of a NaN-capable source, signalling ones and low-bit payloads
-                            included, built from bits: Cast's "NaN -> NaN" (one variant per pair, where defined)
+                            included, built from bits: Cast's "NaN -> NaN" (one variant per pair, where defined;
+                            not where the edge case holds every encoding already: float8 sources but float8e5m2)
   <name>_vector_tails       TAIL_PAIRS only: the group's witnesses and NaN payloads last in tensors of every length
                             of axes.tail_lengths(short), one model with a symbolic length
   <name>_inf_opset<N>, <name>_witness_opset<N>
                             opset boundaries (BOUNDARIES): the FNUZ saturate=1 +-Inf row at 23 / 24 / 25 beside 19,
                             and the opset just above each change that brought a type or attribute, for one pair each
-                            (below it the pair does not exist); each boundary group holds its witnesses
+                            (below it the pair does not exist); each boundary group holds its witnesses and the
+                            explicit-defaults elements, with the defaults written
 """
 
 from __future__ import annotations
@@ -200,18 +202,28 @@ def explicit_defaults(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     another value of those attributes or a fault reading a present attribute (cast_like.present_*) maps
     otherwise: an implementation that misreads a present attribute fails here."""
     seed = ctx.seed_of(form, v)
-    edge = cast._without_inf(v, cast.edge_inputs(v.src, v.to))
+    merged = _boundary_witness_opsets(v, ctx.max_opset)  # there the boundary's witness case writes them
     for opset in group_opsets(v, ctx.max_opset):
-        defaults = axes.attribute_defaults(FAMILY.op, opset)
-        if not set(defaults) - set(v.attrs):
-            continue
-        outcome = v.outcome(edge, opset)
-        x, y = edge[~outcome.mask()], outcome.outputs[0][~outcome.mask()]
-        decisive = _decisive_for_defaults(v, x, y, opset, seed) if x.size else np.zeros(0, dtype=bool)
-        if decisive.any():
+        x = explicit_default_elements(v, opset, seed) if opset not in merged else []
+        if len(x):
             what = "explicit_defaults" if opset == v.opset else f"explicit_defaults_opset{opset}"
-            yield from cast.cases_of(EXPLICIT, v, what, x[decisive], seed, ["edge", "explicit_defaults"],
-                                     opset=opset)
+            yield from cast.cases_of(EXPLICIT, v, what, x, seed, ["edge", "explicit_defaults"], opset=opset)
+
+
+def _writes_defaults(v: Variant, opset: int) -> bool:
+    """CastLike-<opset> gives a default to an attribute v leaves out."""
+    return bool(set(axes.attribute_defaults(FAMILY.op, opset)) - set(v.attrs))
+
+
+def explicit_default_elements(v: Variant, opset: int, seed: int) -> np.ndarray:
+    """The defined edge elements of v at `opset` that another value of an attribute v leaves out, or a fault
+    reading a present attribute, maps otherwise (empty where CastLike-<opset> has no such attribute)."""
+    edge = cast._without_inf(v, cast.edge_inputs(v.src, v.to))
+    if not _writes_defaults(v, opset) or not edge.size:
+        return edge[:0]
+    outcome = v.outcome(edge, opset)
+    x, y = edge[~outcome.mask()], outcome.outputs[0][~outcome.mask()]
+    return x[_decisive_for_defaults(v, x, y, opset, seed)] if x.size else x
 
 
 @CATALOGUE
@@ -222,18 +234,22 @@ def nan_payloads(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     if not _default_attributes(v) or not v.src.is_float:  # (axes.nan_values raises for strings)
         return
     labels, x = axes.nan_values(v.src)
+    if set(v.src.to_bits(x).tolist()) <= set(v.src.to_bits(cast.edge_inputs(v.src, v.to)).tolist()):
+        return  # the edge case holds every NaN encoding already (float8: one or two)
     if not x.size or v.outcome(x).mask().all():
         return
     yield from cast.cases_of(form, v, "nan_payloads", x, ctx.seed_of(form, v), ["edge", "nan_payloads"],
                              nan_kinds=labels)
 
 
-# The vector-tail axis on the conversions backends vectorize (SIMD kernels with a scalar remainder): float32 <->
-# float16 (F16C vcvtps2ph / vcvtph2ps, NEON fcvt), float32 <-> bfloat16 (add-and-shift / AVX512-BF16), float32 ->
-# float8e4m3fn (onnxruntime's MLFloat8 conversion), float64 -> float32 (cvtpd2ps), int32 <-> float32 (cvtdq2ps /
-# cvttps2dq). One representative per kernel family: the other pairs go through the same loops.
-TAIL_PAIRS = (("float", "float16"), ("float16", "float"), ("float", "bfloat16"), ("bfloat16", "float"),
-              ("float", "float8e4m3fn"), ("double", "float"), ("int32", "float"), ("float", "int32"))
+# The vector-tail axis on the conversions backends vectorize (SIMD kernels with a scalar remainder) and that round:
+# float32 -> float16 (F16C vcvtps2ph, NEON fcvtn), float32 -> bfloat16 (add-and-shift / AVX512-BF16 vcvtneps2bf16),
+# float32 -> float8e4m3fn (onnxruntime's MLFloat8 conversion), float64 -> float32 (cvtpd2ps), int32 <-> float32
+# (cvtdq2ps / cvttps2dq). One representative per kernel family: the other pairs go through the same loops. The
+# widening ones (float16 / bfloat16 -> float32) are exact: a wrong tail there shows only as skipped elements, which
+# the narrowing pairs' tails show as well.
+TAIL_PAIRS = (("float", "float16"), ("float", "bfloat16"), ("float", "float8e4m3fn"), ("double", "float"),
+              ("int32", "float"), ("float", "int32"))
 
 
 def _witness_items(v: Variant, ctx: Context, opset: int) -> np.ndarray:
@@ -322,12 +338,24 @@ def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
             yield from cast.cases_of(form, v, f"inf_opset{opset}", x, seed, ["edge", "opset_boundary"], opset=opset,
                                      semantics=f"{FAMILY.op}-{opset}: {rule}")
         yield from _negative_nan_at(form, v, opset, seed)
-        x = _witness_items(v, ctx, opset) if opset != max(24, v.opset) else []  # cast.witness writes that one
-        if len(x):
-            if not v.outcome(x, opset).defined:
-                raise ValueError(f"{form.base(v)}: the witness catalogue holds inputs the spec leaves undefined")
-            yield from cast.cases_of(form, v, f"witness_opset{opset}", x, seed, ["witness", "opset_boundary"],
-                                     opset=opset)
+        if opset not in _boundary_witness_opsets(v, ctx.max_opset):
+            continue  # cast.witness writes that one
+        x = _witness_items(v, ctx, opset)
+        if x.size and not v.outcome(x, opset).defined:
+            raise ValueError(f"{form.base(v)}: the witness catalogue holds inputs the spec leaves undefined")
+        # one case for the boundary's group: its witnesses, and the explicit-defaults axis's elements with the
+        # defaults written (explicit_defaults leaves this opset to it)
+        extra = explicit_default_elements(v, opset, seed)
+        x = cast._unique(np.concatenate([x.astype(extra.dtype) if x.size else extra[:0], extra]), v.src)
+        if x.size:
+            flags = ["witness", "opset_boundary"] + (["explicit_defaults"] if _writes_defaults(v, opset) else [])
+            yield from cast.cases_of(EXPLICIT if _writes_defaults(v, opset) else form, v, f"witness_opset{opset}",
+                                     x, seed, flags, opset=opset)
+
+
+def _boundary_witness_opsets(v: Variant, max_opset: int) -> list[int]:
+    """The boundary opsets whose witness case `boundaries` writes (cast.witness writes the one at 24 or v's)."""
+    return [o for o in boundary_opsets(v, max_opset) if o != max(24, v.opset)]
 
 
 # The reading a judged round_mode down / nearest element rests on (docs/readings.md#castlike-round-mode): the
