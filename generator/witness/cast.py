@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from generator import dtypes
+from generator import axes, dtypes
 from generator.dtypes import DType
 from generator.faults import group_params, same_elements
 from generator.hunting import ulp
@@ -29,6 +29,15 @@ from generator.families import cast as family
 from generator.reference import cast_faults
 
 MAX_WITNESSES = 2  # per (group, fault)
+# faults that read an attribute only where the model writes it: their witnesses are searched on the model of the
+# explicit-defaults axis (the defaults written, at the group's first opset that has them) and stored as
+# "explicit_witnesses", which only that case reads (generator/families/cast.py, explicit_defaults)
+PRESENT_ATTRIBUTE_FAULTS = ("cast.present_saturate_read_as_0", "cast.present_round_mode_as_nearest",
+                            "cast.present_saturate_beyond_float8")
+# faults that differ only at another opset of the group's semantics: the opset-boundary cases kill them with fixed
+# inputs (+-Inf into FNUZ at Cast-23), so no search is run for them
+BOUNDARY_FAULTS = {"cast.fnuz_inf_rule_at_23": "killed by the opset-boundary case <group>_inf_opset23 (+-Inf at Cast-23)"}
+NAN_SIGN_FAULTS = ("cast.nan_sign_lost", "cast.input_nan_sign_lost")  # judged only where the sign of NaN is compared
 
 
 def groups(max_opset: int, variants=family.variants) -> list[tuple[family.Variant, int]]:
@@ -158,21 +167,22 @@ def pool(src: DType, to: DType) -> tuple[np.ndarray, bool]:
     else:
         cands = [c for c in _float_candidates(to) if math.isfinite(c)]
         cands += [-c for c in cands]
-        x = family._to_src(cands, src)
+        x = np.concatenate([family._to_src(cands, src), axes.nan_values(src)[1]])  # every NaN kind, from bits
     return family._unique(np.concatenate([edge, x]), src), False
 
 
 # ---------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------
-def _differs(fault, x: np.ndarray, v: family.Variant, opset: int) -> np.ndarray:
-    """Element-wise: defined by the spec and the fault gives another result."""
+def _differs(fault, x: np.ndarray, v: family.Variant, opset: int, attrs: dict | None = None) -> np.ndarray:
+    """Element-wise: defined by the spec and the fault gives another result (on a node with `attrs`, default
+    the variant's own)."""
     outcome = v.outcome(x, opset)
     try:
-        z = fault.fn([x], v.attrs, opset, [v.src])[0]
+        z = fault.fn([x], attrs or v.attrs, opset, [v.src])[0]
     except Exception as exc:  # a fault model must give a result wherever the reference does
         raise RuntimeError(f"{fault.name} raised on {v.base_name}: {exc}") from exc
-    return ~outcome.mask() & ~same_elements(outcome.outputs[0], z, v.to, nan_sign=fault.name == "cast.nan_sign_lost")
+    return ~outcome.mask() & ~same_elements(outcome.outputs[0], z, v.to, nan_sign=fault.name in NAN_SIGN_FAULTS)
 
 
 # faults that round monotonically onto the target: past an exactly representable R above the overflow
@@ -252,6 +262,12 @@ def find_group(v: family.Variant, opset: int, search_examples: int) -> dict:
         if reason is not None:
             out[fault.name] = {"equivalent": reason}
             continue
+        if fault.name in BOUNDARY_FAULTS:
+            out[fault.name] = {"how": BOUNDARY_FAULTS[fault.name]}
+            continue
+        if fault.name in PRESENT_ATTRIBUTE_FAULTS:
+            out[fault.name] = _explicit_witnesses(fault, v, opset, x, exhaustive)
+            continue
         xs, every = x, exhaustive
         if fault.name == "cast.ftz_source" and v.src.bits == 32:  # it changes subnormal inputs only: try them all
             xs, every = _subnormals(v.src), True
@@ -274,6 +290,18 @@ def find_group(v: family.Variant, opset: int, search_examples: int) -> dict:
                 out[fault.name] = {"unresolved": f"no witness among {x.size} constructed and {search_examples} "
                                                  f"searched inputs"}
     return out
+
+
+def _explicit_witnesses(fault, v: family.Variant, opset: int, x: np.ndarray, exhaustive: bool) -> dict:
+    """A present-attribute fault, tried on the explicit-defaults model of the group (family.explicit_defaults)."""
+    at = family.explicit_opset(v, opset)
+    mask = _differs(fault, x, v, at, family.explicit_attrs(v, at)) if x.size else np.zeros(0, dtype=bool)
+    if mask.any():
+        return {"how": "exhaustive" if exhaustive else "construction", "explicit_witnesses": encode(_pick(x, mask), v.src)}
+    if exhaustive:
+        return {"equivalent": f"exhaustive: all {x.size} {v.src.name} inputs give the reference's result with the "
+                              f"defaults written"}
+    return {"unresolved": f"no witness among {x.size} constructed inputs with the defaults written"}
 
 
 def find(max_opset: int, budget: int) -> dict:
