@@ -86,7 +86,8 @@ def test_nonfinite_probe_has_every_nan_kind_and_no_expectation():
 def test_opset_boundary_cases_resolve_to_version_11():
     assert fam.boundary_opsets(28) == [12, 28] and fam.boundary_opsets(12) == [12] and fam.boundary_opsets(11) == []
     cases = list(fam.boundary_cases(28))
-    assert [c.name for c in cases] == ["test_dynamicquantizelinear_mixed_opset12", "test_dynamicquantizelinear_mixed_opset28"]
+    assert [c.name for c in cases] == ["test_dynamicquantizelinear_mixed_opset12",
+                                       "test_dynamicquantizelinear_mixed_opset28"]
     for c in cases:
         assert c.model.opset_import[0].version == c.meta["opset"] and F.group_key(c.meta) == "opset=11"
     assert [c.name for u in fam.work("quick", 0, 11) for c in u() if "opset" in c.name] == \

@@ -96,7 +96,8 @@ def test_every_judged_case_carries_the_requantization_reading():
 def test_opset_boundary_cases():
     assert fam.boundary_opsets(28) == [11, 28] and fam.boundary_opsets(10) == []
     cases = list(fam.boundary_cases(28, 2))
-    assert [c.name for c in cases] == ["test_qlinearconv_pads_symmetric_opset11", "test_qlinearconv_pads_symmetric_opset28"]
+    assert [c.name for c in cases] == ["test_qlinearconv_pads_symmetric_opset11",
+                                       "test_qlinearconv_pads_symmetric_opset28"]
     assert [c.model.opset_import[0].version for c in cases] == [11, 28] == [c.meta["opset"] for c in cases]
     base = [c for c in fam.conv_cases(fam.replace(fam.CATALOGUE["pads_symmetric"](), what="pads_symmetric"), 2, 0,
                                       ["edge"])][0]
@@ -128,6 +129,7 @@ def test_nan_scale_probe_holds_every_nan_kind_bit_for_bit():
     _, nans = axes.nan_values("float")
     cases = list(fam.conv_cases(conv, nans.size, 0, ["probe"]))
     assert [c.kind for c in cases] == ["probe"]
-    got = [int(np.asarray(d[(1, 4, 6)[i % 3]]).reshape(-1)[0:1].view(np.uint32)[0]) for i, d in enumerate(cases[0].inputs)]
+    got = [int(np.asarray(d[(1, 4, 6)[i % 3]]).reshape(-1)[0:1].view(np.uint32)[0])
+           for i, d in enumerate(cases[0].inputs)]
     assert got == nans.view(np.uint32).tolist()  # signalling NaNs not quieted on the way
     assert cases[0].meta["undefined"] == [ref.UNDEF_SCALE]

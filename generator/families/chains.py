@@ -260,8 +260,8 @@ def dql_matmul_integer_scaled() -> Iterator[Case]:
                               ref.dql_matmul_integer(a, b, b_zp).outputs[0], ["int32", "float"]))
 
 
-TAIL_CLAUSE = MATMUL_CLAUSE + ("; the vector-tail axis (generator/axes.py): a of 3 x 11 = 33 elements, its minimum the last "
-                               "element, in the partial last vector of every width 4 .. 32")
+TAIL_CLAUSE = MATMUL_CLAUSE + ("; the vector-tail axis (generator/axes.py): a of 3 x 11 = 33 elements, its minimum "
+                               "the last element, in the partial last vector of every width 4 .. 32")
 
 
 @CATALOGUE

@@ -737,7 +737,8 @@ def boundary_cases(max_opset: int, n_datasets: int) -> Iterator[Case]:
         s = sampling.case_seed(0, base.name)
         stream = sampling.Stream(s)
         sets = [draw_dataset(conv, stream, i) for i in range(n_datasets)]
-        yield from dataset_cases(replace(conv, what=f"pads_symmetric_opset{opset}"), sets, s, ["edge", "opset_boundary"])
+        yield from dataset_cases(replace(conv, what=f"pads_symmetric_opset{opset}"), sets, s,
+                                 ["edge", "opset_boundary"])
 
 
 # ---------------------------------------------------------------------------------------------

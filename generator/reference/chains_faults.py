@@ -393,7 +393,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("chains.dql_scale_reciprocal_y_from_range", "the DynamicQuantizeLinear step computes y_scale as range * "
           "float32(1 / 255) and y from float32(x * 255) / range", dql_scale_reciprocal_y_from_range,
           applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
-          seen_in="OpenVINO 2026.4.1 CPU (measured here: a_scale one ulp off in DynamicQuantizeLinear -> MatMulInteger, "
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: a_scale one ulp off in DynamicQuantizeLinear -> "
+                  "MatMulInteger, "
                   "fed and initializers; the dynamic_quantize_linear family's fault of that name)"),
 )
 

@@ -43,8 +43,8 @@ UNDEF_Y_NAN = ("x / y_scale is NaN for an infinite element (inf / inf): Quantize
 # Readings (docs/readings.md): results the function body gives only when its float32 steps are read as IEEE 754
 # arithmetic, which the text names nowhere; an implementation that flushes subnormals or traps on overflow reads
 # it otherwise. case.json "reading" carries each that a judged data set rests on.
-READING_RANGE_OVERFLOW = ("dql-range-overflow: X_Max - X_Min overflowing float32 gives +inf, so y_scale = +inf, the zero "
-                          "point 0 - (X_Min / inf) = 0 and y = x / inf = 0: the body's Sub and Div read as IEEE 754 "
+READING_RANGE_OVERFLOW = ("dql-range-overflow: X_Max - X_Min overflowing float32 gives +inf, so y_scale = +inf, the "
+                          "zero point 0 - (X_Min / inf) = 0 and y = x / inf = 0: the body's Sub and Div read as IEEE 754 "
                           "float32 arithmetic (overflow to infinity); the text states no overflow rule")
 READING_SUBNORMAL_SCALE = ("dql-subnormal-scale: a y_scale below 2**-126 is the subnormal IEEE 754 gradual underflow "
                            "gives (not flushed to 0, which would make the input undefined), and the later divisions "

@@ -118,7 +118,9 @@ def _node(**deviation):
 FAULTS: tuple[Fault, ...] = (
     Fault("dynamic_quantize_linear.round_half_away",
           "rounds the zero point and y half away from zero instead of to even (std::round)",
-          _node(half_away=True), seen_in="MNN and gemmlowp-style ChooseQuantizationParams (std::round of the zero point)"),
+          _node(half_away=True),
+          seen_in="MNN and gemmlowp-style ChooseQuantizationParams (std::round of the zero point; read in their "
+                  "sources, not measured here)"),
     Fault("dynamic_quantize_linear.range_not_widened",
           "uses min(x) and max(x) as they are, not widened to include 0", _node(widen=False),
           seen_in=_NOT_SEEN + "the textbook asymmetric quantization without the spec's Min(x_min, 0) / Max(x_max, 0) "

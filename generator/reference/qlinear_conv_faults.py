@@ -431,7 +431,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("qlinear_conv.dilation_ignored",
           "reads the kernel's taps as if every dilation were 1 (padding and output shape still dilated)",
           _node(dilation_ignored=True), equivalent=_unless_dilated,
-          seen_in="consistent with OpenVINO 2026.4.1 (measured here: 4 failing dilated data sets of the default suite)"),
+          seen_in="consistent with OpenVINO 2026.4.1 (measured here: 4 failing dilated data sets of the default "
+                  "suite)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),
@@ -445,7 +446,8 @@ FAULTS: tuple[Fault, ...] = (
           seen_in=_NOT_SEEN + "every int32 accumulator (equivalent on every defined input)"),
     Fault("qlinear_conv.per_channel_input_axis_zero_point_before_rounding",
           "both: per-channel w_scale / w_zero_point along w's axis 1 (when C / group == M) and y_zero_point added "
-          "before rounding (per tensor: zero_point_before_rounding)", _node(scale_axis="input", requant="zero_point_first"),
+          "before rounding (per tensor: zero_point_before_rounding)",
+          _node(scale_axis="input", requant="zero_point_first"),
           seen_in="OpenVINO 2026.4.1 CPU (measured here: the 12 per-channel witness data sets of the default suite "
                   "that neither model alone explained; its frontend's DequantizeLinear on axis 1 and its "
                   "QuantizeLinear's zero point before rounding, as in the chains family)"),
