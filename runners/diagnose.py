@@ -10,8 +10,10 @@ strings read back as values ...) also decide whether a fault explains it. A faul
 the model, or whose outputs have another count, element type or shape, is not consistent.
 
 Errors and refusals get a diagnosis too where a refusing fault explains them: when the backend raised on a
-node / graph data set (verdict `error`, or `unsupported` because the backend itself refused the model: not a
-case it cannot take, such as another format's twin, nor a node placed elsewhere than asked), each candidate
+node / graph data set (verdict `error`, at prepare or run; or `unsupported` because the backend itself refused
+the model at prepare: not at run, where it had accepted the model and cannot take the data (TVM 0.27 copying
+int4 inputs), nor a case it cannot take, such as another format's twin, nor a node placed elsewhere than asked),
+each candidate
 fault that refuses the same model and data set (generator.faults.refuses: its family's `refuses`, no outputs
 from its family's `run`, or a Refusal it raises) is named. Where none does, the record stays without a
 diagnosis: a backend that raises for a reason no fault models is not said to "match no known fault".

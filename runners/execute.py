@@ -6,7 +6,8 @@ This is the one place that decides a verdict from what a backend does (DESIGN.md
                 judged in every tier, the verdict is the selected tier's, and `tiers_met` lists the
                 tiers whose comparison passes (empty where the backend raised or did not run); a
                 fail names the fault models that reproduce its outputs (`diagnosis`, runners/diagnose.py),
-                an error or a refusal of the backend those that refuse the same model, where any does
+                an error (at prepare or run) or a refusal at prepare those that refuse the same model,
+                where any does
   negative      pass if the backend refuses the model at the phase case.json names
                 ("prepare": prepare must raise; "run": prepare or run may raise), else fail
   probe         always "probe": what the backend returned (values and bit patterns) or the text of
@@ -379,10 +380,9 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         return
     try:
         value = backend.run(entry.value, _inputs(backend, case, i, mode))
-    except Unsupported as exc:
+    except Unsupported as exc:  # not explained by a refusing fault: the model was accepted at prepare
         r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
         r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
-        _explain_refusal(r, case, i)
         return
     except Exception as exc:  # noqa: BLE001
         r.error = describe_exception(exc)

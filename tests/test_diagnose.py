@@ -373,6 +373,13 @@ class UnsupportedAtPrepare(OpconformBackend):
         raise Unsupported("not implemented")
 
 
+class UnsupportedAtRun(OpconformBackend):
+    name = "unsupported-at-run"
+
+    def run(self, prepared, inputs):
+        raise Unsupported("cannot copy these inputs")
+
+
 class PlacedElsewhere(OpconformBackend):
     name = "placed-elsewhere"
 
@@ -405,6 +412,8 @@ def test_an_error_or_refusal_is_explained_by_a_refusing_fault(refusing_faults, d
 def test_what_the_backend_did_not_refuse_is_not_explained(refusing_faults, dql_suite):
     case = read_case(dql_suite / "node" / "test_dynamicquantizelinear_y_ties")
     r = run_case_dataset(PlacedElsewhere(), case, 0, "strict", {})  # the adapter's placement check: no refusal
+    assert r.verdict == "unsupported" and r.diagnosis is None
+    r = run_case_dataset(UnsupportedAtRun(), case, 0, "strict", {})  # the model was accepted: not refused
     assert r.verdict == "unsupported" and r.diagnosis is None
     r = run_case_dataset(RaisesAtRun(), case, 0, "strict", {})
     assert r.diagnosis == [REFUSES]
