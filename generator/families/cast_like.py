@@ -218,7 +218,7 @@ def _writes_defaults(v: Variant, opset: int) -> bool:
 def explicit_default_elements(v: Variant, opset: int, seed: int) -> np.ndarray:
     """The defined edge elements of v at `opset` that another value of an attribute v leaves out, or a fault
     reading a present attribute, maps otherwise (empty where CastLike-<opset> has no such attribute)."""
-    edge = cast._without_inf(v, cast.edge_inputs(v.src, v.to))
+    edge = cast.edge_inputs(v.src, v.to)  # +-Inf kept: at Cast-24+ saturate decides them for the FNUZ types
     if not _writes_defaults(v, opset) or not edge.size:
         return edge[:0]
     outcome = v.outcome(edge, opset)
@@ -300,11 +300,23 @@ JUST_ABOVE = {("float", "float8e4m3fn"): 19, ("float", "int4"): 21, ("float", "f
               ("float", "float8e8m0"): 24, ("float", "int2"): 25}
 
 
+def _inf_row(v: Variant) -> np.ndarray | None:
+    """+-Inf of v's source where v is a FNUZ saturate=1 variant (the row Cast-24 changed): floats with Inf, and
+    the strings "INF" / "-INF"; None elsewhere."""
+    if not cast._is_fnuz_sat_inf(v):
+        return None
+    if v.src.kind == "string":
+        return np.array(["INF", "-INF"], dtype=object)
+    if v.src.is_float and v.src.has_inf:
+        return np.array([np.inf, -np.inf], dtype=np.float64).astype(v.src.np_dtype)
+    return None
+
+
 def boundary_opsets(v: Variant, max_opset: int) -> list[int]:
     """The opsets beside v's first (and 24, Cast's own second group of the FNUZ row) that the boundary axis gives
     v's pair: 23 and 25 for the FNUZ saturate=1 row, the opset just above the change that brought the pair."""
     out = set()
-    if cast._is_fnuz_sat_inf(v) and v.src.has_inf:
+    if _inf_row(v) is not None:
         out |= set(axes.boundary_opsets([FNUZ_ROW_CHANGE], MIN_OPSET, max_opset)) - {FNUZ_ROW_CHANGE}
     change = JUST_ABOVE.get((v.src.name, v.to.name))
     if change is not None and change == v.opset:
@@ -332,11 +344,13 @@ def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     semantics), so that every fault model is told apart in the boundary's group too."""
     seed = ctx.seed_of(form, v)
     for opset in boundary_opsets(v, ctx.max_opset):
-        if cast._is_fnuz_sat_inf(v) and v.src.has_inf:
-            x = np.array([np.inf, -np.inf], dtype=np.float64).astype(v.src.np_dtype)
+        x = _inf_row(v)
+        if x is not None:
             rule = "+-Inf -> NaN" if opset < FNUZ_ROW_CHANGE else "+-Inf -> +-FLT_MAX"
+            # it joins v's first group too (case.json group_opset, as Cast's boundary cases do): the row switched on
+            # one opset early differs only here
             yield from cast.cases_of(form, v, f"inf_opset{opset}", x, seed, ["edge", "opset_boundary"], opset=opset,
-                                     semantics=f"{FAMILY.op}-{opset}: {rule}")
+                                     semantics=f"{FAMILY.op}-{opset}: {rule}", group_opset=v.opset)
         yield from _negative_nan_at(form, v, opset, seed)
         if opset not in _boundary_witness_opsets(v, ctx.max_opset):
             continue  # cast.witness writes that one
@@ -346,6 +360,8 @@ def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
         # one case for the boundary's group: its witnesses, and the explicit-defaults axis's elements with the
         # defaults written (explicit_defaults leaves this opset to it)
         extra = explicit_default_elements(v, opset, seed)
+        if _inf_row(v) is not None:  # the boundary's own row, in the boundary's group
+            extra = np.concatenate([extra, _inf_row(v)])
         x = cast._unique(np.concatenate([x.astype(extra.dtype) if x.size else extra[:0], extra]), v.src)
         if x.size:
             flags = ["witness", "opset_boundary"] + (["explicit_defaults"] if _writes_defaults(v, opset) else [])
