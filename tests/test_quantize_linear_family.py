@@ -79,6 +79,11 @@ def test_negatives_are_refused_by_the_reference(cases):
             run_program(compile_model(c.model, validate=True), c.inputs[0])
 
 
+# the opset-boundary axis's negatives whose rule is a type constraint or an attribute list (the name holds one
+# of `checked` below): one opset below the version that brings the type or attribute
+BOUNDARY_NEGATIVES = ("block_size_attribute_opset20", "precision_attribute_opset22", "float4_zero_point_opset22")
+
+
 def test_negatives_the_schema_s_type_constraints_or_attributes_rule_out_fail_onnx_s_checker(cases):
     """A negative whose rule is a type constraint or an attribute list is refused by onnx.checker too (the shape
     rules, which onnx's inference does not check, are the texts' alone)."""
@@ -88,7 +93,7 @@ def test_negatives_the_schema_s_type_constraints_or_attributes_rule_out_fail_onn
                "float4_zero_point", "scale_float8e8m0_opset23", "int2_zero_point", "precision_attribute",
                "zero_point_int32")
     neg = [c for c in cases.values() if c.kind == "negative" and any(k in c.name for k in checked)]
-    assert len(neg) == len(checked)
+    assert len(neg) == len(checked) + len(BOUNDARY_NEGATIVES)  # each checked rule, some at c and at c - 1
     for c in neg:
         with pytest.raises((onnx.checker.ValidationError, onnx.shape_inference.InferenceError)):
             onnx.checker.check_model(c.model, full_check=True)
@@ -135,7 +140,7 @@ def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
                    capture_output=True)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     n = sum(1 for kind in ("node", "probe", "negative") for _ in (out / kind).iterdir())
-    assert size < 5_000_000 and n < 300, (size, n)
+    assert size < 5_000_000 and n < 360, (size, n)
     r = subprocess.run([sys.executable, "-m", "pytest", str(out), "--backend", "opconform", "-q",
                         "-p", "no:cacheprovider"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:]

@@ -36,9 +36,10 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from generator import dtypes, sampling, witness
+from generator import axes, dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.family import Catalogue, Family, split
+from generator.outcome import Outcome
 from generator.reference import dequantize_linear as ref
 
 FAMILY = Family("dequantize_linear", "DequantizeLinear", "onnx.defs:DequantizeLinear")
@@ -69,6 +70,7 @@ class Spec:
     error: str | None = None
     zp_type: str | None = None  # a negative case's zero point type (else x's)
     phase: str = "prepare"  # a negative case's: "run" where the refusal depends on shapes (one data set of zeros)
+    explicit_defaults: bool = False  # every attribute the version has written, the defaults with their values
 
     @property
     def out(self) -> str:
@@ -82,10 +84,16 @@ class Spec:
             a["block_size"] = self.block_size
         if self.output_dtype:
             a["output_dtype"] = dtypes.get(self.output_dtype).onnx
+        if self.explicit_defaults:  # the explicit-defaults axis (generator/axes.py)
+            a = dict(axes.attribute_defaults("DequantizeLinear", self.opset), **a)
         return a
 
 
 CATALOGUE = Catalogue()
+READING_SCALAR_SCALE_10 = ("DequantizeLinear-10's \"'x_scale' and 'x_zero_point' are both scalars\" (x_scale: \"It's a "
+                           "scalar, which means a per-tensor/layer quantization\") is read as a rule a model must "
+                           "keep, so a 1-D x_scale is refused; no sentence says so, and onnx.checker accepts the "
+                           "model (its shape inference of version 10 does not check the scale's rank)")
 READING_IEEE = ("NaN, Inf, zero and negative scales and NaN / Inf inputs follow IEEE 754 arithmetic in the formula "
                 "(the text states the formula only)")
 
@@ -167,6 +175,20 @@ def no_zero_point():
     for t, since in ref._T1_SINCE.items():
         x = patterns(t) if dtypes.get(t).bits <= 8 else wide_values(t)
         yield f"{t}_opset{since}", Spec(since, t, "float", per_tensor_sets(x, t, "float", False), zero_point=False)
+    yield from scale_types_without_zero_point()
+
+
+def scale_types_without_zero_point() -> Iterator[tuple[str, Spec]]:
+    """The scale-type axis without a zero point: every x type of <= 8 bits (float8 among them: onnx#5408, a
+    float8 x with a float16 scale and no zero point) with each float16 / bfloat16 x_scale, at the first version
+    that lists both (every_pattern has them with a zero point, the float32 scale is above)."""
+    for t, since in ref._T1_SINCE.items():
+        if dtypes.get(t).bits > 8:
+            continue
+        for s in ("float16", "bfloat16"):
+            v = max(since, 19)
+            yield f"{t}_{dtypes.short(dtypes.get(s))}_opset{v}", Spec(
+                v, t, s, per_tensor_sets(patterns(t), t, s, False), zero_point=False)
 
 
 def wide_values(t: str) -> np.ndarray:
@@ -315,6 +337,109 @@ def float8_zero_point():
 
 
 # ---------------------------------------------------------------------------------------
+# the axes of generation (generator/axes.py): explicit defaults, vector tails, NaN payloads, opset boundaries
+# ---------------------------------------------------------------------------------------
+@CATALOGUE
+def explicit_defaults():
+    """Every attribute the version has written with its default value (axis=1, block_size=0, output_dtype=0):
+    the per-axis case along axis 1 and the per-tensor one at each version with attributes, so that reading a
+    present attribute wrongly shows."""
+    for v in (13, 19, 21, 23, 24, 25, 28):
+        x = ladder(30, -128, 127, "int8").reshape(2, 3, 5)
+        sets = [(x, arr([0.5, 0.125, 3.0], "float"), arr([0, -7, 5], "int8"))]
+        yield f"per_axis_int8_opset{v}", Spec(v, "int8", "float", sets, explicit_defaults=True)
+        yield f"per_tensor_uint8_opset{v}", Spec(v, "uint8", "float", per_tensor_sets(patterns("uint8"), "uint8",
+                                                                                       "float")[1:2],
+                                                 explicit_defaults=True)
+
+
+TAIL_FILLER = {"int8": [1, 2, 3], "uint8": [130, 127, 129], "int4": [1, -1, 2], "float8e4m3fn": [0.5, 1.0, -2.0]}
+TAIL_DECISIVE = {"int8": [-128], "uint8": [0], "int4": [-8], "float8e4m3fn": [448.0]}  # x - zp at its extreme
+
+
+@CATALOGUE
+def vector_tail():
+    """Lengths around the vector widths (axes.VECTOR_LENGTHS) with the decisive element last (x - x_zero_point
+    at the extreme of x's range, an int4 -8 in the last nibble, float8's largest value), so that it sits in the
+    partial last vector: a scalar tail loop that drops the zero point or the sign extension shows. One model
+    with a symbolic length per x type."""
+    for t, v, zp in (("int8", 10, 127), ("uint8", 13, 255), ("int4", 21, 7), ("float8e4m3fn", 19, -448.0)):
+        lengths = axes.tail_lengths(short=t != "int8", limit=257)  # 1023 / 1025 add bytes, not remainders
+        xs = axes.tail_datasets(arr(TAIL_FILLER[t], t), arr(TAIL_DECISIVE[t], t), lengths)
+        sets = [(x, arr(0.5, "float", ()), arr(zp, t, ())) for x in xs]
+        yield f"{t}_opset{v}", Spec(v, t, "float", sets, flags=("edge", "vector_tail"))
+    # blocked, the tail along the blocked axis: (2, n) with blocks of 32, the short last block's scale decisive
+    sets = []
+    for n in axes.tail_lengths(short=True):
+        x = np.stack([axes.with_tail(arr([1, 2, 3], "int4"), arr([-8], "int4"), n)] * 2)
+        m = -(-n // 32)
+        sets.append((x, arr([2.0 ** -(j % 5) for j in range(2 * m)], "float", (2, m)),
+                     arr([(j % 3) - 1 for j in range(2 * m)], "int4", (2, m))))
+    yield "blocked_int4_block32_opset21", Spec(21, "int4", "float", sets, axis=1, block_size=32,
+                                               flags=("edge", "vector_tail"))
+
+
+@CATALOGUE
+def nan_payload():
+    """Every NaN encoding of each float x_scale type (axes.nan_values: quiet and signalling, low and high
+    payloads, both signs): y is NaN (IEEE 754 propagation), also into a bfloat16 output from a float32 scale,
+    where an add-and-shift rounding turns a low-payload NaN into Inf."""
+    x = arr([0, 1, -1, 127, -128, 5, -3], "int8")
+    for s, v, out in (("float", 13, None), ("float16", 19, None), ("bfloat16", 19, None), ("float", 23, "bfloat16"),
+                      ("float", 23, "float16")):
+        _, nans = axes.nan_values(s)
+        sets = [(x, np.asarray(n).reshape(()), arr(3, "int8", ())) for n in nans]
+        name = f"scale_{dtypes.short(dtypes.get(s))}" + (f"_to_{dtypes.short(dtypes.get(out))}" if out else "")
+        yield f"{name}_opset{v}", Spec(v, "int8", s, sets, output_dtype=out, reading=READING_IEEE,
+                                       flags=("edge", "nan_payload"))
+
+
+# the versions whose text changed (ref.OPSETS past the first): each gets a case one opset below (the old rule:
+# the new type or attribute refused) and one above (the new rule still in force); the changes' own opsets have
+# their cases in the catalogue above
+BOUNDARY_CHANGES = tuple(v for v in ref.OPSETS if v > ref.OPSETS[0])
+
+
+@CATALOGUE
+def boundary():
+    """The opset-boundary axis (axes.boundary_opsets): what each version added, one opset after it (accepted,
+    computed as at the version), and one opset before it (refused: negative/)."""
+    firsts = {13: ("uint8", "float", (2, 3), 1), 19: ("float8e4m3fn", "float16", (4,), None),
+              21: ("int4", "float", (2, 4), 1), 23: ("float4e2m1", "float", (4,), None),
+              24: ("int8", "float8e8m0", (4,), None), 25: ("int2", "float", (4,), None),
+              28: ("float6e2m3", "float", (4,), None)}
+    for c in BOUNDARY_CHANGES:
+        t, s, shape, axis = firsts[c]
+        d = dtypes.get(t)
+        x = patterns(t)[:int(np.prod(shape))].reshape(shape) if d.bits <= 8 else None
+        if c == 13:  # per-axis
+            sets = [(x, arr([0.5, 2.0, 0.25], s), arr([0, 3, 255], t))]
+        elif c == 21:  # blocked
+            sets = [(x, arr([[0.5, 2.0], [0.25, 1.0]], s), arr([[0, 1], [-1, 2]], t))]
+        elif c == 24:  # 2**-1 and NaN (0xFF)
+            sets = [(x, dtypes.get(s).from_bits(np.array(b, np.uint8)), arr(3, t, ())) for b in (126, 255)]
+        else:
+            sets = [(x, arr(0.5, s, ()), arr(0, t, ()))]
+        kw = dict(axis=axis, block_size=2 if c == 21 else 0, output_dtype="float" if c == 24 else None)
+        if c + 1 <= ref.OPSETS[-1]:
+            yield f"{t}_opset{c + 1}", Spec(c + 1, t, s, sets, flags=("edge", "boundary"), **kw)
+        below = c - 1
+        if c == 13:
+            shapes = ((2, 3), (3,), (3,))
+        elif c == 21:
+            shapes = ((2, 4), (2, 2), (2, 2))
+        else:
+            shapes = ((4,), (), ())
+        yield f"negative_{t}_opset{below}", _neg(below, t, s, t, shapes, f"DequantizeLinear-{ref.version(below)} "
+                                                 f"lacks what version {c} added ({t} x, {s} x_scale"
+                                                 f"{', block_size' if c == 21 else ''}"
+                                                 f"{', a 1-D x_scale' if c == 13 else ''})",
+                                                 phase="run" if c == 13 else "prepare",
+                                                 reading=READING_SCALAR_SCALE_10 if c == 13 else None, **{
+                                                     k: v for k, v in kw.items() if v})
+
+
+# ---------------------------------------------------------------------------------------
 # negative cases: (x type, scale type, zero point type or None, shapes, attrs, output, opset, error)
 # ---------------------------------------------------------------------------------------
 def _neg(opset: int, x: str, scale: str, zp: str | None, shapes: tuple, error: str, **kw) -> Spec:
@@ -323,7 +448,8 @@ def _neg(opset: int, x: str, scale: str, zp: str | None, shapes: tuple, error: s
     return Spec(opset, x, scale, zero_point=zp is not None, shapes=shapes, error=error,
                 phase=kw.pop("phase", "prepare"),
                 output_dtype=kw.pop("output_dtype", None), axis=kw.pop("axis", None),
-                block_size=kw.pop("block_size", 0), clause=kw.pop("clause", CLAUSE), flags=("negative",), zp_type=zp)
+                block_size=kw.pop("block_size", 0), clause=kw.pop("clause", CLAUSE), flags=("negative",), zp_type=zp,
+                reading=kw.pop("reading", None))
 
 
 NEGATIVES = {
@@ -339,7 +465,8 @@ NEGATIVES = {
     "axis_below_range": _neg(21, "uint8", "float", "uint8", ((2, 3), (2,), (2,)),
                              "Accepted range is [-r, r-1] where r = rank(input)", axis=-3, phase="run"),
     "per_axis_scale_opset10": _neg(10, "uint8", "float", "uint8", ((2, 3), (3,), (3,)),
-                                   "'x_scale' and 'x_zero_point' are both scalars", phase="run"),
+                                   "'x_scale' and 'x_zero_point' are both scalars", phase="run",
+                                   reading=READING_SCALAR_SCALE_10),
     "rank2_scale_without_block_size": _neg(21, "int8", "float", "int8", ((2, 6), (2, 3), (2, 3)),
                                            "a scalar, a 1-D tensor, or rank identical to the input for blocked "
                                            "quantization (block_size is 0)", axis=1, phase="run"),
@@ -458,22 +585,54 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
             (spec.x, spec.scale, spec.zp_type or spec.x), spec.shapes[:3 if spec.zero_point else 2])]]
         yield FAMILY.negative(name, model_of(spec, spec.shapes[0], spec.shapes[1]), data, phase=spec.phase,
                               opset=spec.opset, clause=spec.clause, flags=list(spec.flags), seed=seed,
-                              params=_params(spec, what), spec_file=spec_file, error=spec.error)
+                              params=_params(spec, what), spec_file=spec_file, error=spec.error,
+                              reading=spec.reading)
         return
-    outcomes, spread = [], 0
     kw = dict(axis=1 if spec.axis is None else spec.axis, block_size=spec.block_size,
               output_dtype=dtypes.get(spec.output_dtype).onnx if spec.output_dtype else None, opset=spec.opset,
               x_type=spec.x, scale_type=spec.scale)
+    datasets, outcomes, spread = [], [], 0
     for x, s, z in spec.sets:
         out, sp = ref.dequantize_linear_explained(x, s, z, **kw)
-        outcomes.append(out)
+        rest = [s] + ([z] if spec.zero_point else [])
         if out.defined:
+            datasets.append([x] + rest)
+            outcomes.append(out)
             spread = max(spread, int(sp.max(initial=0)))
-    datasets = [[x, s] + ([z] if spec.zero_point else []) for x, s, z in spec.sets]
+            continue
+        if not _elementwise(x, s):  # a data set as a whole: to the probe
+            datasets.append([x] + rest)
+            outcomes.append(out)
+            continue
+        # per-tensor 1-D x: the defined elements judged, only the open ones to the probe
+        bad = out.mask()
+        if (~bad).any():
+            datasets.append([x[~bad]] + rest)
+            outcomes.append(Outcome((out.outputs[0][~bad],)))
+            spread = max(spread, int(sp[~bad].max(initial=0)))
+        datasets.append([x[bad]] + rest)
+        outcomes.append(Outcome((out.outputs[0][bad],), dict.fromkeys(out.reasons, np.True_)))
     meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=_compare(spread), flags=list(spec.flags),
                        seed=seed, params=_params(spec, what), spec_file=spec_file,
                        reading=spec.reading or (ref.READING_ONE_ROUNDING if spread else None))
-    yield from split(name, datasets, outcomes, lambda ins: model_of(spec, ins[0].shape, ins[1].shape), meta)
+    x_dims, s_dims = _dims([d[0] for d in datasets], "n"), _dims([d[1] for d in datasets], "m")
+    yield from split(name, datasets, outcomes, lambda ins: model_of(spec, x_dims or ins[0].shape,
+                                                                    s_dims or ins[1].shape), meta)
+
+
+def _elementwise(x: np.ndarray, s: np.ndarray) -> bool:
+    """A 1-D x with a scalar scale: each element on its own (split element by element)."""
+    return np.ndim(x) == 1 and np.ndim(s) == 0
+
+
+def _dims(arrays: list[np.ndarray], name: str) -> tuple | None:
+    """The dims of a model input whose data sets differ in shape: a symbolic dim (name + index) where they
+    differ (one model takes every length of the vector-tail axis, or an element-wise split); None if they agree."""
+    shapes = {np.shape(a) for a in arrays}
+    if len(shapes) == 1:
+        return None
+    first = np.shape(arrays[0])
+    return tuple(f"{name}{i}" if len({sh[i] for sh in shapes}) > 1 else d for i, d in enumerate(first))
 
 
 def work(profile: str = "default", seed: int = 0,

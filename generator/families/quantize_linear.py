@@ -30,7 +30,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from generator import dtypes, sampling, witness
+from generator import axes, dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.family import Catalogue, Family, split, split_elements
 from generator.outcome import Outcome
@@ -58,6 +58,9 @@ CLAUSE_BLOCKED = ("Blocked quantization: y_scale shape is (D0, ..., ceil(Di/B), 
 CLAUSE_FLOAT8 = "saturate: how the conversion behaves out of range (float 8 only); the two tables of Cast"
 CLAUSE_OUTPUT_DTYPE = ("output_dtype: If not supplied, the output data type is inferred from y_zero_point; if neither, "
                        "uint8; if both, output_dtype must be T3")
+READING_SCALAR_SCALE_10 = ("QuantizeLinear-10's y_scale \"It's a scalar, which means a per-tensor/layer "
+                           "quantization\" is read as a rule a model must keep, so a 1-D y_scale is refused before "
+                           "opset 13; onnx.checker does not check it")
 CLAUSE_PRECISION = ("The type of y_scale determines the precision of the division operation between x and y_scale, "
                     "unless the precision attribute is specified")
 
@@ -74,6 +77,7 @@ class Spec:
     clause: str = CLAUSE_FORMULA
     flags: tuple = ("edge",)
     negative: str = ""  # the rule the model breaks (negative/)
+    reading: str | None = None  # a negative case's refusal that rests on a reading (docs/readings.md)
     phase: str = "prepare"
 
     @property
@@ -490,6 +494,114 @@ for _t in ref.output_types(NEWEST_RUNNABLE):
     CATALOGUE.add(f"{_t}_opset{NEWEST_RUNNABLE}", partial(_newest, _t))
 
 
+# ---------------------------------------------------------------------------------------------
+# the axes of generation (generator/axes.py): explicit defaults, vector tails, NaN payloads, opset boundaries
+# ---------------------------------------------------------------------------------------------
+def _defaults(opset: int, attrs: dict | None = None) -> dict:
+    """Every attribute the version has, the schema's default where `attrs` leaves it out."""
+    return dict(axes.attribute_defaults(FAMILY.op, opset), **(attrs or {}))
+
+
+def _explicit_per_axis(opset: int) -> Spec:
+    """axis=1 written (with every other default): a per-axis x of (2, 3, 4) whose axis 0 is another length."""
+    return Spec(opset, _axis_sets((2, 3, 4), 1)[:1], attrs=_defaults(opset),
+                clause=CLAUSE_AXIS + "; explicit defaults")
+
+
+def _explicit_float8(opset: int) -> Spec:
+    """saturate=1 written (with every other default): values beyond float8e4m3fn's range saturate."""
+    return Spec(opset, _float_sets("float8e4m3fn")[:1], zp_type="float8e4m3fn", attrs=_defaults(opset),
+                clause=CLAUSE_FLOAT8 + "; explicit defaults")
+
+
+for _op in (13, 19, 21, 23, 24, 25, 28):
+    CATALOGUE.add(f"explicit_defaults_per_axis_opset{_op}", partial(_explicit_per_axis, _op))
+for _op in (19, 21, 23, 24, 25, 28):
+    CATALOGUE.add(f"explicit_defaults_float8e4m3fn_opset{_op}", partial(_explicit_float8, _op))
+
+
+def _tail(out: str, opset: int, filler, decisive, zp, short: bool = False) -> Spec:
+    """The vector-tail axis: per-tensor x of every length of axes.tail_lengths, the decisive elements (a tie, a
+    value that saturates) last, in the partial last vector; one model with a symbolic length."""
+    lengths = axes.tail_lengths(short=short, limit=257)  # 1023 / 1025 add bytes, not remainders
+    xs = axes.tail_datasets(_arr(filler, "float"), _arr(decisive, "float"), lengths)
+    return Spec(opset, [(x, _arr(0.5, "float"), _arr(zp, out)) for x in xs], zp_type=out,
+                attrs={"saturate": 1} if out in dtypes.FLOAT8_SATURATE_TYPES else {},
+                flags=("edge", "vector_tail"))
+
+
+CATALOGUE.add("vector_tail_uint8_tie_opset10", partial(_tail, "uint8", 10, [1.0, 2.0, -3.0], [1.25, 300.0, 1.25], 128))
+CATALOGUE.add("vector_tail_int8_saturate_opset13", partial(_tail, "int8", 13, [1.0, -2.0, 3.0], [0.75, -1000.0], 1,
+                                                          short=True))
+CATALOGUE.add("vector_tail_int4_tie_opset21", partial(_tail, "int4", 21, [1.0, -2.0, 0.5], [-0.25, 100.0], -1,
+                                                     short=True))
+CATALOGUE.add("vector_tail_float8e4m3fn_saturate_opset19", partial(_tail, "float8e4m3fn", 19, [1.0, -2.0, 0.5],
+                                                                  [0.5625, 1e4], 0.0, short=True))
+
+
+@CATALOGUE
+def vector_tail_blocked_int4_block32_opset21():
+    """Blocked along the last axis, blocks of 32, x (2, n) for every short tail length: the short last block's
+    scale and a tie in its last element."""
+    sets = []
+    for n in axes.tail_lengths(short=True):
+        m = -(-n // 32)
+        scales = np.array([[2.0 ** -(j % 4) for j in range(m)], [2.0 ** (j % 3) for j in range(m)]])
+        q = axes.with_tail(np.array([1.0, -2.0, 3.0]), [2.5], n)
+        x = np.stack([q * np.repeat(row, 32)[:n] for row in scales])
+        sets.append((_arr(x, "float"), _arr(scales, "float"), _arr(np.zeros((2, m)), "int4")))
+    return Spec(21, sets, zp_type="int4", attrs={"axis": -1, "block_size": 32}, clause=CLAUSE_BLOCKED,
+                flags=("edge", "vector_tail"))
+
+
+@CATALOGUE
+def vector_tail_per_axis_opset13():
+    """Per-axis along the last axis of x (2, n): the last channel's scale and zero point in the tail."""
+    sets = []
+    for n in axes.tail_lengths(short=True):
+        scales = np.array([[0.5, 2.0, 0.25][j % 3] for j in range(n)])
+        zps = np.array([(7 * j) % 256 for j in range(n)])
+        x = np.stack([np.full(n, 2.5), np.full(n, -1.5)]) * scales
+        sets.append((_arr(x, "float"), _arr(scales, "float"), _arr(zps, "uint8")))
+    return Spec(13, sets, attrs={"axis": 1}, clause=CLAUSE_AXIS, flags=("edge", "vector_tail"))
+
+
+def _nan_payload(out: str, x_type: str, opset: int, scale_type: str | None = None) -> Spec:
+    """Every NaN encoding of x's type (axes.nan_values: quiet, signalling, low and high payloads, both signs),
+    built from bits: NaN for a float8 output (Cast's tables), open (probe) for an integer one."""
+    _, nans = axes.nan_values(x_type)
+    x = np.concatenate([nans, _arr([1.0, -2.0], x_type)]).astype(nans.dtype)
+    s_t = scale_type or (x_type if 19 <= opset < 23 else "float")
+    return Spec(opset, [(x, _arr(1.0, s_t), _arr(0, out))], x_type=x_type, scale_type=s_t, zp_type=out,
+                attrs={"saturate": 1} if out in dtypes.FLOAT8_SATURATE_TYPES else {},
+                flags=("edge", "nan_payload"))
+
+
+for _t in dtypes.FLOAT8_SATURATE_TYPES:
+    CATALOGUE.add(f"nan_payload_float32_to_{_t}_opset19", partial(_nan_payload, _t, "float", 19))
+for _x in ("float16", "bfloat16"):
+    CATALOGUE.add(f"nan_payload_{_x}_to_float8e4m3fn_opset19", partial(_nan_payload, "float8e4m3fn", _x, 19))
+CATALOGUE.add("nan_payload_float32_to_uint8_opset13", partial(_nan_payload, "uint8", "float", 13))
+
+
+# the opset-boundary axis: what each version added, one opset after it (the rule still in force) and one before
+# it (refused); FNUZ +-Inf with saturate=1 (Cast-24's row) at 25 beside the 23 / 24 cases above
+CATALOGUE.add("per_axis_opset14", lambda: Spec(14, _axis_sets((2, 3, 4), 1), clause=CLAUSE_AXIS,
+                                              flags=("edge", "boundary")))
+CATALOGUE.add("float8e4m3fn_saturate_opset20", lambda: Spec(20, _float_sets("float8e4m3fn"), zp_type="float8e4m3fn",
+                                                           attrs={"saturate": 1}, clause=CLAUSE_FLOAT8,
+                                                           flags=("edge", "boundary")))
+CATALOGUE.add("blocked_int4_opset22", lambda: Spec(22, _axis_sets((2, 6), 1, "int4", block=2), zp_type="int4",
+                                                  attrs={"axis": 1, "block_size": 2}, clause=CLAUSE_BLOCKED,
+                                                  flags=("edge", "boundary")))
+CATALOGUE.add("float4e2m1_opset24", lambda: Spec(24, _float_sets("float4e2m1"), zp_type="float4e2m1",
+                                                clause=CLAUSE_FLOAT8, flags=("edge", "boundary")))
+for _t in ("float8e4m3fnuz", "float8e5m2fnuz"):
+    CATALOGUE.add(f"{_t}_inf_saturate_opset25", partial(_fnuz_inf, _t, 25))
+CATALOGUE.add("int2_ties_saturation_opset26", lambda: Spec(26, _int_sets("int2"), zp_type="int2",
+                                                          flags=("edge", "boundary")))
+
+
 @CATALOGUE
 def undefined_opset13():
     """NaN / Inf x to an integer type, a zero / infinite / NaN scale (probe)."""
@@ -511,10 +623,10 @@ SHAPE_PHASE = "run"
 
 
 def _neg(opset, x, s, z, why, attrs=None, x_type="float", scale_type="float", zp_type="uint8", phase="prepare",
-         clause=CLAUSE_FORMULA):
+         clause=CLAUSE_FORMULA, flags=("negative",), reading=None):
     return Spec(opset, [(_arr(x, x_type), _arr(s, scale_type), None if z is None else _arr(z, zp_type))],
                 x_type=x_type, scale_type=scale_type, zp_type=zp_type if z is not None else None, attrs=attrs or {},
-                negative=why, phase=phase, flags=("negative",), clause=clause)
+                negative=why, phase=phase, flags=flags, clause=clause, reading=reading)
 
 
 def _t3(opset: int) -> str:
@@ -633,15 +745,70 @@ def negative_zero_point_int32_opset25():
                 clause=_t3(25))
 
 
+@CATALOGUE
+def negative_per_axis_scale_opset12():
+    """A 1-D y_scale one opset before per-axis quantization (QuantizeLinear-10: 'It's a scalar')."""
+    return _neg(12, np.ones((2, 3)), np.ones(3), np.zeros(3), "a 1-D y_scale before QuantizeLinear-13",
+                phase=SHAPE_PHASE, flags=("negative", "boundary"), reading=READING_SCALAR_SCALE_10)
+
+
+@CATALOGUE
+def negative_float8_zero_point_opset18():
+    return _neg(18, np.ones(4), 1.0, 0.0, "a float8e4m3fn y_zero_point one opset before QuantizeLinear-19",
+                zp_type="float8e4m3fn", clause=_t3(18), flags=("negative", "boundary"))
+
+
+@CATALOGUE
+def negative_block_size_attribute_opset20():
+    return _neg(20, np.ones((2, 4)), np.ones((2, 2)), np.zeros((2, 2)), "block_size is no attribute of version 19 "
+                "(opset 20)", {"axis": 1, "block_size": 2}, flags=("negative", "boundary"))
+
+
+@CATALOGUE
+def negative_int4_zero_point_opset20():
+    return _neg(20, np.ones(4), 1.0, 0, "an int4 y_zero_point one opset before QuantizeLinear-21", zp_type="int4",
+                clause=_t3(20), flags=("negative", "boundary"))
+
+
+@CATALOGUE
+def negative_precision_attribute_opset22():
+    return _neg(22, np.ones(4), 1.0, 0, "precision is no attribute of version 21 (opset 22; it arrives at 23)",
+                {"precision": dtypes.get("float").onnx}, flags=("negative", "boundary"),
+                clause=f"QuantizeLinear-21 attributes: {', '.join(sorted(ref.attributes(22)))}")
+
+
+@CATALOGUE
+def negative_float4_zero_point_opset22():
+    return _neg(22, np.ones(4), 1.0, 0.0, "a float4e2m1 y_zero_point one opset before QuantizeLinear-23",
+                zp_type="float4e2m1", clause=_t3(22), flags=("negative", "boundary"))
+
+
+@CATALOGUE
+def negative_float6_zero_point_opset27():
+    return _neg(27, np.ones(4), 1.0, 0.0, "a float6e2m3 y_zero_point one opset before QuantizeLinear-28",
+                zp_type="float6e2m3", clause=_t3(27), flags=("negative", "boundary"))
+
+
 # ---------------------------------------------------------------------------------------------
 # cases
 # ---------------------------------------------------------------------------------------------
+def _dims(arrays: list, name: str) -> tuple | None:
+    """An input's dims where its data sets differ in shape (the vector-tail axis): a symbolic dim (name + index)
+    where they differ; None where they agree."""
+    shapes = {np.shape(a) for a in arrays}
+    if len(shapes) < 2:
+        return None
+    first = np.shape(arrays[0])
+    return tuple(f"{name}{i}" if len({sh[i] for sh in shapes}) > 1 else d for i, d in enumerate(first))
+
+
 def _model(spec: Spec, inputs: tuple, x_shape: tuple | None = None):
     x, s, z = inputs
-    x_shape = x_shape or x.shape
-    ins = [("x", dtypes.get(spec.x_type), x_shape), ("y_scale", dtypes.get(spec.scale_type), s.shape)]
+    s_shape = _dims([st[1] for st in spec.sets], "m") or s.shape
+    x_shape = x_shape or _dims([st[0] for st in spec.sets], "n") or x.shape
+    ins = [("x", dtypes.get(spec.x_type), x_shape), ("y_scale", dtypes.get(spec.scale_type), s_shape)]
     if z is not None:
-        ins.append(("y_zero_point", dtypes.get(spec.zp_type), z.shape))
+        ins.append(("y_zero_point", dtypes.get(spec.zp_type), s_shape))
     out = spec.out
     return node_model(FAMILY.op, ins, [("y", out, x_shape)], dict(spec.attrs), spec.opset)
 
@@ -685,7 +852,7 @@ def spec_cases(name: str, spec: Spec, seed: int = 0, extra: dict | None = None) 
         inputs = [[v for v in spec.sets[0] if v is not None]]
         yield FAMILY.negative(full, _model(spec, spec.sets[0]), inputs, phase=spec.phase, opset=spec.opset,
                               clause=spec.clause, flags=list(spec.flags), seed=seed, params=params,
-                              error=spec.negative)
+                              error=spec.negative, reading=spec.reading)
         return
     results = list(_explained(spec))
     readings = sorted({r for _, rs in results for r in rs})

@@ -18,6 +18,7 @@ Faults (each a node function with the reference's signature):
   bfloat16_truncation         the float32 result cut to bfloat16 by truncation (round toward zero)
   scale_distributed           y = x * x_scale - x_zero_point * x_scale, each product rounded to float32
   flush_subnormals            subnormal scales and results flushed to zero (FTZ / DAZ)
+  bfloat16_results_flushed    subnormal bfloat16 results flushed to zero, subnormal scales read as they are (FTZ only)
   e8m0_nan_as_number          a float8e8m0 scale's 0xFF read as 2**128 instead of NaN
 
 Groups (group_key): opset, x type, scale type, output type, zero point present or not, granularity, a negative
@@ -142,7 +143,7 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
             y = _round_toward_zero_bf16((d.astype(np.float32) * sv.astype(np.float32)))
         else:
             y = ref.exact_round(d, sv, t)
-    if dev.get("flush"):
+    if dev.get("flush") or (dev.get("flush_results") and t.name == "bfloat16"):
         y = _flush(ref._values(y, t), t).astype(t.np_dtype)
     return [np.asarray(y).astype(t.np_dtype)]
 
@@ -174,6 +175,9 @@ def _exact_in_bfloat16(p: dict) -> str | None:
             p.get("x") in ("int8", "uint8", "int4", "uint4", "int2", "uint2"))):
         return ("x - x_zero_point has at most 8 significant bits, a multiple of 2**-1, and a float8e8m0 scale is "
                 "2**k with k >= -127: every product is exact in bfloat16 and in float32 (or overflows in both)")
+    if p.get("scale") == "bfloat16" and p.get("x") == "int2" and not p.get("zero_point"):
+        return ("int2 without a zero point is -2, -1, 0 or 1: x * x_scale is a bfloat16 scale times a power of two "
+                "(or 0), exact in bfloat16 and in float32, or out of range in both")
     return None
 
 
@@ -224,6 +228,11 @@ FAULTS: tuple[Fault, ...] = (
     Fault("dequantize_linear.flush_subnormals", "flushes subnormal scales and results to zero (FTZ / DAZ)",
           _node(flush=True),
           seen_in="not seen here; modelled as a kernel run with FTZ / DAZ set (common on accelerators)"),
+    Fault("dequantize_linear.bfloat16_results_flushed", "flushes subnormal bfloat16 results to zero (FTZ on the "
+          "output only: subnormal scales are read as they are)", _node(flush_results=True),
+          applies=lambda p: p.get("output") == "bfloat16",
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: every_pattern int8 / uint8 / float8 with a bfloat16 scale "
+                  "of 2**-130, e8m0 int8 -> bfloat16: subnormal results -> +-0)"),
     Fault("dequantize_linear.e8m0_nan_as_number", "reads a float8e8m0 scale of 0xFF as 2**128, not NaN",
           _node(e8m0_nan=True), applies=lambda p: p.get("scale") == "float8e8m0",
           seen_in="not seen here; modelled as an e8m0 decoder 2**(bits - 127) with no NaN case"),

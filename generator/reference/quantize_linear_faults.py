@@ -53,7 +53,7 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
               divide_in_float32=False, reciprocal=False, axis_ignored=False, blocks_from_end=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
               int32_before_clip=False, e5m2_round_overflow_nan=False, present_saturate_as_zero=False,
-              bfloat16_add_shift=False) -> list[np.ndarray]:
+              fnuz_inf_from: int = 0, clamp_before_cast=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
@@ -100,8 +100,12 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
             y = v.astype(np.int64).astype(out.np_dtype)
         else:
             v = q if float_zp_ignored else ref.to_precision(q + zp64, p)
-            sat = True if saturate_ignored else a["saturate"]
-            y = ref._cast(v, "double", out, sat, 24 if fnuz_inf_cast24 else opset).outputs[0]
+            sat = True if saturate_ignored or clamp_before_cast else a["saturate"]
+            if clamp_before_cast:  # min(max(v, -M), M): max(NaN, -M) is -M, as SSE's maxps with NaN first
+                with np.errstate(invalid="ignore"):
+                    v = np.minimum(np.where(np.isnan(v) | (v < -out.finite_max), -out.finite_max, v), out.finite_max)
+            cast_opset = 24 if fnuz_inf_cast24 or (fnuz_inf_from and opset >= fnuz_inf_from) else opset
+            y = ref._cast(v, "double", out, sat, cast_opset).outputs[0]
             if e5m2_round_overflow_nan and out.name == "float8e5m2" and not sat:
                 y = _e5m2_round_overflow_nan(v, y, out)
     y = np.asarray(y).reshape(x.shape)
@@ -206,6 +210,13 @@ def _saturate_one(params: dict) -> str | None:
     return None
 
 
+def _clamp_can_differ(params: dict) -> str | None:
+    if params["y"] in ("float4e2m1", "float6e2m3", "float6e3m2"):
+        return ("float4 / float6 conversions saturate (+-Inf too) and NaN -> them is open: clamping first changes "
+                "no defined element")
+    return _float_only(params)
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("quantize_linear.round_half_away", "rounds x / y_scale half away from zero instead of to even",
           _node(rounding="half_away"), equivalent=_int_only,
@@ -264,4 +275,9 @@ FAULTS: tuple[Fault, ...] = (
           _node(present_saturate_as_zero=True), equivalent=_saturate_one,
           seen_in="not seen here; modelled as an attribute parser only ever run on models that leave the "
                   "default out (issue 21: explicit defaults)"),
+    Fault("quantize_linear.clamp_before_cast", "clamps x / y_scale + y_zero_point to [-FLT_MAX, FLT_MAX] of a float "
+          "output before converting it: always saturates, and a NaN becomes -FLT_MAX (max(NaN, -M) = -M)",
+          _node(clamp_before_cast=True), equivalent=_clamp_can_differ,
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: float8e4m3fn / float8e5m2 outputs, NaN -> 0xFE / 0xFB, "
+                  "saturate=0 ignored)"),
 )

@@ -9,7 +9,7 @@ says), and kept where the fault's output differs from the reference's on element
                 (ties and integers) over the output's whole range and just beyond, and their neighbours a few
                 ulps off (rounding, truncation, wrapping, the zero point's place, the reciprocal, the precision);
                 for float outputs the output's values and midpoints times y_scale, just beyond its largest,
-                +-Inf (saturate, the FNUZ Inf row, the zero point left out)
+                +-Inf (saturate, the FNUZ Inf row, the zero point left out), NaN (a clamp before the conversion)
   per-axis      x of shape (3, 3), axis 0, three scales and zero points (an ignored axis reads them by column)
   blocked       x of shape (2, 5), axis 1, block_size 2 (blocks counted from the end shift every scale)
 Witness data (JSON): {"what", "opset", "x_type", "scale_type", "zp_type", "attrs", "shape", "x", "scale_shape",
@@ -110,7 +110,7 @@ def _per_tensor_candidates(params: dict):
             mids = (vals[1:] + vals[:-1]) / 2
             fmax = y.finite_max
             base = np.concatenate([vals, mids, [fmax * 1.5, fmax * 4]]) * sv
-            x = np.concatenate([_neighbours(base, p, 2), [np.inf, -np.inf]])
+            x = np.concatenate([_neighbours(base, p, 2), [np.inf, -np.inf, np.nan]])  # NaN: clamp_before_cast
             zps = (1.0, 0.0)
         else:
             j = np.arange(2 * (y.int_min - 12), 2 * (y.int_max + 12) + 1)
@@ -118,7 +118,7 @@ def _per_tensor_candidates(params: dict):
                 j = np.unique(np.concatenate([j[:80], j[-80:], np.arange(-40, 41), j[:: j.size // 400]]))
             x = _neighbours(j / 2 * sv, p, 3)
             zps = tuple(dict.fromkeys(z for z in (1, y.int_min + 1, 0) if y.int_min <= z <= y.int_max))
-        x = x[np.isfinite(_as(x, x_t).astype(np.float64)) | np.isinf(x)]
+        x = x[np.isfinite(_as(x, x_t).astype(np.float64)) | np.isinf(x) | np.isnan(x)]
         for z in zps:
             yield sampling.distinct(_as(x, x_t)), sv, z, f"per-tensor, y_scale {s}, zero point {z}"
     # quotients far beyond every integer type (and beyond P: Inf, saturating): the largest x over a tiny scale
