@@ -521,3 +521,19 @@ def test_real_refusing_fault_as_a_mutant_explains_its_errors():
     assert errors, "the sample holds no pair this fault refuses"
     for r in errors:
         assert name in r.diagnosis and f"({name})" in r.message.splitlines()[-1], r.message
+
+
+def test_a_converter_refusal_is_explained_by_the_layout_fault_that_refuses_alike():
+    """tflite2onnx 0.4.1 refuses the softmax-on-the-last-axis graph (a broadcast operand without layout): the error
+    names layout.broadcast_lift_requires_layout, the fault that refuses the same source graph."""
+    name, case_dir = "layout.broadcast_lift_requires_layout", ROOT / "cases" / "graph" / "test_layout_softmax_last_axis_1x256x256"
+    if name not in generator.faults.by_name("layout") or not case_dir.is_dir():
+        pytest.skip(f"no {name} fault model or no such case")
+    try:
+        backend = get_backend("tflite2onnx+onnxruntime")
+    except UnknownBackend as exc:
+        pytest.skip(str(exc))
+    if backend.not_installed():
+        pytest.skip(backend.not_installed())
+    r = run_case_dataset(backend, read_case(case_dir), 0, "strict", {})
+    assert r.verdict == "error" and name in r.diagnosis, r.message
