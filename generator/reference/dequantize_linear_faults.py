@@ -19,6 +19,7 @@ Faults (each a node function with the reference's signature):
   scale_distributed           y = x * x_scale - x_zero_point * x_scale, each product rounded to float32
   flush_subnormals            subnormal scales and results flushed to zero (FTZ / DAZ)
   bfloat16_results_flushed    subnormal bfloat16 results flushed to zero, subnormal scales read as they are (FTZ only)
+  float16_overflow_saturates  a finite product beyond float16's range gives +-65504 instead of +-Inf
   e8m0_nan_as_number          a float8e8m0 scale's 0xFF read as 2**128 instead of NaN
 
 Groups (group_key): opset, x type, scale type, output type, zero point present or not, granularity, a negative
@@ -143,6 +144,12 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
             y = _round_toward_zero_bf16((d.astype(np.float32) * sv.astype(np.float32)))
         else:
             y = ref.exact_round(d, sv, t)
+    if dev.get("saturate_float16") and t.name == "float16":  # a clamping float32 -> float16 conversion
+        with np.errstate(invalid="ignore"):
+            yv = ref._values(y, t)
+            y = np.where(np.isinf(yv) & ~np.isinf(ref._values(ref.exact_round(d, sv, dtypes.get("double")),
+                                                              dtypes.get("double"))),
+                         np.copysign(t.finite_max, yv), yv).astype(t.np_dtype)
     if dev.get("flush") or (dev.get("flush_results") and t.name == "bfloat16"):
         y = _flush(ref._values(y, t), t).astype(t.np_dtype)
     return [np.asarray(y).astype(t.np_dtype)]
@@ -233,6 +240,11 @@ FAULTS: tuple[Fault, ...] = (
           applies=lambda p: p.get("output") == "bfloat16",
           seen_in="OpenVINO 2026.4.1 CPU (measured here: every_pattern int8 / uint8 / float8 with a bfloat16 scale "
                   "of 2**-130, e8m0 int8 -> bfloat16: subnormal results -> +-0)"),
+    Fault("dequantize_linear.float16_overflow_saturates", "a finite product beyond float16's range gives +-65504 "
+          "(a clamping float32 -> float16 conversion) instead of +-Inf", _node(saturate_float16=True),
+          applies=lambda p: p.get("output") == "float16",
+          seen_in="TVM 0.27 (apache-tvm, llvm target; measured here: every_pattern int8 / uint8 with a float16 "
+                  "scale of 1000, output_dtype float16, int16 witnesses: Inf -> 0x7BFF / 0xFBFF)"),
     Fault("dequantize_linear.e8m0_nan_as_number", "reads a float8e8m0 scale of 0xFF as 2**128, not NaN",
           _node(e8m0_nan=True), applies=lambda p: p.get("scale") == "float8e8m0",
           seen_in="not seen here; modelled as an e8m0 decoder 2**(bits - 127) with no NaN case"),
