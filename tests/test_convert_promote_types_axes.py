@@ -53,3 +53,20 @@ def test_the_matrix_writes_every_attribute_and_the_examples_leave_defaults_out()
 def test_every_fault_says_where_it_was_seen():
     for f in faults.catalogue("convert_promote_types"):
         assert f.seen_in.strip(), f.name
+
+
+def test_float8_decoded_as_normals_is_tvms_float8_input():
+    """TVM 0.27 (baseline of issue 21): a float8 input converted to a wider type reads every encoding as a normal
+    number: f8e4m3fn 0 -> 2**-7, NaN 0x7f -> 480; f8e5m2 0 -> 2**-15, Inf -> 65536, NaN 0x7e -> 98304."""
+    from generator.reference import convert_promote_types_faults as F
+
+    e4, e5 = dtypes.get("float8e4m3fn"), dtypes.get("float8e5m2")
+    assert F.float8_as_normals(e4.from_bits(np.array([0x00, 0x7F, 0x01])), e4).tolist() == [2.0**-7, 480.0,
+                                                                                              2.0**-7 * 1.125]
+    assert F.float8_as_normals(e5.from_bits(np.array([0x00, 0x7C, 0x7E, 0x3C])), e5).tolist() == [
+        2.0**-15, 65536.0, 98304.0, 1.0]
+    f = faults.by_name("convert_promote_types")["convert_promote_types.float8_decoded_as_normals"]
+    p = {"input_0": "float8e5m2", "input_1": "float", "shapes": "dim_dim", "promote_unsafe": 0,
+         "pytorch_scalar_promotion": 0, "u64_integer_promotion_target": "f32"}
+    assert f.equivalent(p) is None
+    assert f.equivalent(dict(p, input_0="float16")) is not None
