@@ -150,3 +150,15 @@ def test_round_mode_down_and_nearest_cases_carry_their_reading():
     one = next(cast.cases_of(fam.CASTLIKE, variant("float", "float8e8m0", True, "down"), "pow2",
                             np.array([1.0, 2.0, 0.5], np.float32), 0, ["edge"]))
     assert fam.READING_ROUND_MODE not in (fam.mark_round_mode_reading(one).meta.get("reading") or "")
+
+
+def test_float8_decoded_as_normals_is_tvms_float8_source():
+    """TVM 0.27 (baseline of issue 21): float 8 sources read every encoding as a normal number."""
+    f = cast_like_faults.FLOAT8_DECODED_AS_NORMALS
+    e5 = dtypes.get("float8e5m2")
+    x = e5.from_bits(np.array([0x00, 0x7C, 0x3C, 0x01]))
+    y = f.fn([x, np.zeros(1, np.float32)], {}, 19, [e5, F32])[0]
+    assert y.tolist() == [2.0**-15, 65536.0, 1.0, 2.0**-15 * 1.25]
+    p = {"from": "float8e5m2", "to": "float", "opset": 19}
+    assert f.applies(p) and f.equivalent(p) is None
+    assert f.equivalent(dict(p, to="int8")) is not None  # 0 < x < 1 truncates to 0 either way; Inf / NaN undefined
