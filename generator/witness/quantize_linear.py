@@ -109,7 +109,8 @@ def _per_tensor_candidates(params: dict):
             vals = vals[np.isfinite(vals)]
             mids = (vals[1:] + vals[:-1]) / 2
             fmax = y.finite_max
-            base = np.concatenate([vals, mids, [fmax * 1.5, fmax * 4]]) * sv
+            top = fmax + (fmax - vals[-2]) / 2  # the rounding boundary above the largest (e5m2_round_overflow_nan)
+            base = np.concatenate([vals, mids, [top, fmax * 1.5, fmax * 4]]) * sv
             x = np.concatenate([_neighbours(base, p, 2), [np.inf, -np.inf, np.nan]])  # NaN: clamp_before_cast
             zps = (1.0, 0.0)
         else:
