@@ -62,6 +62,8 @@ def nan_values(t: dtypes.DType | str) -> tuple[list[str], np.ndarray]:
     (DType.nan_encodings), built from bits so that no float arithmetic quiets a signalling NaN; ([], empty) for a
     type without NaN. Keep the array in t's own dtype: astype to another float type can change a payload."""
     t = dtypes.get(t)
+    if not t.has_nan:  # integers, bool, strings, float4e2m1: no NaN to vary
+        return [], np.empty(0, dtype=t.np_dtype)
     enc = t.nan_encodings
     bits = np.array([b for _, b in enc], dtype=t.bits_dtype)
     return [label for label, _ in enc], t.from_bits(bits)

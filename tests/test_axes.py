@@ -36,6 +36,12 @@ def test_ieee_nan_encodings_hold_signalling_and_low_payloads():
     assert [b for _, b in dtypes.get("float8e4m3fnuz").nan_encodings] == [0x80]
 
 
+def test_nan_values_of_types_without_nan_are_empty():
+    for name in ("string", "int8", "bool", "float4e2m1"):
+        labels, values = axes.nan_values(name)
+        assert labels == [] and values.size == 0
+
+
 def test_nan_values_keep_signalling_bits():
     _, v = axes.nan_values("float")
     assert 0x7F800001 in v.view(np.uint32).tolist()
