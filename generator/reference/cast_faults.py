@@ -928,16 +928,17 @@ def _f32_bits(x, src) -> np.ndarray:
 
 def _ov_e8m0(x, src, to, saturate, round_mode, opset):
     """float8e8m0 from the float32 exponent field rounded to nearest, ties to even *field* (an odd field rounds
-    up), whatever round_mode and saturate say; 0 and subnormals up to 2**-127 -> 0x00, Inf -> 0xFE, NaN -> 0xFF,
-    no rounding past 0xFE."""
+    up), whatever round_mode and saturate say; 0 and subnormals below 1.5 * 2**-127 -> 0x00, Inf -> 0xFE, NaN ->
+    0xFF, a negative input (-NaN too) -> 0x00, no rounding past 0xFE."""
     if to.nan_style != dtypes.E8M0 or src.kind == "string":
         return _cast(x, src, to, saturate, round_mode, opset)
     b = _f32_bits(x, src)
     e, m = (b >> 23) & 0xFF, b & 0x7FFFFF
     up = (m > 0x400000) | ((m == 0x400000) & (e % 2 == 1))
-    out = np.where(e == 0, (m > 0x400000).astype(np.int64), e + up)
+    out = np.where(e == 0, (m >= 0x600000).astype(np.int64), e + up)
     out = np.where(e >= 0xFE, 0xFE, np.minimum(out, 0xFE))
     out = np.where((e == 0xFF) & (m != 0), 0xFF, out)
+    out = np.where(b & 0x80000000, 0, out)  # any negative input, -NaN included -> 0x00
     return to.from_bits(out.astype(np.uint8))
 
 
@@ -950,9 +951,9 @@ def _ov_float8(x, src, to, saturate, round_mode, opset):
 
 
 def _ov_bf16(x, src, to, saturate, round_mode, opset):
-    """-> bfloat16 by truncating the float32 bits (the source through float32, a double beyond float32's range
-    clamped to +-FLT_MAX); a NaN keeps only its exponent: +-Inf."""
-    if to.name != "bfloat16" or src.kind in ("string", "bool") or src.name == "bfloat16":
+    """float -> bfloat16 by truncating the float32 bits (the source through float32, a double beyond float32's
+    range clamped to +-FLT_MAX; float32 subnormals flushed to zero); a NaN keeps only its exponent: +-Inf."""
+    if to.name != "bfloat16" or not src.is_float or src.name == "bfloat16":
         return _cast(x, src, to, saturate, round_mode, opset)
     v = _values(x, src)
     with np.errstate(all="ignore"):
@@ -963,6 +964,7 @@ def _ov_bf16(x, src, to, saturate, round_mode, opset):
     out = bits >> 16
     nan = np.isnan(np.asarray(f, dtype=np.float64))
     out = np.where(nan, (out & 0x8000) | 0x7F80, out)
+    out = np.where((bits & 0x7F800000) == 0, out & 0x8000, out)  # float32 subnormals flushed to zero
     return to.from_bits(out.astype(np.uint16))
 
 
@@ -1201,9 +1203,10 @@ FAULTS: tuple[Fault, ...] = (
           equivalent=lambda p: "integers below 2048 are exact in float16 and every larger one overflows "
           "float8e4m3fn (NaN with saturate=0) either way" if p["to"] == "float8e4m3fn" and p.get("saturate") == 0
           and dtypes.get(p["from"]).is_integer else None, seen_in=_OV),
-    Fault("cast.ov_bf16_truncate", "-> bfloat16 by truncating the float32 bits (NaN -> Inf, doubles clamped to "
-          "FLT_MAX)", _node(_ov_bf16),
-          applies=lambda p: p["to"] == "bfloat16" and p["from"] not in ("string", "bool", "bfloat16"), seen_in=_OV),
+    Fault("cast.ov_bf16_truncate", "float -> bfloat16 by truncating the float32 bits (NaN -> Inf, subnormals -> "
+          "0, doubles clamped to FLT_MAX)", _node(_ov_bf16),
+          applies=lambda p: p["to"] == "bfloat16" and dtypes.get(p["from"]).is_float and p["from"] != "bfloat16",
+          seen_in=_OV),
     Fault("cast.ov_f64_via_f32", "-> double through float32, +-Inf -> +-FLT_MAX of float32", _node(_ov_f64),
           applies=lambda p: p["to"] == "double" and p["from"] not in ("string", "bool"),
           seen_in=_OV + "; the issue's 'OpenVINO bf16 -> f64'"),
