@@ -203,3 +203,14 @@ def test_present_saturate_as_zero_reads_only_a_written_attribute():
     types = ["float", "float", "float8e4m3fn"]
     assert e4.to_bits(_run(f, x, np.float32(1.0), z, {}, 19, types)).tolist() == [0x7E]  # left out: saturates
     assert e4.to_bits(_run(f, x, np.float32(1.0), z, {"saturate": 1}, 19, types)).tolist() == [0x7F]  # NaN
+
+
+def test_judged_nan_and_inf_dequantizations_carry_the_ieee_reading(dcases):
+    """A float8 NaN / Inf x (every_pattern) gives NaN / Inf only by IEEE 754 arithmetic: no sentence says so."""
+    for name, c in dcases.items():
+        if c.kind != "node":
+            continue
+        special = any(not np.isfinite(np.asarray(a).astype(np.float64)).all() for ins in c.inputs for a in ins
+                      if np.asarray(a).dtype.kind == "f" or "float" in str(np.asarray(a).dtype))
+        if special:
+            assert DF.READING_IEEE in (c.meta.get("reading") or ""), name

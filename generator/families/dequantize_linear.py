@@ -612,12 +612,26 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
             spread = max(spread, int(sp[~bad].max(initial=0)))
         datasets.append([x[bad]] + rest)
         outcomes.append(Outcome((out.outputs[0][bad],), dict.fromkeys(out.reasons, np.True_)))
+    readings = [spec.reading] + ([ref.READING_ONE_ROUNDING] if spread else []) + (
+        [READING_IEEE] if any(_special(d, spec) for d, o in zip(datasets, outcomes) if o.defined) else [])
     meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=_compare(spread), flags=list(spec.flags),
                        seed=seed, params=_params(spec, what), spec_file=spec_file,
-                       reading=spec.reading or (ref.READING_ONE_ROUNDING if spread else None))
+                       reading="; ".join(dict.fromkeys(r for r in readings if r)) or None)
     x_dims, s_dims = _dims([d[0] for d in datasets], "n"), _dims([d[1] for d in datasets], "m")
     yield from split(name, datasets, outcomes, lambda ins: model_of(spec, x_dims or ins[0].shape,
                                                                     s_dims or ins[1].shape), meta)
+
+
+def _special(inputs: list, spec: Spec) -> bool:
+    """A judged data set with a NaN or an infinite x, scale or zero point: its y rests on READING_IEEE."""
+    types = (spec.x, spec.scale, spec.x)
+    for a, t in zip(inputs, types):
+        d = dtypes.get(t)
+        if d.is_float:
+            with np.errstate(invalid="ignore"):
+                if not np.isfinite(np.asarray(a).astype(np.float64)).all():
+                    return True
+    return False
 
 
 def _elementwise(x: np.ndarray, s: np.ndarray) -> bool:
