@@ -14,6 +14,7 @@ from generator import witness
 from generator.families import cast
 from generator.reference import cast_faults
 from generator.serialize import read_case, write_case
+from generator.witness import cast as search
 from generator.witness.cast import _differs
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
@@ -70,8 +71,13 @@ def met(fault, v: cast.Variant, at: int = 0) -> bool:
     return False
 
 
-@pytest.mark.parametrize("fault", [f for f in cast_faults.FAULTS if f.name != "cast.nan_sign_lost"],
-                         ids=lambda f: f.name)
+# Faults a hunt cannot meet: the sign of NaN is compared only by the suite's negative_nan cases; an attribute read
+# wrongly only where the model writes it needs the explicit-defaults model, and the FNUZ row at Cast-23 the
+# opset-boundary case (generator/witness/cast.py keeps no "witnesses" for them).
+NOT_HUNTED = (*search.NAN_SIGN_FAULTS, *search.PRESENT_ATTRIBUTE_FAULTS, *search.BOUNDARY_FAULTS)
+
+
+@pytest.mark.parametrize("fault", [f for f in cast_faults.FAULTS if f.name not in NOT_HUNTED], ids=lambda f: f.name)
 def test_every_fault_model_is_met_where_it_can_differ(fault):
     """In one of the first three groups where the catalogue shows it can differ, DRAWS draws of the group's
     slice hold an input that tells the fault from the reference (a hunt meets a fault in every group where it

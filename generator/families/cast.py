@@ -894,15 +894,16 @@ def _target_bounds(src: DType, to: DType) -> list[int]:
 
 @functools.lru_cache(maxsize=None)
 def _specials(src: DType) -> list[int]:
-    """Bit patterns of the values every conversion must get right: +-0, +-1, +-Inf, NaN, the extremes, the
-    smallest normal and subnormal (both signs where the type has them)."""
+    """Bit patterns of the values every conversion must get right: +-0, +-1, +-Inf, every kind of NaN, the
+    extremes, the smallest normal and subnormal (both signs where the type has them)."""
     if not src.is_float:
         vals = [0, 1, src.int_max, src.int_min] + ([-1] if src.int_min < 0 else []) if src.is_integer else [0, 1]
         return [int(b) for b in src.to_bits(np.array(vals, dtype=object).astype(src.np_dtype)).tolist()]
     mags = [0.0, 1.0, src.finite_max, src.smallest_normal, src.smallest_subnormal]
     vals = mags + ([-m for m in mags] if src.signed_float else [])
     x = _to_src(vals, src)
-    bits = [int(b) for b in src.to_bits(np.concatenate([x, _special_values(src, [])])).tolist()]
+    nans = axes.nan_values(src)[1]  # every NaN kind, signalling ones included (the NaN-payload axis)
+    bits = [int(b) for b in src.to_bits(np.concatenate([x, _special_values(src, []), nans])).tolist()]
     return list(dict.fromkeys(bits))
 
 
