@@ -960,7 +960,8 @@ def _ov_bf16(x, src, to, saturate, round_mode, opset):
         f = np.where(np.isfinite(v), np.clip(v, -3.4028234663852886e38, 3.4028234663852886e38), v)
         if src.is_integer:
             f = np.asarray(x).astype(np.float32)
-    bits = np.asarray(f, dtype=np.float32).view(np.uint32).astype(np.int64)
+    with np.errstate(all="ignore"):
+        bits = np.asarray(f, dtype=np.float32).view(np.uint32).astype(np.int64)
     out = bits >> 16
     nan = np.isnan(np.asarray(f, dtype=np.float64))
     out = np.where(nan, (out & 0x8000) | 0x7F80, out)
