@@ -285,4 +285,9 @@ FAULTS: tuple[Fault, ...] = (
           _node(float_zp_ignored=True, e5m2_round_overflow_nan=True), equivalent=_e5m2_nosaturate,
           seen_in="onnxruntime 1.32.0 CPU (measured here: the float8e5m2 saturate=0 witnesses with a zero point of 1, "
                   "184319.98 / 3 -> 0x7B, 184320.02 / 3 -> 0x7F; both faults are its float8 kernel's)"),
+    Fault("quantize_linear.reciprocal_clamp_float_zero_point_ignored", "all three on float outputs: multiplies x by "
+          "the reciprocal of y_scale, leaves the zero point out, and clamps to [-FLT_MAX, FLT_MAX] before converting",
+          _node(reciprocal=True, float_zp_ignored=True, clamp_before_cast=True), equivalent=_clamp_can_differ,
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: every float8e4m3fn witness data set of 19 .. 28 with a zero "
+                  "point of 1 and y_scale 3: 7.1249995 -> 2.5, -0.65625 -> -0.21875)"),
 )
