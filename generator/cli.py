@@ -516,6 +516,9 @@ def find_witnesses(names: list[str], max_opset: int, budget: int) -> int:
         if catalogue is None:
             print(f"gen-cases: {name}: no witness search", file=sys.stderr)
             continue
+        hunted = witness.load(name).get("hunted")
+        if hunted:  # what `opconform hunt --keep` found is data no search finds again: keep it
+            catalogue["hunted"] = hunted
         path = witness.save(catalogue)
         groups = catalogue["groups"].values()
         found = sum("witnesses" in e for g in groups for e in g["faults"].values())

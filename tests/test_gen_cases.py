@@ -778,3 +778,15 @@ def test_a_max_opset_newer_than_the_installed_onnx_is_one_line(tmp_path, capsys)
     (out / "manifest.json").write_text(json.dumps(manifest))
     assert cli.main([str(out), "--check"]) == 2
     assert "options.max_opset" in capsys.readouterr().err
+
+
+def test_witness_search_keeps_the_hunted_findings(monkeypatch):
+    # `opconform hunt --keep` adds findings no search finds again; a new search must not drop them
+    from generator import witness
+    saved = []
+    monkeypatch.setattr(witness, "find", lambda family, max_opset, budget: {"family": family, "groups": {}})
+    monkeypatch.setattr(witness, "load", lambda family: {"family": family, "groups": {},
+                                                         "hunted": [{"name": "hunted_x", "group": "g", "args": {}}]})
+    monkeypatch.setattr(witness, "save", lambda catalogue: saved.append(catalogue) or Path("catalogue.json"))
+    assert cli.main(["--find-witnesses", "--family", "cast"]) == 0
+    assert saved[0]["hunted"] == [{"name": "hunted_x", "group": "g", "args": {}}]
