@@ -31,6 +31,7 @@ from generator import dtypes
 from generator.dtypes import DType
 from generator.faults import Fault, same_elements
 from generator.reference import cast as ref
+from generator.reference import float8_bitwise as f8bits
 
 INTERMEDIATES = ("float16", "bfloat16", "float", "double")
 
@@ -1021,6 +1022,41 @@ def _float_source(p) -> bool:
     return dtypes.get(p["from"]).is_float and p["to"] != "string"
 
 
+def _as_float32_bits_kept(x, src: DType) -> np.ndarray:
+    """The source as float32: float types of <= 32 bits exactly, NaN payloads kept (a widening keeps the bits
+    a converter shifts); the others as the reference rounds them (_via_float32)."""
+    if src.is_float and src.bits <= 32 and src.name not in f8bits.TYPES:
+        return np.asarray(x).astype(np.float32)
+    return _via_float32(x, src)
+
+
+def _float8_bitwise(x, src, to, saturate, round_mode, opset):
+    """float 8 conversions by bit arithmetic without special cases (generator/reference/float8_bitwise.py): the
+    source as float32 (a float 8 source decoded as a normal number), encoded into a float 8 target with the FN /
+    IEEE layout and bias for the FNUZ types too, saturate and round_mode ignored (e8m0 rounds its exponent field
+    to nearest even); other targets from that float32 as the reference converts it."""
+    f = f8bits.decode(src.to_bits(x), src.name) if src.name in f8bits.TYPES else _as_float32_bits_kept(x, src)
+    if to.name in f8bits.TYPES:
+        return to.from_bits(f8bits.encode(f, to.name))
+    return _cast(f, dtypes.get("float"), to, saturate, round_mode, opset)
+
+
+def _float8_bitwise_applies(p) -> bool:
+    return p["from"] != p["to"] and "string" not in (p["from"], p["to"]) and (
+        p["from"] in f8bits.TYPES or p["to"] in f8bits.TYPES)
+
+
+def _float8_bitwise_equivalent(p) -> str | None:
+    """Every value of a source of <= 16 bits enumerated: the fault's defined results are the reference's."""
+    src, to, saturate, round_mode, opset = _params(p)
+    if src.bits > 16 or not src.is_numeric:
+        return None
+    x = src.all_values()
+    o = _outcome(x, src, to, saturate, round_mode, opset)
+    same = same_elements(o.outputs[0], _float8_bitwise(x, src, to, saturate, round_mode, opset), to) | o.mask()
+    return f"every {src.name} value enumerated: the defined results agree" if same.all() else None
+
+
 FAULTS: tuple[Fault, ...] = (
     *(_via(t) for t in INTERMEDIATES),
     _tie_rule("half_away", "rounds ties away from zero instead of to even",
@@ -1187,6 +1223,15 @@ FAULTS: tuple[Fault, ...] = (
           applies=lambda p: _e8m0_onnx_applies(p) and p.get("round_mode") == "up",
           seen_in="onnx's numpy_helper.to_float8e8m0 before onnx#7784 (merged 2026-05-06), the reference "
                   "evaluator's Cast to float8e8m0"),
+    Fault("cast.float8_bitwise", "float 8 by bit arithmetic without special cases: FNUZ types with the FN / IEEE "
+          "layout's bias (1.0 -> 0x38), exponent overflow wrapping into the sign (FLT_MAX -> 1.0), -0 -> +0, float 8 "
+          "sources read as normal numbers (0x00 -> 2**-bias), saturate and round_mode ignored (e8m0: exponent field "
+          "to nearest even)", _node(_float8_bitwise), applies=_float8_bitwise_applies,
+          equivalent=_float8_bitwise_equivalent,
+          seen_in="TVM 0.27.0.post1 llvm (measured here: every float 8 encoding and 2,016 float32 values into each "
+                  "float 8 type reproduced bit for bit; chains.float8_bitwise_normal_only, "
+                  "cast_like.float8_decoded_as_normals, convert_promote_types.float8_decoded_as_normals are its "
+                  "parts in those families)"),
     Fault("cast.bool_from_bits", "float -> bool as 'any bit set': -0 -> True, float8e8m0 0x00 (2**-127) -> False",
           _node(_bool_from_bits), applies=lambda p: dtypes.get(p["from"]).is_float and p["to"] == "bool",
           seen_in="onnxruntime 1.32.0 (float8e4m3fn / float8e5m2 -0 -> True, float8e8m0 0x00 -> False; "
