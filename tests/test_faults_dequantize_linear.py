@@ -84,6 +84,7 @@ def test_faults_are_the_reference_where_their_deviation_cannot_matter():
         "e8m0_nan_as_number": (x, s, z, {}, 13, [I8, F32, I8]),
         "bfloat16_results_flushed": (x, s, z, {}, 13, [I8, F32, I8]),  # a float32 output
         "float16_result_clamped": (x, s, z, {}, 13, [I8, F32, I8]),  # a float32 output
+        "float8_zero_point_refused": (x, s, z, {}, 13, [I8, F32, I8]),  # not a float 8 x
     }
     assert {f"dequantize_linear.{n}" for n in same} == set(FAULTS)
     for name, (xx, ss, zz, attrs, opset, types) in same.items():
@@ -142,3 +143,15 @@ def test_the_family_leaves_no_fault_alive():
 
 def test_committed_catalogue_is_what_the_search_writes():
     assert W.find(ref.OPSETS[-1], 0) == CATALOGUE["groups"]
+
+
+def test_float8_zero_point_refused_raises_only_on_a_nonzero_float8_zero_point():
+    from generator.faults import Refusal
+    e4 = dtypes.get("float8e4m3fn")
+    x = e4.from_bits(np.arange(0, 120, dtype=np.uint8))
+    zero, one = e4.from_bits(np.array(0, np.uint8)), e4.from_bits(np.array(0x38, np.uint8))
+    with pytest.raises(Refusal):
+        _run("dequantize_linear.float8_zero_point_refused", x, np.float32(0.5), one, {}, 21, [e4, F32, e4])
+    got = _run("dequantize_linear.float8_zero_point_refused", x, np.float32(0.5), zero, {}, 21, [e4, F32, e4])
+    want = _ref(x, np.float32(0.5), zero, axis=1, block_size=0, opset=21, x_type=e4, scale_type=F32)
+    assert np.array_equal(np.asarray(got).view(np.uint32), np.asarray(want).view(np.uint32))

@@ -7,6 +7,7 @@ changed (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py sa
                in the output type as DequantizeLinear-23 says, stays within the stated ulps)
 
 Faults (each a node function with the reference's signature):
+  float8_zero_point_refused   raises on a float 8 x with a nonzero zero point (onnxruntime, onnx's ReferenceEvaluator)
   zero_point_ignored          y = x * x_scale                   (onnx's ReferenceEvaluator for float4e2m1)
   zero_point_other_signedness the zero point's bits read as the other signedness (int8 <-> uint8, int4 <-> uint4 ...)
   subbyte_sign_extension      int4 / int2 patterns not sign-extended (0b1000 = 8), uint4 / uint2 ones sign-extended
@@ -125,6 +126,8 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
         zv = expand(ref._values(other.from_bits(xt.to_bits(np.asarray(z))), other), np.shape(x), axis, block_size)
     else:
         zv = expand(_values(np.asarray(z), xt, dev), np.shape(x), axis, block_size)
+    if dev.get("refuse_float8_zero_point") and xt.is_float8 and z is not None and np.any(zv != 0):
+        raise faults.Refusal("a float 8 x with a nonzero x_zero_point")
     with np.errstate(all="ignore"):
         d = xv - zv
         if dev.get("in_input_type"):
@@ -187,6 +190,13 @@ def _exact_in_bfloat16(p: dict) -> str | None:
 
 
 FAULTS: tuple[Fault, ...] = (
+    Fault("dequantize_linear.float8_zero_point_refused", "refuses a float 8 x with a nonzero x_zero_point (the "
+          "text allows one: y = (x - x_zero_point) * x_scale for every x type)",
+          _node(refuse_float8_zero_point=True), may_refuse=True,
+          applies=lambda p: _zp(p) and dtypes.get(p["x"]).is_float8,
+          seen_in="onnxruntime 1.32.0 CPU ('DequantizeLinear with type float8 should have no zero point or all zero "
+                  "points should be 0', quantize_linear.cc) and onnx-reference 1.23.2 ('x_zero_point is not null but "
+                  "should be zero for float8 types'), measured here"),
     Fault("dequantize_linear.zero_point_ignored", "computes x * x_scale, leaving out the zero point",
           _node(zp_ignored=True), equivalent=_int32_zp,
           seen_in="onnx 1.23 ReferenceEvaluator (float4e2m1; float8 zero points it does not refuse)"),
