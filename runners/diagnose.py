@@ -165,6 +165,39 @@ def annotate_refusal(result, case: LoadedCase, dataset: int) -> None:
         result.message = f"{result.message}\n{describe(found)}"
 
 
+def accepting(case: LoadedCase, faults: Iterable[Fault] | None = None) -> list[Fault] | None:
+    """The fault models that accept a negative case's model (a backend with one of them gives outputs where it
+    must refuse): only for a family whose fault module decides refusals from the model (`refuses(fault, model,
+    meta)`); None for the others, whose faults do not model what a backend accepts."""
+    meta = case.meta or {}
+    mod = fault_models.module(meta.get("family", "")) if meta.get("family") else None
+    predicate = getattr(mod, "refuses", None)
+    if predicate is None:
+        return None
+    if faults is None:
+        faults = candidates(meta) or []
+    found = []
+    for f in faults:
+        try:
+            if not predicate(f, case.model, meta):
+                found.append(f)
+        except Exception:  # noqa: BLE001 - cannot tell: no acceptance is claimed
+            continue
+    return found
+
+
+def annotate_acceptance(result, case: LoadedCase) -> None:
+    """Diagnose, in place, a negative case the backend accepted (verdict fail): the fault models that accept the same
+    model, or "matches no known fault"; nothing where the family's faults do not model acceptance."""
+    if result.verdict != "fail" or case.kind != "negative":
+        return
+    found = accepting(case)
+    if found is None:
+        return
+    result.diagnosis = [f.name for f in found]
+    result.message = f"{result.message}\n{describe(found)}"
+
+
 # ---------------------------------------------------------------------------------------
 # diagnoses of a whole run (results records): the report's table and the README's discrepancies
 # ---------------------------------------------------------------------------------------

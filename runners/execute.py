@@ -345,6 +345,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         if case.n_datasets == 0:
             r.verdict = FAIL
             r.message = f"{label}: the backend accepted a model it must refuse (prepare did not raise)"
+            _explain_acceptance(r, case)
             return
         try:
             value = backend.run(entry.value, _inputs(backend, case, i, mode))
@@ -362,6 +363,7 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
         r.verdict = FAIL
         r.message = f"{label}: the backend accepted a model it must refuse (phase {phase}) and returned {what}"
         r.outputs = _probe_outputs(case, outputs or [])
+        _explain_acceptance(r, case)
         return
 
     if entry.unsupported:
@@ -424,6 +426,14 @@ def _explain_refusal(r: Result, case: LoadedCase, i: int) -> None:
     from runners.diagnose import annotate_refusal
 
     annotate_refusal(r, case, i)
+
+
+def _explain_acceptance(r: Result, case: LoadedCase) -> None:
+    """The backend accepted a negative case's model: the fault models that accept it too, where the family's
+    faults model acceptance (runners/diagnose.py)."""
+    from runners.diagnose import annotate_acceptance
+
+    annotate_acceptance(r, case)
 
 
 def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None) -> None:

@@ -537,3 +537,21 @@ def test_a_converter_refusal_is_explained_by_the_layout_fault_that_refuses_alike
         pytest.skip(backend.not_installed())
     r = run_case_dataset(backend, read_case(case_dir), 0, "strict", {})
     assert r.verdict == "error" and name in r.diagnosis, r.message
+
+
+def test_a_negative_case_accepted_is_explained_by_the_faults_that_accept_it():
+    """A backend that accepts a model it must refuse: the fault models of its family that accept the same model (where
+    the family's faults model acceptance: `refuses`) are named; OpenVINO 2026.4 accepts these S(u8), D(i8) pairs in
+    safe mode as convert_promote_types.pytorch_safe_bit_width does."""
+    name = "convert_promote_types.pytorch_safe_bit_width"
+    case_dir = ROOT / "cases" / "negative" / "test_convert_promote_types_int8_uint8_dim_scalar_safe_pytorch"
+    if name not in generator.faults.by_name("convert_promote_types") or not case_dir.is_dir():
+        pytest.skip(f"no {name} fault model or no such case")
+    r = run_case_dataset(get_backend(f"fault:{name}"), read_case(case_dir), 0, "strict", {})
+    assert r.verdict == "fail" and name in r.diagnosis, r.message
+    assert r.message.splitlines()[-1].startswith("consistent with:")
+    # a family whose faults do not model acceptance gets no diagnosis (not "matches no known fault")
+    dq = ROOT / "cases" / "negative" / "test_dequantizelinear_negative_int8_scale"
+    if dq.is_dir():
+        from runners.diagnose import accepting
+        assert accepting(read_case(dq)) is None
