@@ -450,6 +450,7 @@ CASE_FIELDS = {
     "params": _object,
     "flags": _strings,
     "undefined": _strings,  # a probe's reasons (opconform hunt keys its probes by them)
+    "reading": _string,  # what a judged expectation rests on where no sentence states it (results carry it)
     "sha256": _sha256s,
     "phase": _phase,
     "negative": _negative,

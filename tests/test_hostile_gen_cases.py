@@ -19,7 +19,7 @@ from test_gen_cases import SMALL, _dead_pid, _files, _hidden, _one_line, mount_p
 from generator import cli
 from generator.serialize import read_manifest
 
-TWO = ["--family", "dynamic_quantize_linear", "--family", "layout", "--profile", "quick"]  # 17 + 31 cases
+TWO = ["--family", "dynamic_quantize_linear", "--family", "layout", "--profile", "quick"]  # 23 + 60 cases
 
 
 def _foreign(out: Path) -> dict[str, bytes]:
@@ -149,16 +149,16 @@ def test_a_narrower_regeneration_is_refused_and_says_what_it_would_drop(tmp_path
         raise AssertionError("the families left out were known before any generation")
 
     monkeypatch.setattr(cli, "generate_into", not_now)
-    # without the fix: 48 cases silently replaced by 17
+    # without the fix: 83 cases silently replaced by 23
     assert cli.main([str(out), "--family", "dynamic_quantize_linear", "--profile", "quick"]) == 2
     monkeypatch.setattr(cli, "generate_into", generate_into)
     line = _one_line(capsys.readouterr().err)
-    assert "holds a suite of 48 cases" in line and "would drop 31 of them" in line and "layout 31" in line
+    assert "holds a suite of 83 cases" in line and "would drop 60 of them" in line and "layout 60" in line
     assert "--replace" in line
     assert _files(out) == before and _hidden(tmp_path) == []
     assert cli.main([str(out), "--family", "dynamic_quantize_linear", "--profile", "quick", "--replace"]) == 0
     err = capsys.readouterr().err
-    assert "31 cases of the suite that was in" in err and "layout 31" in err and "graph 31" in err
+    assert "60 cases of the suite that was in" in err and "layout 60" in err and "graph 60" in err
     assert read_manifest(out)["options"]["families"] == ["dynamic_quantize_linear"]
 
 
@@ -170,7 +170,7 @@ def test_a_smaller_profile_is_refused_once_its_cases_are_known(tmp_path, capsys)
     capsys.readouterr()
     assert cli.main([str(out), *SMALL]) == 2
     line = _one_line(capsys.readouterr().err)
-    assert f"holds a suite of {n} cases; this generation (17 cases) would drop {n - 17} of them" in line
+    assert f"holds a suite of {n} cases; this generation (23 cases) would drop {n - 23} of them" in line
     assert "profile default -> quick" in line
     assert _files(out) == before and _hidden(tmp_path) == []
 
