@@ -152,13 +152,13 @@ def test_round_mode_down_and_nearest_cases_carry_their_reading():
     assert fam.READING_ROUND_MODE not in (fam.mark_round_mode_reading(one).meta.get("reading") or "")
 
 
-def test_float8_decoded_as_normals_is_tvms_float8_source():
-    """TVM 0.27 (baseline of issue 21): float 8 sources read every encoding as a normal number."""
-    f = cast_like_faults.FLOAT8_DECODED_AS_NORMALS
+def test_tvms_float8_path_comes_from_casts_fault():
+    """TVM 0.27's float 8 conversions (measured: float 8 sources read every encoding as a normal number) are Cast's
+    cast.float8_bitwise, used through CastLike; no copy of its arithmetic here."""
+    f = {x.name: x for x in cast_like_faults.FAULTS}["cast_like.float8_bitwise"]
     e5 = dtypes.get("float8e5m2")
     x = e5.from_bits(np.array([0x00, 0x7C, 0x3C, 0x01]))
     y = f.fn([x, np.zeros(1, np.float32)], {}, 19, [e5, F32])[0]
     assert y.tolist() == [2.0**-15, 65536.0, 1.0, 2.0**-15 * 1.25]
-    p = {"from": "float8e5m2", "to": "float", "opset": 19}
-    assert f.applies(p) and f.equivalent(p) is None
-    assert f.equivalent(dict(p, to="int8")) is not None  # 0 < x < 1 truncates to 0 either way; Inf / NaN undefined
+    assert not any("decoded_as_normals" in g.name for g in cast_like_faults.FAULTS)
+

@@ -16,9 +16,6 @@ uint64 -> float8e8m0 through float32, strings through strtof, with round_mode do
 from __future__ import annotations
 
 import dataclasses
-import functools
-
-import numpy as np
 
 from generator import dtypes
 from generator.faults import Fault
@@ -108,58 +105,6 @@ FUNCTION_BODY_OVER = {
     "cast.string_via_float": f"{ORT}: string -> float8e8m0 down / nearest, 4 failing items)",
 }
 
-# ---------------------------------------------------------------------------------------
-# float 8 decoded without special cases (TVM 0.27)
-# ---------------------------------------------------------------------------------------
-F8_DECODED = ("float8e4m3fn", "float8e5m2", "float8e4m3fnuz", "float8e5m2fnuz")
-
-
-def float8_as_normals(x: np.ndarray, src: dtypes.DType) -> np.ndarray:
-    """What a float 8 decoder without special cases reads (float64): every encoding as a normal number,
-    (-1)**s * 2**(e - bias) * (1 + m / 2**M) whatever e is (0 -> 2**-bias, subnormals gain the implicit 1, the
-    all-ones exponent is a number: float8e5m2 Inf -> 65536, float8e4m3fn NaN 0x7F -> 480)."""
-    m_bits, e_bits = src.mantissa_bits, src.bits - 1 - src.mantissa_bits
-    bias = 1 - int(np.log2(src.smallest_normal))  # smallest normal = 2**(1 - bias)
-    b = src.to_bits(np.asarray(x, dtype=src.np_dtype)).astype(np.int64)
-    sign = np.where(b >> (src.bits - 1), -1.0, 1.0)
-    e, m = (b >> m_bits) & ((1 << e_bits) - 1), b & ((1 << m_bits) - 1)
-    return sign * np.ldexp(1.0 + m / float(1 << m_bits), (e - bias).astype(np.int32))
-
-
-def _float8_decoded_as_normals(inputs, attrs, opset, input_types):
-    src = dtypes.get(input_types[0])
-    if src.name not in F8_DECODED:
-        return cast_like_node(inputs, attrs, opset, input_types)
-    x = float8_as_normals(np.asarray(inputs[0]), src)
-    return cast_like_node([x, inputs[1]], attrs, opset, [dtypes.get("double"), input_types[1]])
-
-
-@functools.lru_cache(maxsize=None)
-def _decoded_equivalent(src: str, to: str, saturate: int, round_mode: str, opset: int) -> str | None:
-    """Every value of the 8-bit source enumerated: None where some defined result differs."""
-    from generator.faults import same_elements
-    from generator.reference import cast as cast_ref
-
-    s, t = dtypes.get(src), dtypes.get(to)
-    x = s.all_values()
-    o = cast_ref.cast_outcome(x, s, t, saturate=bool(saturate), round_mode=round_mode, opset=opset)
-    attrs = {"saturate": saturate, "round_mode": round_mode}
-    z = _float8_decoded_as_normals([x, np.zeros(0, t.np_dtype) if t.kind != "string" else np.zeros(0, object)],
-                                   attrs, opset, [s, t])[0]
-    same = same_elements(o.outputs[0], z, t) | o.mask()
-    return None if not same.all() else f"every {src} value enumerated: the defined results agree ({to})"
-
-
-FLOAT8_DECODED_AS_NORMALS = Fault(
-    "cast_like.float8_decoded_as_normals", "float 8 sources (E4M3FN, E5M2, the FNUZ types) decoded as normal numbers "
-    "whatever the exponent (0 -> 2**-bias, subnormals gain the implicit 1, E5M2 Inf -> 65536, NaN -> 480 / 98304)",
-    _float8_decoded_as_normals,
-    seen_in="TVM 0.27 (measured here: CastLike from float 8 in the issue 21 baseline, and ConvertPromoteTypes' float 8 "
-            "inputs, convert_promote_types.float8_decoded_as_normals)",
-    applies=lambda p: p["from"] in F8_DECODED and p["to"] != p["from"],
-    equivalent=lambda p: _decoded_equivalent(p["from"], p["to"], int(p.get("saturate", 1)), p.get("round_mode", "up"),
-                                             int(p["opset"])))
-
 FAULTS: tuple[Fault, ...] = (*(like(f) for f in cast_faults.FAULTS), ROUND_MODE_IGNORED,
-                             *(function_body_over(_BY_NAME[n], seen) for n, seen in FUNCTION_BODY_OVER.items()),
-                             FLOAT8_DECODED_AS_NORMALS)
+                             *(function_body_over(_BY_NAME[n], seen) for n, seen in FUNCTION_BODY_OVER.items()))
+# TVM's float 8 path comes from Cast: like(cast.float8_bitwise)

@@ -19,6 +19,7 @@ from generator.faults import Fault
 from generator.interpret import compile_model, run_program
 from generator.reference import cast as cast_ref
 from generator.reference import dynamic_quantize_linear_faults as dql_faults
+from generator.reference import float8_bitwise
 from generator.reference import lookup as reference_lookup
 from generator.reference import matmul_integer as mmi
 from generator.reference.quantize_linear_faults import FAULTS as QL_FAULTS
@@ -208,29 +209,13 @@ _F8_LAYOUT = {"float8e4m3fn": (4, 3, 7), "float8e5m2": (5, 2, 15)}  # exponent b
 
 
 def _f8_encode_wrapping(x: np.ndarray, to: str) -> np.ndarray:
-    """float32 -> float8 bits as biased exponent << M + the mantissa rounded half to even, added in integers and
-    kept modulo 256 (a large exponent or a rounding carry runs into the sign bit; Inf / NaN take their exponent
-    255 too), the sign or-ed in; a biased exponent <= 0 (zeros, subnormals, small values) gives +0."""
-    _, mbits, bias = _F8_LAYOUT[to]
-    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.int64)
-    sign, exp, frac = b >> 31, (b >> 23) & 0xFF, b & 0x7FFFFF
-    e = exp - 127 + bias
-    shift = 23 - mbits
-    m = frac >> shift
-    rest, half = frac & ((1 << shift) - 1), 1 << (shift - 1)
-    m = m + ((rest > half) | ((rest == half) & (m & 1 == 1)))
-    bits = (sign << 7) | (((e << mbits) + m) & 0xFF)
-    return np.where(e <= 0, 0, bits).astype(np.uint8)
+    """float32 -> float8 bits by bit arithmetic without special cases (generator/reference/float8_bitwise.py)."""
+    return float8_bitwise.encode(x, to)
 
 
 def _f8_decode_normal(bits: np.ndarray, src: str) -> np.ndarray:
-    """float8 bits -> float32, every encoding read as a normal number: (-1)**s (1 + m / 2**M) 2**(e - bias), the
-    exponent field 0 and the NaN / Inf encodings included."""
-    ebits, mbits, bias = _F8_LAYOUT[src]
-    b = np.asarray(bits).astype(np.int64)
-    sign, e, m = b >> 7, (b >> mbits) & ((1 << ebits) - 1), b & ((1 << mbits) - 1)
-    v = (1.0 + m / 2.0**mbits) * np.ldexp(1.0, (e - bias).astype(np.int32))
-    return np.where(sign == 1, -v, v).astype(np.float32)
+    """float8 bits -> float32, every encoding read as a normal number (generator/reference/float8_bitwise.py)."""
+    return float8_bitwise.decode(bits, src)
 
 
 def float8_bitwise_normal_only(model: onnx.ModelProto):

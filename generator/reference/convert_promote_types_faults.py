@@ -41,6 +41,7 @@ from generator.dtypes import DType
 from generator.faults import Fault, differs, same_elements
 from generator.family import split_elements
 from generator.interpret import compile_model, decode_attribute, domain_of, run_program, static_shapes
+from generator.reference import float8_bitwise
 from generator.reference import cast as cast_ref
 from generator.reference import convert_promote_types as ref
 from generator.reference import lookup as reference_lookup
@@ -220,16 +221,10 @@ def convert_float8_saturated(x: np.ndarray, src: DType, to: DType) -> np.ndarray
 
 
 def float8_as_normals(x: np.ndarray, src: DType) -> np.ndarray:
-    """The values a float8 decoder without special cases reads (float64): every encoding as a normal number,
-    (-1)**s * 2**(e - bias) * (1 + m / 2**M) whatever e is, so 0 -> 2**-bias, a subnormal gains the implicit 1, and
-    the all-ones exponent (Inf / NaN) is a number (f8e5m2 Inf -> 65536, f8e4m3 NaN 0x7f -> 480)."""
-    m_bits, e_bits = src.mantissa_bits, src.bits - 1 - src.mantissa_bits
-    bias = (1 << (e_bits - 1)) - 1
-    b = src.to_bits(np.asarray(x, dtype=src.np_dtype)).astype(np.int64)
-    sign = np.where(b >> (src.bits - 1), -1.0, 1.0)
-    e = (b >> m_bits) & ((1 << e_bits) - 1)
-    m = b & ((1 << m_bits) - 1)
-    return sign * np.ldexp(1.0 + m / float(1 << m_bits), (e - bias).astype(np.int32))
+    """The values a float8 decoder without special cases reads (float64): every encoding as a normal number
+    (generator/reference/float8_bitwise.py, TVM 0.27's arithmetic): 0 -> 2**-bias, a subnormal gains the implicit 1,
+    and the all-ones exponent (Inf / NaN) is a number (f8e5m2 Inf -> 65536, f8e4m3 NaN 0x7f -> 480)."""
+    return float8_bitwise.decode(src.to_bits(np.asarray(x, dtype=src.np_dtype)), src.name).astype(np.float64)
 
 
 def convert_float8_decoded_as_normals(x: np.ndarray, src: DType, to: DType) -> np.ndarray:
