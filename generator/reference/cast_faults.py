@@ -1229,9 +1229,8 @@ FAULTS: tuple[Fault, ...] = (
           "to nearest even)", _node(_float8_bitwise), applies=_float8_bitwise_applies,
           equivalent=_float8_bitwise_equivalent,
           seen_in="TVM 0.27.0.post1 llvm (measured here: every float 8 encoding and 2,016 float32 values into each "
-                  "float 8 type reproduced bit for bit; chains.float8_bitwise_normal_only, "
-                  "cast_like.float8_decoded_as_normals, convert_promote_types.float8_decoded_as_normals are its "
-                  "parts in those families)"),
+                  "float 8 type reproduced bit for bit; chains.float8_bitwise_normal_only and "
+                  "convert_promote_types.float8_decoded_as_normals are its parts in those families)"),
     Fault("cast.bool_from_bits", "float -> bool as 'any bit set': -0 -> True, float8e8m0 0x00 (2**-127) -> False",
           _node(_bool_from_bits), applies=lambda p: dtypes.get(p["from"]).is_float and p["to"] == "bool",
           seen_in="onnxruntime 1.32.0 (float8e4m3fn / float8e5m2 -0 -> True, float8e8m0 0x00 -> False; "
