@@ -69,7 +69,11 @@ def test_recorded_kills_are_real():
         types = [t for _, t in graph_io_types(case.model)[1]]
         for i, names in enumerate(kills):
             for name in names[:3]:
-                out = faults.fault_outputs(by_name[name], case.model, case.inputs[i], case.meta)
+                try:
+                    out = faults.fault_outputs(by_name[name], case.model, case.inputs[i], case.meta)
+                except faults.Refusal:  # it raises where the case requires a result: killed (an error verdict)
+                    checked += 1
+                    continue
                 assert faults.differs(case.outputs[i], out, types, case.meta["compare"]), (e["name"], i, name)
                 checked += 1
     assert checked > 20
