@@ -1,1 +1,1 @@
-BinputJ6‚6€6 7pGqG€G
+BinputJ6‚6€€ÿ€6 7pGqG‚€G

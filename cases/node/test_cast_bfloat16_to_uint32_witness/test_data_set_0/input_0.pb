@@ -1,1 +1,1 @@
-BinputJ??
+BinputJ??OO

@@ -1,1 +1,1 @@
-BoutputJghÿÿop
+BoutputJÿighÿop

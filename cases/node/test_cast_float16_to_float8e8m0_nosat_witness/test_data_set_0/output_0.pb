@@ -1,1 +1,1 @@
-BoutputJghÿpq
+BoutputJghjkiÿpq

@@ -1,1 +1,1 @@
-BoutputJ<¼
+BoutputJ<@¼

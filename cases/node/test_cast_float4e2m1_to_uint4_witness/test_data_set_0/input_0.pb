@@ -1,1 +1,1 @@
-BinputJ1
+BinputJ

@@ -1,1 +1,1 @@
-BoutputJ,0€
+BoutputJ€,0

@@ -1,1 +1,1 @@
-BoutputJxzvwÿ
+BoutputJxzÿvwy

@@ -1,1 +1,1 @@
-BoutputJvw
+BoutputJvwyzy

@@ -1,1 +1,1 @@
-BoutputJuv
+BoutputJuvxyw

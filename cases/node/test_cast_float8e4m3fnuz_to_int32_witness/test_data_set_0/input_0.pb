@@ -1,1 +1,1 @@
-BinputJ9:
+BinputJ89:

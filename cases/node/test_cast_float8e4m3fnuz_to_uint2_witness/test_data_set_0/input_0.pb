@@ -1,1 +1,1 @@
-BinputJ8J9:
+BinputJ128J9:

@@ -1,1 +1,1 @@
-BoutputJopÿ
+BoutputJoprsqÿ

@@ -1,1 +1,1 @@
-BinputJ‚!de
+BinputJ‚de!

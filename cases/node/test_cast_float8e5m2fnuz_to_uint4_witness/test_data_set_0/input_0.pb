@@ -1,1 +1,1 @@
-BinputJ<E=>
+BinputJ9:<E=>

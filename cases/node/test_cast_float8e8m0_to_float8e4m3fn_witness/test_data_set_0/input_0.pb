@@ -1,1 +1,1 @@
-BinputJvwuˆ‰
+BinputJvwˆ‰u

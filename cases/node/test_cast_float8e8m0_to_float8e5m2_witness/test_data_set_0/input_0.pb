@@ -1,1 +1,1 @@
-BinputJopn
+BinputJopn

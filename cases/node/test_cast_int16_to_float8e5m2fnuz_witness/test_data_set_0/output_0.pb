@@ -1,1 +1,3 @@
-BoutputJLNNPaamm
+
+BoutputJ
+@DLNNPaamm

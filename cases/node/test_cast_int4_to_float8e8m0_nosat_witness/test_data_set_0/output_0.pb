@@ -1,1 +1,1 @@
-BoutputJÄ
+BoutputJÄÇÅ

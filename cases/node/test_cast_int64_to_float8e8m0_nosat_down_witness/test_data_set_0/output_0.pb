@@ -1,1 +1,1 @@
-BoutputJ½½ÿ
+BoutputJ½½ÿ

@@ -1,1 +1,1 @@
-2+INF2INFBinput
+22.525.2+INF2INFBinput

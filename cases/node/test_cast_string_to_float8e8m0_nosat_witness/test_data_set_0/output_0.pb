@@ -1,1 +1,1 @@
-BoutputJÿÿ
+BoutputJ‚ÿÿ

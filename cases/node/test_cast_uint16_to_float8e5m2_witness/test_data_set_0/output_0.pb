@@ -1,3 +1,3 @@
 
 BoutputJ
-HJJL{{]]ii
+{{iiHJJL]]

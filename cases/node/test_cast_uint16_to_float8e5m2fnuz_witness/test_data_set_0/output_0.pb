@@ -1,3 +1,1 @@
-
-BoutputJ
-LNNPaamm
+BoutputJ@DLNNPaamm

@@ -1,1 +1,1 @@
-BoutputJXZZ\~~yy
+BoutputJ~~XZZ\yy

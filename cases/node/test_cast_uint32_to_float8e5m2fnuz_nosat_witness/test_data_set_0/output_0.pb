@@ -1,1 +1,1 @@
-BoutputJLPNR€€aamm
+BoutputJ@DLPNR€€aamm

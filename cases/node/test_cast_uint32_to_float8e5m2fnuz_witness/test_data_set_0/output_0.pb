@@ -1,3 +1,1 @@
-
-BoutputJ
-LPNRaa
+BoutputJ@DLPNRaa

@@ -1,3 +1,3 @@
 
 BoutputJ
-HLJN{{]]ii
+{{HLJN]]ii

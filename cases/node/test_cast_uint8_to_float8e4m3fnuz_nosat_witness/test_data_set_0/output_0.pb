@@ -1,1 +1,3 @@
-BoutputJ`bbd€€
+
+BoutputJ
+@H`bbd€€

@@ -1,1 +1,1 @@
-BoutputJ`bbd
+BoutputJ@H`bbd

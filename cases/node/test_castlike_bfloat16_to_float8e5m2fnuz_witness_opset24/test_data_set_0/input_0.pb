@@ -1,1 +1,1 @@
-BinputJÅ6Ç6Ä6†7pGqGÅ∂
+	BinputJÅ6Ç6Ä6†7pGqGÅÇÅ∂

@@ -1,3 +1,1 @@
-
-BoutputJ
-kljlghÿÿop
+BoutputJkljlÿighÿop

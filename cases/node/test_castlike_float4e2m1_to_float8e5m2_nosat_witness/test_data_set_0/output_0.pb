@@ -1,1 +1,1 @@
-BoutputJ8¸€
+BoutputJ€8¸

@@ -1,1 +1,1 @@
-BinputJs
+BinputJsP

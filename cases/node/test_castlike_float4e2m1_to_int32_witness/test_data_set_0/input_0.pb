@@ -1,1 +1,1 @@
-BinputJ³
+BinputJ÷³

@@ -1,1 +1,1 @@
-BoutputJvwÿ
+BoutputJÿvww

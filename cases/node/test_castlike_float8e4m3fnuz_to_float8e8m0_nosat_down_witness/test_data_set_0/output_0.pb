@@ -1,1 +1,1 @@
-BoutputJuvÿ
+BoutputJÿuvw

@@ -1,1 +1,1 @@
-BoutputJxzuvÿ
+BoutputJxzÿuvw

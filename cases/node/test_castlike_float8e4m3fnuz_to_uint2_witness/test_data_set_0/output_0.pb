@@ -1,1 +1,1 @@
-BoutputJX
+BoutputJ€

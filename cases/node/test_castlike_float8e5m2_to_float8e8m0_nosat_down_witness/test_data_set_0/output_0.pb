@@ -1,1 +1,1 @@
-BoutputJopÿÿ
+BoutputJÿopqÿ

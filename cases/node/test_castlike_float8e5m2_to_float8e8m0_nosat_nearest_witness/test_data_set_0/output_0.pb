@@ -1,1 +1,1 @@
-BoutputJrtopÿÿ
+BoutputJrtÿopqÿ

@@ -1,1 +1,1 @@
-BoutputJnoÿ
+BoutputJÿnoo

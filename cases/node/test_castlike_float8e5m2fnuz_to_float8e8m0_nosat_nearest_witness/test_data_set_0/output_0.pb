@@ -1,1 +1,1 @@
-BoutputJprnoÿ
+BoutputJprÿnoq

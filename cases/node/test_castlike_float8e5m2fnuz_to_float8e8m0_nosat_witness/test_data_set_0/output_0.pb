@@ -1,1 +1,1 @@
-BoutputJno
+BoutputJnoqrq

@@ -1,1 +1,1 @@
-BinputJghf
+BinputJÿghf

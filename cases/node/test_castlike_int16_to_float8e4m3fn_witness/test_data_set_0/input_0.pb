@@ -1,2 +1,2 @@
 
-BinputJpş°şPşşAşBşÑÒQşoş
+BinputJÑÒpş°şPşşAşBşQşoş

@@ -1,1 +1,1 @@
-BoutputJHJJL]]ii
+BoutputJiiHJJL]]

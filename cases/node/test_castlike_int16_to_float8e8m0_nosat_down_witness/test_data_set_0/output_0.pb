@@ -1,1 +1,1 @@
-BoutputJÿ‡ˆ
+BoutputJÿ‡ˆ

@@ -1,1 +1,1 @@
-BoutputJLNNP€€aamm
+BoutputJ@DLNNP€€aamm

@@ -1,3 +1,1 @@
-
-BoutputJ
-~~XZZ\yy
+BoutputJ~~XZZ\yy

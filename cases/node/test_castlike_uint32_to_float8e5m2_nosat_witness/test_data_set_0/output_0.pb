@@ -1,1 +1,1 @@
-BoutputJ||{{HLJN]]ii
+BoutputJ||||ii{{HLJN]]

@@ -1,1 +1,1 @@
-BinputJÙû
+BinputJ!Ùû

@@ -1,1 +1,1 @@
-BoutputJLNNP
+BoutputJ@DLNNP

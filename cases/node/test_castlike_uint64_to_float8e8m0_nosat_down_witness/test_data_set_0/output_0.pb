@@ -1,1 +1,1 @@
-BoutputJ½¾ÿ
+BoutputJ½¾ÿ

@@ -1,1 +1,1 @@
-Binput_0JÀ
+Binput_0J

@@ -1,1 +1,1 @@
-Binput_0J~
+Binput_0J}

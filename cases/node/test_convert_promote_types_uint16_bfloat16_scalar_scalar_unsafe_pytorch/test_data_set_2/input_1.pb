@@ -1,1 +1,1 @@
-Binput_1JÀ
+Binput_1J

@@ -1,1 +1,1 @@
-Bx_scaleJÿ
+Bx_scaleJþ

@@ -1,1 +1,1 @@
-Bx_zero_pointJk¡É
+Bx_zero_pointJ5iO

@@ -1,1 +1,1 @@
-Bx_zero_pointJŒj
+Bx_zero_pointJk¡É

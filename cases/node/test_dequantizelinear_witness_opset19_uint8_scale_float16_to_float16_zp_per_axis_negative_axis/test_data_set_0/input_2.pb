@@ -1,1 +1,1 @@
-Bx_zero_pointJh•³
+Bx_zero_pointJ|‡Ö

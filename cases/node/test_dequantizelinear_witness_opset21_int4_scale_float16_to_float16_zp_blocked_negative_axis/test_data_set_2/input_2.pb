@@ -1,1 +1,1 @@
-Bx_zero_pointJð
+Bx_zero_pointJ(

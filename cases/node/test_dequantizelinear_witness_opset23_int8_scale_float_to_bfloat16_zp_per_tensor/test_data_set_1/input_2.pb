@@ -1,1 +1,1 @@
-Bx_zero_pointJA
+Bx_zero_pointJ±

@@ -1,1 +1,1 @@
-Bx_zero_pointJò
+Bx_zero_pointJA

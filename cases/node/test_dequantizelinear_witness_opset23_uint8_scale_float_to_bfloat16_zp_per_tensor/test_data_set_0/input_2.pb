@@ -1,1 +1,1 @@
-Bx_zero_pointJT
+Bx_zero_pointJ^

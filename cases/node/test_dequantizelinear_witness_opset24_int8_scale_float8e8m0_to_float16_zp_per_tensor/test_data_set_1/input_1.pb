@@ -1,1 +1,1 @@
-Bx_scaleJû
+Bx_scaleJr

@@ -1,1 +1,1 @@
-Bx_zero_pointJÜ
+Bx_zero_pointJ¥

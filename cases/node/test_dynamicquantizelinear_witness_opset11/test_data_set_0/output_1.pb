@@ -1,1 +1,1 @@
-By_scaleJ│──?
+By_scaleJаю@<

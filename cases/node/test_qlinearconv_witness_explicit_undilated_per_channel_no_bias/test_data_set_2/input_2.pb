@@ -1,1 +1,1 @@
-Bx_zero_pointJÅ
+Bx_zero_pointJÄ

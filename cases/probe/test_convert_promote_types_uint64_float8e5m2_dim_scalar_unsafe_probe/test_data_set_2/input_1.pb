@@ -1,1 +1,1 @@
-Binput_1J~
+Binput_1J}

@@ -1,0 +1,1 @@
+ByJ4ўsЭBУiдBЂ<ХBHЪВA*)6Bющ¬A`CЫґАBYq«B—жNB»<BХF?BUNB

@@ -1,0 +1,1 @@
+Btarget_typeJ8²¹aÂO{A´‡i0b§éNæ8Yğü

@@ -1,0 +1,1 @@
+BinputJ4ÿpGxG€GเGpวxว€วเวqGwGyGGG฿GแGqวwวyววว฿วแว€€ÿ

@@ -1,0 +1,1 @@
+BinputJ0ˇpGxGÄG‡Gp«x«Ä«‡«qGwGyGGÅGﬂG·Gq«w«y««Å«ﬂ«·«

@@ -1,0 +1,1 @@
+ BinputJ@6‚6€€ÿ€6 7pGqG‚€GÿxGàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ

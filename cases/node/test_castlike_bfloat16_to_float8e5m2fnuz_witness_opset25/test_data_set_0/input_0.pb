@@ -1,0 +1,1 @@
+!BinputJB6‚6€6 7pGqG‚¶ÿxG€GàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ€€ÿ

@@ -1,0 +1,1 @@
+Btarget_typeJ0ÿyÛŠäÕÇù¨Ãi›­‘Åyv\cÕÈsNRmrt WrÑ§ğoäñÖ/M4®ôó

@@ -1,0 +1,1 @@
+Btarget_typeJÎ”J²bóz^ƒ¯ï†ØÛ-És” Hw­

@@ -1,0 +1,1 @@
+Btarget_typeJ[Saol=³tֵB‰נ¹w½ACשה

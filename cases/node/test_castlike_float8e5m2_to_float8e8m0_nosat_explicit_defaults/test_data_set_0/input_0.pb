@@ -1,0 +1,1 @@
+BinputJBG>A;V{:=?zC9

@@ -1,0 +1,1 @@
+BinputJFKBE?Z>AC~G=

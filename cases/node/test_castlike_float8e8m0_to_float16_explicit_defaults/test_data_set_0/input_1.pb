@@ -1,0 +1,2 @@
+
+Btarget_typeJŠH

@@ -1,0 +1,1 @@
+2INF2-INFBinput

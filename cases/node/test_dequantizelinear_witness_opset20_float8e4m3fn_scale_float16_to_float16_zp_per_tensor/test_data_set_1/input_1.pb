@@ -1,0 +1,2 @@
+
+Bx_scaleJx

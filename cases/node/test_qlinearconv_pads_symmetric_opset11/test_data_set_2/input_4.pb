@@ -1,0 +1,1 @@
+Bw_scaleJAX;

@@ -1,0 +1,1 @@
+ÿByJÿ‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚ÿ‚

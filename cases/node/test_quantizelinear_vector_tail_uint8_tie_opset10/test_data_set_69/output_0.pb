@@ -1,0 +1,1 @@
+€ByJ€‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚„z‚‚ÿ‚
