@@ -205,7 +205,7 @@ def _float_to_int64_via_int32(saturating: bool):
     return rewrite
 
 
-_F8_LAYOUT = {"float8e4m3fn": (4, 3, 7), "float8e5m2": (5, 2, 15)}  # exponent bits, mantissa bits, bias
+_F8_TYPES = ("float8e4m3fn", "float8e5m2")  # the float 8 types its chains convert through
 
 
 def _f8_encode_wrapping(x: np.ndarray, to: str) -> np.ndarray:
@@ -224,9 +224,9 @@ def float8_bitwise_normal_only(model: onnx.ModelProto):
     def fn(inputs, attrs, opset, types):
         (y,) = cast_ref.cast_node(inputs, attrs, opset, types)
         src, to = types[0].name, dtypes.get(int(attrs["to"])).name
-        if src == "float" and to in _F8_LAYOUT:
+        if src == "float" and to in _F8_TYPES:
             return [dtypes.get(to).from_bits(_f8_encode_wrapping(inputs[0], to))]
-        if src in _F8_LAYOUT and to == "float":
+        if src in _F8_TYPES and to == "float":
             return [_f8_decode_normal(types[0].to_bits(np.asarray(inputs[0])), src)]
         return [y]
     return model, {("", "Cast"): fn}
@@ -363,7 +363,7 @@ FAULTS: tuple[Fault, ...] = (
           "normal numbers only: zeros and subnormals flush to +0, a large exponent or a rounding carry wraps into the "
           "sign bit, Inf / NaN encode their exponent; decoding reads every encoding as normal (0x00 is 2**-bias)",
           float8_bitwise_normal_only,
-          applies=lambda p: p.get("pattern") == "cast" and any(t in _F8_LAYOUT for t in p.get("types", [])),
+          applies=lambda p: p.get("pattern") == "cast" and any(t in _F8_TYPES for t in p.get("types", [])),
           seen_in="TVM 0.27.0 (measured here: float -> float8e4m3fn -> float, 500 -> -0.0078125, inf -> 1.0, "
                   "-0.0 -> 0.0078125; float8e5m2 0x7C -> 65536)"),
     Fault("chains.float_to_int64_via_int32_saturating", "Cast float -> int64 converts through int32 with "

@@ -18,8 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-# exponent bits, mantissa bits, bias of the layout the arithmetic uses for each float 8 type
-LAYOUT = {"float8e4m3fn": (4, 3, 7), "float8e4m3fnuz": (4, 3, 7), "float8e5m2": (5, 2, 15), "float8e5m2fnuz": (5, 2, 15)}
+from generator import dtypes
+
+# exponent bits, mantissa bits, bias of the layout the arithmetic uses for each float 8 type: a FNUZ type takes its
+# FN / IEEE namesake's (dtypes holds the facts; the arithmetic's mistake is only which type it asks)
+_NAMESAKE = {"float8e4m3fn": "float8e4m3fn", "float8e4m3fnuz": "float8e4m3fn",
+             "float8e5m2": "float8e5m2", "float8e5m2fnuz": "float8e5m2"}
+LAYOUT = {t: (dtypes.get(n).exponent_bits, dtypes.get(n).mantissa_bits, dtypes.get(n).bias) for t, n in _NAMESAKE.items()}
 E8M0 = "float8e8m0"
 TYPES = frozenset(LAYOUT) | {E8M0}
 
