@@ -29,7 +29,6 @@ NOT_YET_SPLIT = {
     "generator/reference/cast_faults.py",
     "generator/reference/convert_promote_types_faults.py",
     "generator/reference/layout.py",
-    "generator/serialize.py",
     "runners/execute.py",
     "runners/hunt.py",
     "runners/pytest_plugin.py",

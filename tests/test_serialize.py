@@ -18,11 +18,11 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from generator import dtypes, serialize
+from generator import case_reader, dtypes
 from generator.case import Case, ir_version_for, node_model
 from generator.reference.cast import cast
-from generator.serialize import (CASE_FIELDS, CaseError, LoadedCase, content_hash, is_suite, meta_problem,
-                                 read_case, read_manifest, write_case)
+from generator.case_fields import CASE_FIELDS, meta_problem
+from generator.serialize import CaseError, LoadedCase, content_hash, is_suite, read_case, read_manifest, write_case
 
 ROUND_TRIP_TYPES = ["float", "double", "float16", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
                     "float8e5m2fnuz", "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "int8",
@@ -399,7 +399,7 @@ def test_a_data_file_larger_than_its_tensor_can_be_is_refused(tmp_path):
     d = _copy(CAST, tmp_path)
     [x] = onnx.load(d / "model.onnx").graph.input
     n = math.prod(dim.dim_value for dim in x.type.tensor_type.shape.dim)
-    limit = n * serialize.MAX_BYTES_PER_ELEMENT + serialize.TENSOR_OVERHEAD
+    limit = n * case_reader.MAX_BYTES_PER_ELEMENT + case_reader.TENSOR_OVERHEAD
     big = numpy_helper.from_array(np.zeros(limit // 2 + 1, np.float32), x.name).SerializeToString()
     path = _replace_input(d, lambda p: p.write_bytes(big))
     _rehash(d, "test_data_set_0/input_0.pb")
@@ -415,8 +415,8 @@ def test_a_data_file_larger_than_its_tensor_can_be_is_refused(tmp_path):
 def test_an_oversized_model_or_case_json_is_refused_unread(tmp_path, rel, limit):
     d = _copy(CAST, tmp_path)
     with open(d / rel, "r+b") as f:  # sparse: nothing is written, nothing is read
-        f.truncate(getattr(serialize, limit) + 1)
-    with pytest.raises(CaseError, match=f"{rel}: {getattr(serialize, limit) + 1} bytes, more than the"):
+        f.truncate(getattr(case_reader, limit) + 1)
+    with pytest.raises(CaseError, match=f"{rel}: {getattr(case_reader, limit) + 1} bytes, more than the"):
         read_case(d)
 
 
