@@ -1,21 +1,25 @@
-"""The pytest plugin against a bare loop, on the same cases, in one run.
+"""The runners (pytest plugin, `opconform run`) against a bare loop doing the same work, in one run.
 
     python benchmarks/runner_overhead.py [--suite cases] [--cases 1500] [--repeats 5]
-                                         [--backends onnxruntime,openvino]      (target: ratio <= 2.0)
+                                         [--backends onnxruntime,openvino] [--whole]   (target: ratio <= 1.5)
 
 Cases: up to --cases node cases of the suite whose inputs and outputs are all of ordinary numpy types
 (float16/32/64, signed and unsigned integers, bool), spread evenly over the sorted names (so every family
-is in), copied into a temporary directory that both runs read.
+is in), copied into a temporary directory that both runs read. With --whole: the plugin and the runner run
+the whole suite, the bare loop every node / graph data set of it of ordinary types (read in place).
 
-- bare loop: per case, read model.onnx, build the backend's model (onnxruntime.InferenceSession with
-  its default options; OpenVINO's Core.compile_model on CPU), then per data set read the .pb files, run,
-  and compare with numpy (NaN equal to NaN). What a vendor would write by hand.
+- bare loop: per case, read model.onnx, build the backend's model with the plugin's own settings, taken from
+  the backend object (onnxruntime: its SessionOptions, optimizations off, one intra-op thread, no spinning,
+  its providers; OpenVINO: its device and compile properties), then per data set read the .pb files
+  (onnx.numpy_helper), run, and compare bit-exact with numpy (NaN equal to NaN). What a vendor would write
+  by hand, configured as the plugin configures the backend: like with like.
 - plugin: `python -m pytest DIR --backend B -p no:cacheprovider -q`, with --isolation process (the
-  default) and --isolation none.
+  default) and --isolation none (--whole: process only).
+- runner (--whole, where runners/run.py exists): `python -m runners.run SUITE --backend B`, its defaults.
 
-Each run is a fresh interpreter, so both pay their imports and start-up. The runs of one backend
-alternate (bare, plugin isolated, plugin in-process, bare, ...), so load on the machine hits them alike;
-the script prints the median of each and their ratios, the isolated plugin's ratio to the bare loop last.
+Each run is a fresh interpreter, so all pay their imports and start-up. The runs of one backend
+alternate (bare, plugin, runner, bare, ...), so load on the machine hits them alike; the script prints the
+median of each and their ratios to the bare loop (--whole: also per data set, as the runners do more).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ def _parse(argv=None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=5, help="runs of each kind per backend (default 5)")
     p.add_argument("--backends", default="onnxruntime,openvino",
                    help="comma-separated (default onnxruntime,openvino; one not installed is skipped)")
+    p.add_argument("--whole", action="store_true",
+                   help="the whole suite: plugin and runner on it, the bare loop on every node / graph data set of "
+                        "it of ordinary types (--cases is ignored)")
     p.add_argument("--bare", nargs=2, metavar=("BACKEND", "DIR"), help=argparse.SUPPRESS)  # the bare loop itself
     return p.parse_args(argv)
 
@@ -72,16 +79,39 @@ def _datasets(case: Path):
         yield ins, outs
 
 
+def plugin_settings(backend: str) -> tuple:
+    """The settings the plugin's backend builds its models with, taken from the backend object itself (so
+    the bare loop cannot drift from them): onnxruntime's session options (optimizations off, one intra-op
+    thread, no spinning), providers and provider options; OpenVINO's device and compile properties."""
+    sys.path.insert(0, str(ROOT))
+    from runners.backends.registry import get_backend
+
+    b = get_backend(backend)
+    if backend == "onnxruntime":
+        return b._options(), b.providers, b._provider_options()
+    return b.config.device, dict(b.config.properties)
+
+
+def bare_cases(root: Path) -> list[Path]:
+    """The case directories of root's node/ and graph/ folders, or those listed in root/cases.txt."""
+    listed = root / "cases.txt"
+    if listed.is_file():
+        return [Path(line) for line in listed.read_text().splitlines() if line]
+    return [c for kind in ("node", "graph") if (root / kind).is_dir() for c in sorted((root / kind).iterdir())]
+
+
 def bare_loop(backend: str, root: Path) -> tuple[int, int]:
     """(data sets run, data sets equal to the expected outputs)."""
     runs = same = 0
+    cases = bare_cases(root)
     if backend == "onnxruntime":
         import onnxruntime as ort
 
-        for case in sorted((root / "node").iterdir()):
+        options, providers, provider_options = plugin_settings(backend)
+        for case in cases:
             try:
-                session = ort.InferenceSession((case / "model.onnx").read_bytes(),
-                                               providers=["CPUExecutionProvider"])
+                session = ort.InferenceSession((case / "model.onnx").read_bytes(), options,
+                                               providers=providers, provider_options=provider_options)
             except Exception:  # noqa: BLE001 - counted as run, not equal
                 runs += sum(1 for _ in _datasets(case))
                 continue
@@ -98,10 +128,10 @@ def bare_loop(backend: str, root: Path) -> tuple[int, int]:
         import openvino as ov
 
         core = ov.Core()
-        config = {"INFERENCE_PRECISION_HINT": "f32", "EXECUTION_MODE_HINT": "ACCURACY"}
-        for case in sorted((root / "node").iterdir()):
+        device, config = plugin_settings(backend)
+        for case in cases:
             try:
-                compiled = core.compile_model(_openvino_model(core, case / "model.onnx"), "CPU", config)
+                compiled = core.compile_model(_openvino_model(core, case / "model.onnx"), device, config)
             except Exception:  # noqa: BLE001
                 runs += sum(1 for _ in _datasets(case))
                 continue
@@ -144,14 +174,15 @@ def _openvino_model(core, path: Path):
 
 
 # ---- choosing and timing ------------------------------------------------------------------------------------
-def choose_cases(suite: Path, n: int) -> list[Path]:
+def choose_cases(suite: Path, n: int | None, kinds: tuple[str, ...] = ("node",)) -> list[Path]:
+    """Up to n (None: all) cases of these kinds whose inputs and outputs are all of ordinary numpy types."""
     sys.path.insert(0, str(ROOT))
     import onnx
 
     from generator.serialize import graph_io_types
 
     ordinary = []
-    for case in sorted((suite / "node").iterdir()):
+    for case in sorted(c for kind in kinds if (suite / kind).is_dir() for c in (suite / kind).iterdir()):
         model = onnx.load(str(case / "model.onnx"), load_external_data=False)
         try:
             ins, outs = graph_io_types(model)
@@ -159,7 +190,7 @@ def choose_cases(suite: Path, n: int) -> list[Path]:
             continue
         if all(t.is_numpy_native for _, t in ins + outs):
             ordinary.append(case)
-    if len(ordinary) <= n:
+    if n is None or len(ordinary) <= n:
         return ordinary
     step = len(ordinary) / n
     return [ordinary[int(i * step)] for i in range(n)]
@@ -176,17 +207,31 @@ def _plugin_cmd(backend: str, root: Path, isolation: str) -> list[str]:
             "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--no-header", "-o", "addopts="]
 
 
+def _runner_cmd(backend: str, root: Path) -> list[str] | None:
+    """`opconform run` (runners/run.py) with its defaults, where this tree has it."""
+    if not (ROOT / "runners" / "run.py").is_file():
+        return None
+    return [sys.executable, "-m", "runners.run", str(root), "--backend", backend]
+
+
 def _installed(backend: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(INSTALLED[backend]) is not None
 
 
-def measure(backend: str, root: Path, repeats: int, n_datasets: int) -> dict[str, list[float]]:
-    runs = {"bare loop": [], "plugin, isolation process": [], "plugin, isolation none": []}
-    cmds = {"bare loop": [sys.executable, __file__, "--bare", backend, str(root)],
-            "plugin, isolation process": _plugin_cmd(backend, root, "process"),
-            "plugin, isolation none": _plugin_cmd(backend, root, "none")}
+def measure(backend: str, root: Path, repeats: int, suite: Path | None = None) -> dict[str, list[float]]:
+    """Alternated timed runs. Without `suite`: the bare loop and the plugin (both isolations) on root's
+    cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite."""
+    bare = [sys.executable, __file__, "--bare", backend, str(root)]
+    if suite is None:
+        cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, root, "process"),
+                "plugin, isolation none": _plugin_cmd(backend, root, "none")}
+    else:
+        cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, suite, "process")}
+        if _runner_cmd(backend, suite) is not None:
+            cmds["runner (opconform run)"] = _runner_cmd(backend, suite)
+    runs = {what: [] for what in cmds}
     for r in range(repeats):
         for what, cmd in cmds.items():
             seconds, proc = _timed(cmd)
@@ -197,7 +242,8 @@ def measure(backend: str, root: Path, repeats: int, n_datasets: int) -> dict[str
                 detail = f"{ran} data sets, {same} equal"
             else:
                 if proc.returncode not in (0, 1):  # 1: some items failed, which is what a suite is for
-                    raise SystemExit(f"runner_overhead: pytest exited {proc.returncode}:\n{proc.stdout[-2000:]}")
+                    raise SystemExit(f"runner_overhead: {what} exited {proc.returncode}:\n"
+                                     f"{(proc.stdout + proc.stderr)[-2000:]}")
                 detail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
             print(f"  {backend} run {r + 1}: {what:26s} {seconds:7.2f} s  ({detail})", flush=True)
             runs[what].append(seconds)
@@ -222,6 +268,8 @@ def main(argv=None) -> int:
         print(f"runner_overhead: error: no bare loop for {', '.join(unknown)} (have: {', '.join(INSTALLED)})",
               file=sys.stderr)
         return 2
+    if args.whole:
+        return whole_suite(suite, backends, args.repeats)
     cases = choose_cases(suite, args.cases)
     with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
         root = Path(tmp)
@@ -230,25 +278,66 @@ def main(argv=None) -> int:
         n_datasets = sum(1 for c in cases for p in c.iterdir() if p.name.startswith("test_data_set_"))
         print(f"{len(cases)} node cases of ordinary types ({n_datasets} data sets) from {suite}, "
               f"{args.repeats} alternated runs of each kind")
-        results = {}
-        for backend in backends:
-            if not _installed(backend):
-                print(f"  {backend}: not installed, skipped")
-                continue
-            results[backend] = measure(backend, root, args.repeats, n_datasets)
+        results = {b: measure(b, root, args.repeats) for b in _available(backends)}
+    _table(results, "same cases, same data sets")
+    for backend, runs in results.items():
+        ratio = statistics.median(runs["plugin, isolation process"]) / statistics.median(runs["bare loop"])
+        print(f"ratio plugin/bare loop ({backend}, isolation process): {ratio:.2f}")
+    return 0
+
+
+def whole_suite(suite: Path, backends: list[str], repeats: int) -> int:
+    """--whole: the plugin and the runner on the whole suite against the bare loop on every node / graph data
+    set of it that a bare loop can run (ordinary numpy types). The runners do more (probes, negatives, exotic
+    types), so besides the whole-run ratio the per-data-set ratio is printed: seconds per item run over the
+    bare loop's seconds per data set."""
+    cases = choose_cases(suite, None, ("node", "graph"))
+    n_datasets = sum(1 for c in cases for p in c.iterdir() if p.name.startswith("test_data_set_"))
+    with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
+        root = Path(tmp)
+        (root / "cases.txt").write_text("".join(f"{c.resolve()}\n" for c in cases))
+        print(f"whole suite {suite}; bare loop: {len(cases)} node / graph cases of ordinary types "
+              f"({n_datasets} data sets), {repeats} alternated run(s) of each kind")
+        results = {b: measure(b, root, repeats, suite) for b in _available(backends)}
+    items = _items_of(suite)
+    _table(results, f"whole suite: {items} items; bare loop: {n_datasets} data sets",
+           per_item={"bare loop": n_datasets, "*": items})
+    return 0
+
+
+def _items_of(suite: Path) -> int:
+    """Items of a whole-suite run: a data set each, one for a case without any, one per missing manifest case."""
+    n = 0
+    for kind in ("node", "graph", "probe", "negative"):
+        for case in (suite / kind).iterdir() if (suite / kind).is_dir() else ():
+            n += max(1, sum(1 for p in case.iterdir() if p.name.startswith("test_data_set_")))
+    return n
+
+
+def _available(backends: list[str]) -> list[str]:
+    out = []
+    for backend in backends:
+        if _installed(backend):
+            out.append(backend)
+        else:
+            print(f"  {backend}: not installed, skipped")
+    return out
+
+
+def _table(results: dict, title: str, per_item: dict | None = None) -> None:
     print()
-    print(f"{'backend':12s} {'run':26s} {'median':>8s} {'vs bare loop':>13s}")
-    ratios = []
+    print(title)
+    head = f"{'backend':12s} {'run':26s} {'median':>8s} {'vs bare loop':>13s}"
+    print(head + (f" {'per data set vs bare':>21s}" if per_item else ""))
     for backend, runs in results.items():
         bare = statistics.median(runs["bare loop"])
         for what, times in runs.items():
             med = statistics.median(times)
-            print(f"{backend:12s} {what:26s} {med:7.2f}s {med / bare:12.2f}x")
-            if what == "plugin, isolation process":
-                ratios.append((backend, med / bare))
-    for backend, ratio in ratios:
-        print(f"ratio plugin/bare loop ({backend}, isolation process): {ratio:.2f}")
-    return 0
+            line = f"{backend:12s} {what:26s} {med:7.2f}s {med / bare:12.2f}x"
+            if per_item:
+                unit = (med / per_item.get(what, per_item["*"])) / (bare / per_item["bare loop"])
+                line += f" {unit:20.2f}x"
+            print(line)
 
 
 if __name__ == "__main__":
