@@ -23,7 +23,6 @@ NOT_YET_SPLIT = {
     "generator/families/dequantize_linear.py",
     "generator/families/dynamic_quantize_linear.py",
     "generator/families/layout.py",
-    "generator/families/qlinear_conv.py",
     "generator/families/quantize_linear.py",
     "generator/reference/cast.py",
     "generator/reference/cast_faults.py",

@@ -36,11 +36,9 @@ what the fault needs:
         pads that are no SAME padding (undilated: [0, 1, 0, 1], a 3 x 5 output): read as SAME_UPPER the shape
         changes; the SAME_LOWER classes: same_split_swapped's ramp
 
-Witness data (JSON): every tensor a string of space-separated values in C order (shapes from the group's
-params): integers, "v*n" for a run of n values v; float32 scales as the shortest decimal that reads back as
-exactly that value (Python's repr of it). "B" is left out where it is all zeros; "what" says how the data
-set was built. The family
-(generator/families/qlinear_conv.py, witness_inputs) turns them back into inputs.
+Witness data (JSON): generator/catalogue/qlinear_conv.py's form ("B" left out where it is all zeros; "what" says
+how the data set was built). The family (generator/families/qlinear_conv/witnesses.py, witness_inputs) turns
+them back into inputs.
 """
 
 from __future__ import annotations
@@ -48,6 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator import dtypes
+from generator.catalogue.qlinear_conv import encode_floats, encode_ints
 from generator.families import qlinear_conv as fam
 from generator.reference import qlinear_conv as ref
 from generator.reference import qlinear_conv_faults as F
@@ -118,31 +117,14 @@ class Data:
 
     def encode(self) -> dict:
         """JSON of the data set (module docstring): every tensor a string of space-separated values."""
-        d = {"what": self.what, "x": _ints(self.x), "x_scale": _floats([self.xs]), "x_zero_point": _ints([self.xz]),
-             "w": _ints(self.w), "w_scale": _floats(self.ws if self.conv.per_channel else self.ws[:1]),
-             "w_zero_point": _ints(self.wz if self.conv.per_channel else self.wz[:1]),
-             "y_scale": _floats([self.ys]), "y_zero_point": _ints([self.yz])}
+        d = {"what": self.what, "x": encode_ints(self.x), "x_scale": encode_floats([self.xs]),
+             "x_zero_point": encode_ints([self.xz]), "w": encode_ints(self.w),
+             "w_scale": encode_floats(self.ws if self.conv.per_channel else self.ws[:1]),
+             "w_zero_point": encode_ints(self.wz if self.conv.per_channel else self.wz[:1]),
+             "y_scale": encode_floats([self.ys]), "y_zero_point": encode_ints([self.yz])}
         if self.b is not None and any(self.b):
-            d["B"] = _ints(np.array(self.b))
+            d["B"] = encode_ints(np.array(self.b))
         return d
-
-
-def _floats(values) -> str:
-    """float32 values, each as the shortest decimal that reads back as exactly that value."""
-    return " ".join(repr(float(np.float32(v))) for v in values)
-
-
-def _ints(a: np.ndarray) -> str:
-    """Values in C order, space-separated; a run of n > 2 equal values as "v*n"."""
-    out, values = [], [int(v) for v in np.asarray(a).reshape(-1)]
-    i = 0
-    while i < len(values):
-        j = i
-        while j < len(values) and values[j] == values[i]:
-            j += 1
-        out += [f"{values[i]}*{j - i}"] if j - i > 2 else [str(values[i])] * (j - i)
-        i = j
-    return " ".join(out)
 
 
 def field(conv: fam.Conv, m: int, p: tuple) -> list[tuple[tuple, tuple]]:
