@@ -12,6 +12,8 @@ import pytest
 
 from generator import dtypes, reference
 from generator.families import cast as fam
+from generator.families.cast.inputs import edge_inputs
+from generator.families.cast.variant import NOTE_FLOAT6, NOTE_INT2, NOTE_INT4
 from generator.family import PROBE_COMPARE, Family
 from generator.outcome import Outcome
 from generator.reference import cast as ref
@@ -104,7 +106,7 @@ def test_exhaustive_cases_cover_every_bit_pattern_of_narrow_sources(default_case
 
 
 def test_edge_catalogue_float32_to_e4m3fn_has_the_boundary_values():
-    x = fam.edge_inputs(dtypes.get("float"), dtypes.get("float8e4m3fn")).astype(np.float64)
+    x = edge_inputs(dtypes.get("float"), dtypes.get("float8e4m3fn")).astype(np.float64)
     for v in [0.0, 448.0, 464.0, 480.0, -448.0, -464.0, 2.0**-9, 2.0**-10, 1.5 * 2.0**-9, 2.0**-6,
               1 + 2.0**-4, np.inf, -np.inf]:
         assert v in x, v
@@ -116,10 +118,10 @@ def test_edge_catalogue_float32_to_e4m3fn_has_the_boundary_values():
 
 
 def test_edge_catalogue_int_sources_have_wrap_and_rounding_boundaries():
-    x = [int(v) for v in fam.edge_inputs(dtypes.get("int32"), dtypes.get("int8"))]
+    x = [int(v) for v in edge_inputs(dtypes.get("int32"), dtypes.get("int8"))]
     for v in [127, 128, -128, -129, 255, 256, 2**31 - 1, -(2**31)]:
         assert v in x, v
-    x = [int(v) for v in fam.edge_inputs(dtypes.get("int64"), dtypes.get("float16"))]
+    x = [int(v) for v in edge_inputs(dtypes.get("int64"), dtypes.get("float16"))]
     for v in [2049, 2051, 65504, 65520, 2**53 + 1, 2**63 - 1, -(2**63)]:
         assert v in x, v
 
@@ -181,12 +183,12 @@ def test_fractions_to_sub_byte_integers_are_judged_by_the_int4_and_int2_notes(de
             else [0.5, -0.5, -1.5]
         got = [int(y[x == np.float32(t)][0]) for t in ties]
         assert got == want, (to, got)
-        assert edge.meta["spec"]["file"] == (fam.NOTE_INT4 if to.endswith("4") else fam.NOTE_INT2)
+        assert edge.meta["spec"]["file"] == (NOTE_INT4 if to.endswith("4") else NOTE_INT2)
         assert "nearest-even" in edge.meta["spec"]["clause"] and "reading" not in edge.meta
         probe = cases[f"test_cast_float32_to_{to}_probe"]
         assert set(probe.meta["undefined"]) == {ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_SUBBYTE_OOR}, to
     # every tie of int4 and its float32 neighbours (a rounding done as x + 0.5 in float32 rounds 0.49999997 up)
-    x = set(fam.edge_inputs(dtypes.get("float"), dtypes.get("int4")).tolist())
+    x = set(edge_inputs(dtypes.get("float"), dtypes.get("int4")).tolist())
     for k in range(-8, 7):
         t = np.float32(k + 0.5)
         assert {float(t), float(np.nextafter(t, np.float32(-9))), float(np.nextafter(t, np.float32(9)))} <= x, k
@@ -203,7 +205,7 @@ def test_negative_zero_to_float6_is_judged_by_the_float6_note(default_cases):
         neg_zero = (x == 0) & np.signbit(x)
         assert neg_zero.sum() == 1
         assert dtypes.get(to).to_bits(edge.outputs[0][0][neg_zero]).tolist() == [0x20]
-        assert edge.meta["spec"]["file"] == fam.NOTE_FLOAT6 and "-0.0 -> -0.0" in edge.meta["spec"]["clause"]
+        assert edge.meta["spec"]["file"] == NOTE_FLOAT6 and "-0.0 -> -0.0" in edge.meta["spec"]["clause"]
         assert cases[f"test_cast_float32_to_{to}_probe"].meta["undefined"] == [ref.UNDEF_FLOAT6_NAN]
     for src in ("float6e2m3", "float6e3m2", "float4e2m1"):  # -0 of one small format to another: judged
         assert f"test_cast_{src}_to_float6e2m3_probe" not in cases

@@ -10,8 +10,8 @@ import onnx
 import pytest
 
 from generator import dtypes, reference, witness
-from generator.families import cast as cast_family
 from generator.families import cast_like as fam
+from generator.families.cast.variant import attribute_options
 from generator.family import PROBE_COMPARE, Family
 from generator.interpret import compile_model, run_program
 from generator.kill_matrix import KillMatrix
@@ -56,7 +56,7 @@ def test_every_pair_and_attribute_castlike_accepts_is_a_variant_at_its_first_ops
         t1, t2 = ({t[len("tensor("):-1] for t in c.allowed_type_strs} for c in schema.type_constraints)
         for a in t1:
             for b in t2:
-                for sat, mode in cast_family.attribute_options(dtypes.get(b)):
+                for sat, mode in attribute_options(dtypes.get(b)):
                     assert seen[(a, b, sat, mode)] <= opset, (a, b, sat, mode)
     for (a, b, *_), opset in seen.items():  # no earlier CastLike takes the pair
         earlier = [o for o in fam.OPSETS if o < opset]

@@ -12,6 +12,7 @@ import pytest
 
 from generator import witness
 from generator.families import cast
+from generator.families.cast.hunt_strategy import _hunt_opsets_of
 from generator.reference import cast_faults
 from generator.serialize import read_case, write_case
 from generator.witness import cast as search
@@ -56,7 +57,7 @@ def groups_where_it_differs(fault, k: int = 3) -> list[cast.Variant]:
     """The variants of the first k groups of the committed catalogue with a witness of the fault."""
     groups, out = witness.load("cast")["groups"], []
     for v in cast.variants(NEWEST):
-        for opset in cast._hunt_opsets_of(v, NEWEST):
+        for opset in _hunt_opsets_of(v, NEWEST):
             entry = groups.get(cast_faults.group_key({"params": v.params, "opset": opset}))
             if entry and entry["faults"].get(fault.name, {}).get("witnesses") and v not in out:
                 out.append(v)

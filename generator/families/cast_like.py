@@ -5,7 +5,7 @@ reads saturate / round_mode as Cast does.
 
 One variant per (from, to, saturate, round_mode) pair of types CastLike accepts, at the first CastLike opset
 accepting both (onnx.defs CastLike-15..25: CastLike has no float6). For each, Cast's case functions
-(generator/families/cast.py) with fewer data than Cast's suite: the edge catalogue (strings with extreme
+(generator/families/cast/) with fewer data than Cast's suite: the edge catalogue (strings with extreme
 exponents apart), one probe of its undefined elements, the FNUZ Inf row once per semantics, the rows that state
 the sign of NaN, and the witnesses of Cast's fault models (generator/witness/catalogue/cast_like.json, Cast's
 catalogue group by group: generator/witness/cast_like.py). No exhaustive, random or shape cases but in the
@@ -39,11 +39,15 @@ import onnx
 
 from generator import axes, dtypes, sampling
 from generator.case import Case, node_model
+from generator.catalogue.cast import decode
 from generator.dtypes import DType
 from generator.families import cast
-from generator.families.cast import Context, Form, Variant
+from generator.families.cast.cases import EXACT, Context, Form, _compare, _is_fnuz_sat_inf, cases_of
+from generator.families.cast.inputs import _unique, edge_inputs
+from generator.families.cast.variant import Variant, attribute_options, spec_of
 from generator.family import Catalogue, Family, split
 from generator.reference import cast as cast_ref
+from generator.reference.cast_faults import group_key
 
 FAMILY = Family("cast_like", "CastLike", "Cast.txt")
 GRID = cast.GRID
@@ -79,13 +83,13 @@ def first_opset(src: DType, to: DType) -> int | None:
 
 
 def variants(max_opset: int) -> Iterator[Variant]:
-    """Cast's variants (generator.families.cast.attribute_options) of every pair CastLike accepts."""
+    """Cast's variants (generator.families.attribute_options) of every pair CastLike accepts."""
     types = dtypes.cast_types(cast.NEWEST_CAST)
     for src in types:
         for to in types:
             opset = first_opset(src, to)
             if opset is not None and opset <= max_opset:
-                yield from (Variant(src, to, sat, mode, opset) for sat, mode in cast.attribute_options(to))
+                yield from (Variant(src, to, sat, mode, opset) for sat, mode in attribute_options(to))
 
 
 def target_type(to: DType, seed: int) -> np.ndarray:
@@ -171,7 +175,7 @@ def group_opsets(v: Variant, max_opset: int) -> list[int]:
     """Every opset v has a group at: its first, 24 for the FNUZ saturate=1 row (Cast's second group), and the
     boundary axis's."""
     out = {v.opset, *boundary_opsets(v, max_opset)}
-    if cast._is_fnuz_sat_inf(v) and v.src.has_inf and v.opset < 24 <= max_opset:
+    if _is_fnuz_sat_inf(v) and v.src.has_inf and v.opset < 24 <= max_opset:
         out.add(24)
     return sorted(out)
 
@@ -207,7 +211,7 @@ def explicit_defaults(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
         x = explicit_default_elements(v, opset, seed) if opset not in merged else []
         if len(x):
             what = "explicit_defaults" if opset == v.opset else f"explicit_defaults_opset{opset}"
-            yield from cast.cases_of(EXPLICIT, v, what, x, seed, ["edge", "explicit_defaults"], opset=opset)
+            yield from cases_of(EXPLICIT, v, what, x, seed, ["edge", "explicit_defaults"], opset=opset)
 
 
 def _writes_defaults(v: Variant, opset: int) -> bool:
@@ -218,7 +222,7 @@ def _writes_defaults(v: Variant, opset: int) -> bool:
 def explicit_default_elements(v: Variant, opset: int, seed: int) -> np.ndarray:
     """The defined edge elements of v at `opset` that another value of an attribute v leaves out, or a fault
     reading a present attribute, maps otherwise (empty where CastLike-<opset> has no such attribute)."""
-    edge = cast.edge_inputs(v.src, v.to)  # +-Inf kept: at Cast-24+ saturate decides them for the FNUZ types
+    edge = edge_inputs(v.src, v.to)  # +-Inf kept: at Cast-24+ saturate decides them for the FNUZ types
     if not _writes_defaults(v, opset) or not edge.size:
         return edge[:0]
     outcome = v.outcome(edge, opset)
@@ -234,11 +238,11 @@ def nan_payloads(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     if not _default_attributes(v) or not v.src.is_float:  # (axes.nan_values raises for strings)
         return
     labels, x = axes.nan_values(v.src)
-    if set(v.src.to_bits(x).tolist()) <= set(v.src.to_bits(cast.edge_inputs(v.src, v.to)).tolist()):
+    if set(v.src.to_bits(x).tolist()) <= set(v.src.to_bits(edge_inputs(v.src, v.to)).tolist()):
         return  # the edge case holds every NaN encoding already (float8: one or two)
     if not x.size or v.outcome(x).mask().all():
         return
-    yield from cast.cases_of(form, v, "nan_payloads", x, ctx.seed_of(form, v), ["edge", "nan_payloads"],
+    yield from cases_of(form, v, "nan_payloads", x, ctx.seed_of(form, v), ["edge", "nan_payloads"],
                              nan_kinds=labels)
 
 
@@ -254,9 +258,6 @@ TAIL_PAIRS = (("float", "float16"), ("float", "bfloat16"), ("float", "float8e4m3
 
 def _witness_items(v: Variant, ctx: Context, opset: int) -> np.ndarray:
     """The committed witnesses of v's group at `opset` (the witness catalogue), as elements of the source."""
-    from generator.reference.cast_faults import group_key
-    from generator.witness.cast import decode
-
     entry = ctx.witnesses.get(group_key({"params": v.params, "opset": opset}))
     items: list = []
     for name, found in sorted((entry or {}).get("faults", {}).items()):
@@ -281,10 +282,10 @@ def vector_tails(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     seed = ctx.seed_of(form, v)
     xs = axes.tail_datasets(filler, decisive, axes.tail_lengths(short=True))
     explained = [v.explain(x) for x in xs]
-    spec_file, clause = cast.spec_of(v)
+    spec_file, clause = spec_of(v)
     reading = "; ".join(cast_ref.readings(np.concatenate([r for _, r in explained]))) or None
     meta = FAMILY.meta(opset=v.opset, spec_file=spec_file, clause=clause, seed=seed, params=v.params,
-                       flags=["edge", "vector_tails"], compare=cast._compare(v), reading=reading,
+                       flags=["edge", "vector_tails"], compare=_compare(v), reading=reading,
                        lengths=[int(x.size) for x in xs])
     yield from split(f"{form.base(v)}_vector_tails", [_dataset(v, x, seed) for x in xs], [o for o, _ in explained],
                      lambda inputs: _tail_model(v, inputs, v.opset), meta)
@@ -303,7 +304,7 @@ JUST_ABOVE = {("float", "float8e4m3fn"): 19, ("float", "int4"): 21, ("float", "f
 def _inf_row(v: Variant) -> np.ndarray | None:
     """+-Inf of v's source where v is a FNUZ saturate=1 variant (the row Cast-24 changed): floats with Inf, and
     the strings "INF" / "-INF"; None elsewhere."""
-    if not cast._is_fnuz_sat_inf(v):
+    if not _is_fnuz_sat_inf(v):
         return None
     if v.src.kind == "string":
         return np.array(["INF", "-INF"], dtype=object)
@@ -332,8 +333,8 @@ def _negative_nan_at(form: Form, v: Variant, opset: int, seed: int) -> Iterator[
     x = [v.src.from_bits(np.array([v.src.negative_nan_bits]))]
     if v.to.nan_style == dtypes.FN and v.src.has_inf:
         x.append(np.array([-np.inf]).astype(v.src.np_dtype))
-    compare = dict(cast.EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
-    yield from cast.cases_of(form, v, f"negative_nan_opset{opset}", np.concatenate(x), seed,
+    compare = dict(EXACT, nan_sign=True, reason="the saturate=0 table states the sign of NaN for these rows")
+    yield from cases_of(form, v, f"negative_nan_opset{opset}", np.concatenate(x), seed,
                              ["edge", "opset_boundary"], opset=opset, compare=compare)
 
 
@@ -349,7 +350,7 @@ def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
             rule = "+-Inf -> NaN" if opset < FNUZ_ROW_CHANGE else "+-Inf -> +-FLT_MAX"
             # it joins v's first group too (case.json group_opset, as Cast's boundary cases do): the row switched on
             # one opset early differs only here
-            yield from cast.cases_of(form, v, f"inf_opset{opset}", x, seed, ["edge", "opset_boundary"], opset=opset,
+            yield from cases_of(form, v, f"inf_opset{opset}", x, seed, ["edge", "opset_boundary"], opset=opset,
                                      semantics=f"{FAMILY.op}-{opset}: {rule}", group_opset=v.opset)
         yield from _negative_nan_at(form, v, opset, seed)
         if opset not in _boundary_witness_opsets(v, ctx.max_opset):
@@ -362,10 +363,10 @@ def boundaries(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
         extra = explicit_default_elements(v, opset, seed)
         if _inf_row(v) is not None:  # the boundary's own row, in the boundary's group
             extra = np.concatenate([extra, _inf_row(v)])
-        x = cast._unique(np.concatenate([x.astype(extra.dtype) if x.size else extra[:0], extra]), v.src)
+        x = _unique(np.concatenate([x.astype(extra.dtype) if x.size else extra[:0], extra]), v.src)
         if x.size:
             flags = ["witness", "opset_boundary"] + (["explicit_defaults"] if _writes_defaults(v, opset) else [])
-            yield from cast.cases_of(EXPLICIT if _writes_defaults(v, opset) else form, v, f"witness_opset{opset}",
+            yield from cases_of(EXPLICIT if _writes_defaults(v, opset) else form, v, f"witness_opset{opset}",
                                      x, seed, flags, opset=opset)
 
 

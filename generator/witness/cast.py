@@ -22,159 +22,61 @@ import math
 import numpy as np
 
 from generator import axes, dtypes
+from generator.catalogue.cast import NAN_SIGN_FAULTS, PRESENT_ATTRIBUTE_FAULTS, decode, encode
 from generator.dtypes import DType
 from generator.faults import group_params, same_elements
-from generator.hunting import ulp
-from generator.families import cast as family
+from generator.families.cast.axes_cases import explicit_attrs, explicit_opset
+from generator.families.cast.cases import _is_fnuz_sat_inf
+from generator.families.cast.constructions import float_candidates, int_candidates, rounds, string_candidates
+from generator.families.cast.inputs import _decimal, _to_src, _unique, edge_inputs
+from generator.families.cast.variant import Variant, variants as cast_variants
 from generator.reference import cast_faults
 
 MAX_WITNESSES = 2  # per (group, fault)
-# faults that read an attribute only where the model writes it: their witnesses are searched on the model of the
-# explicit-defaults axis (the defaults written, at the group's first opset that has them) and stored as
-# "explicit_witnesses", which only that case reads (generator/families/cast.py, explicit_defaults)
-PRESENT_ATTRIBUTE_FAULTS = ("cast.present_saturate_read_as_0", "cast.present_round_mode_as_nearest",
-                            "cast.present_saturate_beyond_float8")
 # faults that differ only at another opset of the group's semantics: the opset-boundary cases kill them with fixed
 # inputs (+-Inf into FNUZ at Cast-23), so no search is run for them
 BOUNDARY_FAULTS = {"cast.fnuz_inf_rule_at_23": "killed by the opset-boundary case <group>_inf_opset23 (+-Inf at Cast-23)"}
-NAN_SIGN_FAULTS = ("cast.nan_sign_lost", "cast.input_nan_sign_lost")  # judged only where the sign of NaN is compared
 
 
-def groups(max_opset: int, variants=family.variants) -> list[tuple[family.Variant, int]]:
+def groups(max_opset: int, variants=cast_variants) -> list[tuple[Variant, int]]:
     """(variant, opset) of every group the family writes node cases for (the Cast family's, or the variants of
     another family made of Cast's case functions: generator/families/cast_like.py)."""
     out = []
     for v in variants(max_opset):
         out.append((v, v.opset))
-        if family._is_fnuz_sat_inf(v) and v.src.has_inf and max(24, v.opset) != v.opset and 24 <= max_opset:
+        if _is_fnuz_sat_inf(v) and v.src.has_inf and max(24, v.opset) != v.opset and 24 <= max_opset:
             out.append((v, 24))
     return out
 
 
-def params_of(v: family.Variant, opset: int) -> dict:
+def params_of(v: Variant, opset: int) -> dict:
     return group_params({"params": v.params, "opset": opset})
-
-
-def encode(x: np.ndarray, src: DType) -> list[str]:
-    if src.kind == "string":
-        return [str(s) for s in x]
-    return [hex(int(b)) for b in src.to_bits(x).tolist()]
-
-
-def decode(items: list[str], src: DType) -> np.ndarray:
-    if src.kind == "string":
-        return np.array(items, dtype=object)
-    return src.from_bits(np.array([int(s, 16) for s in items], dtype=np.uint64))
-
-
-# ---------------------------------------------------------------------------------------
-# candidate pools
-# ---------------------------------------------------------------------------------------
-def _midpoints(to: DType) -> list[float]:
-    """Positive midpoints between consecutive values of a rounding target, and the overflow midpoint; for a
-    wide target, the midpoints of sampled binades."""
-    if to.bits <= 16:
-        with np.errstate(invalid="ignore"):
-            vals = to.all_values().astype(np.float64)
-        vals = np.unique(vals[np.isfinite(vals) & (vals >= 0)])
-        mids = list((vals[:-1] + vals[1:]) / 2)
-    else:
-        mids = []
-        top = math.frexp(to.finite_max)[1] - 1
-        exps = sorted({to.min_exponent - to.mantissa_bits, to.min_exponent - 1, to.min_exponent, to.min_exponent + 1,
-                       -1, 0, 1, 2, 23, 24, 25, 31, 52, 53, 54, 62, 63, 64, top - 1, top} & set(range(
-                           to.min_exponent - to.mantissa_bits, top + 1)))
-        for e in exps:
-            q = math.ldexp(1.0, max(e, to.min_exponent) - to.mantissa_bits)
-            base = math.ldexp(1.0, e)
-            for k in (0, 1, 2, 3, 5, (1 << to.mantissa_bits) - 1, (1 << to.mantissa_bits) - 2):
-                mids.append(base + k * q + q / 2)
-    ulp_top = ulp(to.finite_max, to)
-    mids.append(to.finite_max + ulp_top / 2)
-    return [m for m in mids if math.isfinite(m)]
-
-
-def _float_candidates(to: DType) -> list[float]:
-    out = []
-    if not to.is_float:
-        return out
-    if to.nan_style == dtypes.E8M0:
-        for k in range(-128, 129):
-            p = math.ldexp(1.0, k)
-            for f in (1.0, 1.5, math.sqrt(2)):
-                for d in (0.0, 2.0**-10, -2.0**-10, 2.0**-23, -2.0**-24, 2.0**-52, -2.0**-53, 2.0**-7, -2.0**-8):
-                    out.append(p * f * (1 + d))
-        return out
-    for m in _midpoints(to):
-        out.append(m)
-        for t in ("float16", "bfloat16", "float", "double"):
-            u = ulp(m, dtypes.get(t))
-            out += [m + u / 4, m - u / 4, m + u / 2, m - u / 2]
-        out += [math.nextafter(m, math.inf), math.nextafter(m, -math.inf)]
-    return out
-
-
-def _int_candidates(to: DType) -> list[int]:
-    out = []
-    if to.nan_style == dtypes.E8M0:
-        for k in range(0, 65):
-            for base in (1 << k, 3 << max(k - 1, 0)):
-                out += [base - 1, base, base + 1]
-        return out
-    if not _rounds(to):
-        return out
-    p = to.mantissa_bits + 1
-    for e in range(p, 65):
-        q = 1 << (e - to.mantissa_bits)  # spacing of `to` in [2**e, 2**(e+1))
-        if q < 2:
-            continue
-        for k in (0, 1, 2, 3, (1 << to.mantissa_bits) - 2, (1 << to.mantissa_bits) - 1):
-            m = (1 << e) + k * q + q // 2
-            out.append(m)
-            for t in ("float16", "bfloat16", "float", "double"):
-                tt = dtypes.get(t)
-                d = 1 << max(e - tt.mantissa_bits - 2, 0)
-                out += [m + d, m - d]
-            out += [m + 1, m - 1]
-    return out
-
-
-def _rounds(to: DType) -> bool:
-    return to.is_float and to.nan_style != dtypes.E8M0
-
-
-def _string_candidates() -> list[str]:
-    out = ["0.1", "1.1", "0.3", "-0.1", "1e-320", "3.4028235677973366e38", "16777217.5"]
-    for e in (24, 25, 31, 32, 53, 54, 62, 63, 64):
-        for d in (-3, -1, 1, 3):
-            out += [str((1 << e) + d), str(-((1 << e) + d))]
-    return out
 
 
 def pool(src: DType, to: DType) -> tuple[np.ndarray, bool]:
     """(candidate inputs as elements of src, exhaustive?)."""
     if src.kind != "string" and src.bits <= 16:
         return (src.all_values() if src.kind != "bool" else np.array([False, True])), True
-    edge = family.edge_inputs(src, to)
+    edge = edge_inputs(src, to)
     if src.kind == "string":
-        extra = np.array(_string_candidates() + [family._decimal(v) for v in _float_candidates(to)[:4000]
+        extra = np.array(string_candidates() + [_decimal(v) for v in float_candidates(to)[:4000]
                                                  if math.isfinite(v)], dtype=object)
-        return family._unique(np.concatenate([edge, extra]), src), False
+        return _unique(np.concatenate([edge, extra]), src), False
     if src.is_integer:
-        cands = [c for c in _int_candidates(to) if src.int_min <= c <= src.int_max]
+        cands = [c for c in int_candidates(to) if src.int_min <= c <= src.int_max]
         cands += [-c for c in cands if src.int_min <= -c]
-        x = family._to_src(cands, src)
+        x = _to_src(cands, src)
     else:
-        cands = [c for c in _float_candidates(to) if math.isfinite(c)]
+        cands = [c for c in float_candidates(to) if math.isfinite(c)]
         cands += [-c for c in cands]
-        x = np.concatenate([family._to_src(cands, src), axes.nan_values(src)[1]])  # every NaN kind, from bits
-    return family._unique(np.concatenate([edge, x]), src), False
+        x = np.concatenate([_to_src(cands, src), axes.nan_values(src)[1]])  # every NaN kind, from bits
+    return _unique(np.concatenate([edge, x]), src), False
 
 
 # ---------------------------------------------------------------------------------------
 # the search
 # ---------------------------------------------------------------------------------------
-def _differs(fault, x: np.ndarray, v: family.Variant, opset: int, attrs: dict | None = None) -> np.ndarray:
+def _differs(fault, x: np.ndarray, v: Variant, opset: int, attrs: dict | None = None) -> np.ndarray:
     """Element-wise: defined by the spec and the fault gives another result (on a node with `attrs`, default
     the variant's own)."""
     outcome = v.outcome(x, opset)
@@ -203,7 +105,7 @@ def _subnormals(src: DType) -> np.ndarray:
 
 def _int_range(src: DType, to: DType) -> np.ndarray | None:
     """Every integer of src in [-R, R] when that range is small (<= 2**18 values), else None."""
-    if not src.is_integer or not _rounds(to) or to.finite_max > 2.0**16:
+    if not src.is_integer or not rounds(to) or to.finite_max > 2.0**16:
         return None
     r = 1 << (math.ceil(math.log2(to.finite_max * 2)) + 1)
     if r > 1 << 17:
@@ -212,7 +114,7 @@ def _int_range(src: DType, to: DType) -> np.ndarray | None:
     return np.arange(lo, hi + 1, dtype=np.int64).astype(src.np_dtype)
 
 
-def _inf_ok(fault, v: family.Variant, opset: int) -> bool:
+def _inf_ok(fault, v: Variant, opset: int) -> bool:
     """An intermediate type that overflows to Inf on some source value must convert Inf like an overflow."""
     mid = fault.name[len("cast.via_"):] if fault.name.startswith("cast.via_") else None
     if mid is None or max(-v.src.int_min, v.src.int_max) <= dtypes.get(mid).finite_max:
@@ -225,7 +127,7 @@ def _pick(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return x[idx[:MAX_WITNESSES]]
 
 
-def _search(fault, v: family.Variant, opset: int, examples: int) -> np.ndarray | None:
+def _search(fault, v: Variant, opset: int, examples: int) -> np.ndarray | None:
     """hypothesis over the source type; None if it finds nothing in `examples` tries."""
     from hypothesis import HealthCheck, find, settings
     from hypothesis import strategies as st
@@ -251,7 +153,7 @@ def _search(fault, v: family.Variant, opset: int, examples: int) -> np.ndarray |
     return to_x(found)
 
 
-def find_group(v: family.Variant, opset: int, search_examples: int) -> dict:
+def find_group(v: Variant, opset: int, search_examples: int) -> dict:
     params = params_of(v, opset)
     x, exhaustive = pool(v.src, v.to)
     out: dict = {}
@@ -292,10 +194,10 @@ def find_group(v: family.Variant, opset: int, search_examples: int) -> dict:
     return out
 
 
-def _explicit_witnesses(fault, v: family.Variant, opset: int, x: np.ndarray, exhaustive: bool) -> dict:
-    """A present-attribute fault, tried on the explicit-defaults model of the group (family.explicit_defaults)."""
-    at = family.explicit_opset(v, opset)
-    mask = _differs(fault, x, v, at, family.explicit_attrs(v, at)) if x.size else np.zeros(0, dtype=bool)
+def _explicit_witnesses(fault, v: Variant, opset: int, x: np.ndarray, exhaustive: bool) -> dict:
+    """A present-attribute fault, tried on the explicit-defaults model of the group (generator/families/cast/axes_cases.py, explicit_defaults)."""
+    at = explicit_opset(v, opset)
+    mask = _differs(fault, x, v, at, explicit_attrs(v, at)) if x.size else np.zeros(0, dtype=bool)
     if mask.any():
         return {"how": "exhaustive" if exhaustive else "construction", "explicit_witnesses": encode(_pick(x, mask), v.src)}
     if exhaustive:
