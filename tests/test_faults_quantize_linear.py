@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from generator import dtypes, faults, witness
+from generator.catalogue import quantize_linear as codec
 from generator.families import quantize_linear as fam
 from generator.reference import quantize_linear as ref
 from generator.reference import quantize_linear_faults as F
@@ -35,12 +36,12 @@ def _witnesses():
     for key, group in sorted(CATALOGUE["groups"].items()):
         for name, entry in sorted(group["faults"].items()):
             for i, w in enumerate(entry.get("witnesses", [])):
-                yield pytest.param(key, name, w, id=f"{W.slug(key)}-{name.split('.')[1]}-{i}")
+                yield pytest.param(key, name, w, id=f"{codec.slug(key)}-{name.split('.')[1]}-{i}")
 
 
 @pytest.mark.parametrize("key,name,w", list(_witnesses()))
 def test_witness_kills_its_fault_in_its_group(key, name, w):
-    assert W.differing(FAULTS[name], w, *W.decode(w)).any(), w["what"]
+    assert W.differing(FAULTS[name], w, *codec.decode(w)).any(), w["what"]
     p = CATALOGUE["groups"][key]["params"]
     assert ref.schema_version(int(w["opset"])) == p["version"] and w["zp_type"] == p["y"]
 
@@ -67,9 +68,9 @@ def _random_inputs(params: dict, seed: int):
         span = (y.finite_max if y.is_float else max(abs(y.int_min), y.int_max)) * 1.5
         x = rs.uniform(-span, span, 64) * s
         z = 0.0 if y.is_float else float(rs.randint(y.int_min, y.int_max + 1))
-        w = W.witness_of(int(params["version"]), x_t, s_t, y.name, attrs, W._as(x, x_t), W._as(s, s_t),
-                         W._as(z, y.name), "random")
-        yield w, W.decode(w)
+        w = codec.encode(int(params["version"]), x_t, s_t, y.name, attrs, codec.as_type(x, x_t),
+                         codec.as_type(s, s_t), codec.as_type(z, y.name), "random")
+        yield w, codec.decode(w)
 
 
 @pytest.mark.parametrize("key", sorted(CATALOGUE["groups"]))

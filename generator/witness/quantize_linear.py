@@ -12,8 +12,7 @@ says), and kept where the fault's output differs from the reference's on element
                 +-Inf (saturate, the FNUZ Inf row, the zero point left out), NaN (a clamp before the conversion)
   per-axis      x of shape (3, 3), axis 0, three scales and zero points (an ignored axis reads them by column)
   blocked       x of shape (2, 5), axis 1, block_size 2 (blocks counted from the end shift every scale)
-Witness data (JSON): {"what", "opset", "x_type", "scale_type", "zp_type", "attrs", "shape", "x", "scale_shape",
-"scale", "zp"}: values as decimals that read back exactly (every one is a float64 value).
+Witness data (JSON): generator/catalogue/quantize_linear.py's form.
 """
 
 from __future__ import annotations
@@ -23,17 +22,13 @@ import itertools
 import numpy as np
 
 from generator import dtypes, sampling
+from generator.catalogue.quantize_linear import KEEP, as_type, decode, encode
 from generator.faults import same_elements
 from generator.witness import group_faults
 from generator.reference import quantize_linear as ref
 from generator.reference import quantize_linear_faults as F
 
 PER_TENSOR_SCALES = (3.0, 0.3, 7.0, 1.0)
-KEEP = 8  # elements kept per per-tensor witness
-
-
-def slug(key: str) -> str:
-    return "_".join(part.split("=", 1)[1] for part in key.split())
 
 
 def config_types(params: dict) -> tuple[str, str, dict]:
@@ -46,38 +41,14 @@ def config_types(params: dict) -> tuple[str, str, dict]:
     return "float", p, {}
 
 
-def _as(values, t: str) -> np.ndarray:
-    d = dtypes.get(t)
-    with np.errstate(all="ignore"):
-        return np.asarray(values, dtype=np.float64).astype(d.np_dtype) if d.is_float \
-            else np.asarray(values).astype(np.int64).astype(d.np_dtype)
-
-
 def _neighbours(v: np.ndarray, t: str, n: int) -> np.ndarray:
     """Values of type t within n encodings of each value of v (rounded to t), as float64."""
     d = dtypes.get(t)
-    base = d.to_bits(_as(v, t)).astype(np.int64)
+    base = d.to_bits(as_type(v, t)).astype(np.int64)
     out = [base + k for k in range(-n, n + 1)]
     bits = np.clip(np.concatenate(out), 0, (1 << d.bits) - 1).astype(d.bits_dtype)
     vals = d.from_bits(bits).astype(np.float64)
     return sampling.distinct(vals[np.isfinite(vals)])  # np.unique's zero depends on the CPU
-
-
-def _encode(a: np.ndarray) -> list:
-    return [repr(float(v)) for v in np.asarray(a, dtype=np.float64).ravel()]
-
-
-def witness_of(opset, x_t, s_t, z_t, attrs, x, s, z, what) -> dict:
-    return {"what": what, "opset": opset, "x_type": x_t, "scale_type": s_t, "zp_type": z_t, "attrs": attrs,
-            "shape": list(np.shape(x)), "x": _encode(x), "scale_shape": list(np.shape(s)), "scale": _encode(s),
-            "zp": _encode(z)}
-
-
-def decode(w: dict) -> tuple:
-    x = _as([float(v) for v in w["x"]], w["x_type"]).reshape(w["shape"])
-    s = _as([float(v) for v in w["scale"]], w["scale_type"]).reshape(w["scale_shape"])
-    z = _as([float(v) for v in w["zp"]], w["zp_type"]).reshape(w["scale_shape"])
-    return x, s, z
 
 
 def _run(fn, w: dict, x, s, z):
@@ -103,7 +74,7 @@ def _per_tensor_candidates(params: dict):
     x_t, s_t, _ = config_types(params)
     p = params["precision"]
     for s in PER_TENSOR_SCALES:
-        sv = float(_as(s, s_t).astype(np.float64))
+        sv = float(as_type(s, s_t).astype(np.float64))
         if y.is_float:
             vals = sampling.distinct(y.all_values())
             vals = vals[np.isfinite(vals)]
@@ -119,9 +90,9 @@ def _per_tensor_candidates(params: dict):
                 j = np.unique(np.concatenate([j[:80], j[-80:], np.arange(-40, 41), j[:: j.size // 400]]))
             x = _neighbours(j / 2 * sv, p, 3)
             zps = tuple(dict.fromkeys(z for z in (1, y.int_min + 1, 0) if y.int_min <= z <= y.int_max))
-        x = x[np.isfinite(_as(x, x_t).astype(np.float64)) | np.isinf(x) | np.isnan(x)]
+        x = x[np.isfinite(as_type(x, x_t).astype(np.float64)) | np.isinf(x) | np.isnan(x)]
         for z in zps:
-            yield sampling.distinct(_as(x, x_t)), sv, z, f"per-tensor, y_scale {s}, zero point {z}"
+            yield sampling.distinct(as_type(x, x_t)), sv, z, f"per-tensor, y_scale {s}, zero point {z}"
     # quotients far beyond every integer type (and beyond P: Inf, saturating): the largest x over a tiny scale
     xt, st = dtypes.get(x_t), dtypes.get(s_t)
     big = xt.finite_max if xt.is_float else float(xt.int_max)
@@ -134,8 +105,8 @@ def _per_axis(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
     zps = [0.0, 1.0, 0.5] if y.is_float else [max(y.int_min, min(y.int_max, z)) for z in (0, 1, -1)]
     x = np.array([[0.0, 1.0, -1.0], [2.0, -2.0, 1.0], [4.0, -4.0, 3.0]])
     a = dict(attrs, axis=0)
-    return witness_of(opset, x_t, s_t, z_t, a, _as(x, x_t), _as([1.0, 2.0, 4.0], s_t), _as(zps, z_t),
-                      "per-axis, axis 0 of a (3, 3) x")
+    return encode(opset, x_t, s_t, z_t, a, as_type(x, x_t), as_type([1.0, 2.0, 4.0], s_t), as_type(zps, z_t),
+                  "per-axis, axis 0 of a (3, 3) x")
 
 
 def _blocked(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
@@ -143,8 +114,8 @@ def _blocked(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
     z = np.zeros((2, 3)) if y.is_float else np.clip(np.array([[0, 1, 0], [1, 0, 1]]), y.int_min, y.int_max)
     x = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [-1.0, -2.0, 2.0, 3.0, -3.0]])
     a = dict(attrs, axis=1, block_size=2)
-    return witness_of(opset, x_t, s_t, z_t, a, _as(x, x_t), _as([[1.0, 2.0, 4.0], [4.0, 0.5, 1.0]], s_t), _as(z, z_t),
-                      "blocked, axis 1, block_size 2 over 5")
+    return encode(opset, x_t, s_t, z_t, a, as_type(x, x_t), as_type([[1.0, 2.0, 4.0], [4.0, 0.5, 1.0]], s_t),
+                  as_type(z, z_t), "blocked, axis 1, block_size 2 over 5")
 
 
 def group_witnesses(params: dict) -> dict:
@@ -166,13 +137,13 @@ def group_witnesses(params: dict) -> dict:
             if differing(fault, w, *decode(w)).any():
                 return "construction", [w]
         for xv, sv, z, what in _per_tensor_candidates(params):
-            w = witness_of(opset, x_t, s_t, z_t, attrs, _as(xv, x_t), _as(sv, s_t), _as(z, z_t), what)
+            w = encode(opset, x_t, s_t, z_t, attrs, as_type(xv, x_t), as_type(sv, s_t), as_type(z, z_t), what)
             x, s, zz = decode(w)
             hit = differing(fault, w, x, s, zz)
             if hit.any():
                 idx = np.flatnonzero(hit)
                 keep = x[idx[np.linspace(0, idx.size - 1, min(KEEP, idx.size)).astype(int)]]
-                w = witness_of(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
+                w = encode(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
                 assert differing(fault, w, *decode(w)).any()
                 return "exhaustive", [w]
         return "exhaustive", []
@@ -203,31 +174,3 @@ def find(max_opset: int, budget: float) -> dict:
     for key, params in sorted(groups_of_suite(max_opset).items()):
         groups[key] = {"params": dict(params, opset=params["version"]), "faults": group_witnesses(params)}
     return groups
-
-
-def specs_of(group: dict):
-    """(Spec, [[fault names] per data set]) for a group's witness cases: the per-tensor witnesses of one
-    configuration as data sets of one case (x repeated cyclically to KEEP elements), each per-axis / blocked one
-    a case of its own."""
-    from generator.families.quantize_linear import Spec
-
-    merged: dict[str, tuple] = {}
-    for name, entry in sorted(group["faults"].items()):
-        for w in entry.get("witnesses", []):
-            x, s, z = decode(w)
-            per_tensor = x.ndim == 1 and s.ndim == 0
-            conf = repr((w["opset"], w["x_type"], w["scale_type"], w["zp_type"], sorted(w["attrs"].items()),
-                         None if per_tensor else (w["shape"], w["x"], w["scale"], w["zp"])))
-            if per_tensor:
-                x = np.resize(x, KEEP)
-            spec, made_for, seen = merged.setdefault(conf, (
-                Spec(int(w["opset"]), [], x_type=w["x_type"], scale_type=w["scale_type"], zp_type=w["zp_type"],
-                     attrs=dict(w["attrs"]), flags=("witness",)), [], {}))
-            data = repr((w["x"], w["scale"], w["zp"]))
-            if data in seen:
-                made_for[seen[data]].append(name)
-                continue
-            seen[data] = len(spec.sets)
-            spec.sets.append((x, s, z))
-            made_for.append([name])
-    return [(spec, made_for) for spec, made_for, _ in merged.values()]
