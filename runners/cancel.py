@@ -290,17 +290,25 @@ def configure(config, report: str | None) -> None:
                                     f"({exc.strerror or exc}): it would be left looking like this run's") from None
 
 
+def end_lines() -> list[tuple[str, str]]:
+    """(line, colour) for the end of a run: that it was cancelled, and the signals the backend sent."""
+    lines = []
+    if cancelled():
+        lines.append((f"opconform: the run was cancelled by {cancelled()}; the results of the items that ran "
+                      "are written", "red"))
+    seen = ignored()
+    if seen:
+        lines.append((f"opconform: ignored {len(seen)} signal(s) the backend sent to the runner: "
+                      + "; ".join(seen[:5]) + (" ..." if len(seen) > 5 else ""), "yellow"))
+    return lines
+
+
 class CancelPlugin:
     """Registered by the pytest plugin: the summary line, and the signal handling undone at the end."""
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        if cancelled():
-            terminalreporter.write_line(f"opconform: the run was cancelled by {cancelled()}; the results of "
-                                        "the items that ran are written", red=True)
-        seen = ignored()
-        if seen:
-            terminalreporter.write_line(f"opconform: ignored {len(seen)} signal(s) the backend sent to the runner: "
-                                        + "; ".join(seen[:5]) + (" ..." if len(seen) > 5 else ""), yellow=True)
+        for line, colour in end_lines():
+            terminalreporter.write_line(line, **{colour: True})
 
     def pytest_unconfigure(self, config) -> None:
         uninstall()

@@ -42,16 +42,15 @@ from collections.abc import MutableMapping
 import numpy as np
 import onnx
 
-from generator import dtypes
 from generator.serialize import CaseError, LoadedCase, graph_io_types
+# _probe_output: imported from here by tests/test_backends.py
+from runners.backend_output import _probe_output, _probe_outputs, describe_exception  # noqa: F401
 from runners.backends.base import Unsupported
-from runners.compare import TIERS, compare_outputs, not_text, tier_independent, type_name
+from runners.compare import TIERS, compare_outputs, tier_independent
 from runners.input_modes import FED, RunMode, baked_tensors, build_model, fed_inputs, model_key, opset_refusal
-from runners.results import (ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result,
-                             float_value, jsonable)
+from runners.results import ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result, jsonable
 
 MAX_SHOWN = 10  # mismatching elements kept in a record and shown in a message
-MAX_PROBE_ELEMENTS = 1 << 16  # elements of one probe output recorded (the rest is counted, not kept)
 
 
 class PreparedCache(MutableMapping):
@@ -98,12 +97,6 @@ class _Prepared:
         self.unsupported = unsupported
         self.seconds = seconds
         self.placement = placement
-
-
-def describe_exception(exc: BaseException) -> str:
-    """`Type: text`, one paragraph, for messages and records."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def unsupported_reason(error: str | None) -> str:
@@ -480,66 +473,6 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
     else:
         r.verdict = FAIL
         r.message = f"{label}: {outcome.message}"
-
-
-def _probe_outputs(case: LoadedCase, outputs) -> list[dict]:
-    """What the backend returned, per output: declared type, returned dtype, shape, values, bits."""
-    try:
-        _, outs = graph_io_types(case.model)
-    except KeyError:
-        outs = []
-    recorded = []
-    for j, arr in enumerate(outputs):
-        name, dt = outs[j] if j < len(outs) else (f"output_{j}", None)
-        recorded.append(_probe_output(name, dt, arr))
-    return recorded
-
-
-def _probe_output(name: str, dt: dtypes.DType | None, arr) -> dict:
-    try:
-        arr = np.asarray(arr)
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the backend returned something numpy cannot read
-        return {"name": name, "type": dt.name if dt else None, "dtype": None, "shape": None, "truncated": False,
-                "values": None, "bits": None, "note": f"a {type(arr).__name__}, not an array: {describe_exception(exc)}"}
-    flat = arr.reshape(-1)
-    kept = flat[:MAX_PROBE_ELEMENTS]
-    rec = {"name": name, "type": dt.name if dt else None, "dtype": str(arr.dtype), "shape": list(arr.shape),
-           "truncated": bool(flat.size > len(kept))}
-    if dt is not None and dt.kind == "string" or arr.dtype.kind in "OUS":
-        rec["values"] = [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in kept.tolist()]
-        rec["bits"] = None
-        wrong = not_text(kept) if dt is not None and dt.kind == "string" else None
-        if wrong:  # recorded as text, but said: a float where a string is declared is no string (onnx#4814)
-            n, idx, v = wrong
-            rec["note"] = (f"{n} of {kept.size} elements are not text: element [{idx[0]}] is a Python "
-                           f"{type_name(v)} ({v!r})")
-        return rec
-    try:
-        typed = np.asarray(kept, dtype=dt.np_dtype) if dt is not None else kept
-        rec["values"] = _values(typed, dt)
-        rec["bits"] = _hex_bits(typed, dt)
-    except Exception as exc:  # noqa: BLE001 - a backend returned something not of the declared type
-        rec["values"] = jsonable(kept)
-        rec["bits"] = None
-        rec["note"] = f"not convertible to {dt.name if dt else '?'}: {describe_exception(exc)}"
-    return rec
-
-
-def _values(a: np.ndarray, dt: dtypes.DType | None) -> list:
-    if dt is not None and dt.is_float:
-        return [float_value(v) for v in a.astype(np.float64).tolist()]
-    if dt is not None and dt.kind in ("int", "uint"):
-        return [int(v) for v in a.astype(np.int64 if dt.kind == "int" else np.uint64).tolist()]
-    return jsonable(a)
-
-
-def _hex_bits(a: np.ndarray, dt: dtypes.DType | None) -> list[str] | None:
-    if dt is None or dt.kind == "string" or dt.kind == "bool":
-        return None
-    width = max(1, (dt.bits + 3) // 4)
-    return [f"0x{int(b):0{width}x}" for b in dt.to_bits(a).tolist()]
 
 
 def invalid_case_result(name: str, i: int, kind: str, error: CaseError | str, backend, tier: str,

@@ -13,8 +13,9 @@ import pytest
 
 from generator.serialize import read_manifest
 from runners.results import CRASH, PASS, PROBE, TIMEOUT
-from runners.worker import (DEFAULT_MEMORY, MAX_TIMEOUT, IsolatedRunner, WorkerDied, _says_out_of_memory,
-                            check_timeout, describe_exit, format_size, parse_size)
+from runners.worker import IsolatedRunner, WorkerDied, describe_exit
+from runners.worker_limits import (DEFAULT_MEMORY, MAX_TIMEOUT, _says_out_of_memory, check_timeout, format_size,
+                                   parse_size)
 
 pytest_plugins = ["pytester"]
 
@@ -328,7 +329,7 @@ def test_out_of_memory_in_the_workers_own_code_is_charged_to_its_data_set(monkey
 def test_a_worker_starved_in_pythons_own_start_up_is_out_of_memory():
     """In a fresh clone (no .pyc yet) a cap too small can hit the spawn bootstrap's compile() before the
     worker's handler is in place: it dies with exit 1 and SystemError, which is still out of memory."""
-    from runners.worker import _starved
+    from runners.worker_limits import _starved
 
     assert _starved("SystemError: <built-in function compile> returned NULL without setting an exception")
     assert _starved("MemoryError") and not _starved("ImportError: No module named 'x'")

@@ -1,0 +1,188 @@
+"""The worker process's side (runners/worker.py): detached into its own process group, its output captured,
+under its memory cap, it loads the backend once and answers each data set asked of it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from runners import cancel
+from runners.escape import printable
+from runners.results import ERROR, Result
+from runners.worker_limits import (_OUT_OF_MEMORY_EXIT, _OUTPUT_HEAD, MESSAGE_TAIL, OUTPUT_TAIL, _cap_memory,
+                                   _one_line)
+
+
+def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None,
+           output: str | None = None, guard: bool = False, mode=None) -> None:
+    """The worker process: the loop below under the memory cap. A MemoryError that escapes it (the
+    worker's own reading or sending) ends the worker with _OUT_OF_MEMORY_EXIT, charged to the data set
+    it was on.
+
+    output: the file the worker's fds 1 and 2 go to (the runner's; see the module docstring); guard: die
+    with the runner's thread that started this worker (that thread is the runner's main thread)."""
+    _detach(guard)
+    capture = _capture(output)
+    _cap_memory(memory)
+    try:
+        _loop(conn, backend_spec, options, capture, mode)
+    except MemoryError:
+        os._exit(_OUT_OF_MEMORY_EXIT)  # no clean-up: it may need the memory there is none of
+
+
+def _detach(guard: bool) -> None:
+    """A process group and session of its own (the runner kills the group: the backend's children too;
+    a terminal's Ctrl-C or hang-up goes to the runner, which ends the worker itself), the signals the
+    runner blocks unblocked (masks are inherited), and death with the runner."""
+    try:
+        os.setsid()
+    except OSError:  # already a group leader: cannot happen with spawn
+        pass
+    cancel.in_worker()
+    if guard and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            parent = os.getppid()
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:  # the runner died before that: nobody would ever kill this worker
+                os._exit(1)
+        except (OSError, AttributeError):
+            pass
+
+
+class _Capture:
+    """The worker's fds 1 and 2, redirected to a file the runner names; what a data set wrote is taken
+    (its tail kept) and the file emptied after each."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        try:
+            import ctypes
+
+            self._fflush = ctypes.CDLL(None).fflush  # C stdio buffers (a backend's printf) go out too
+        except (OSError, AttributeError):
+            self._fflush = None
+
+    def take(self) -> tuple[bytes, int]:
+        """(the last OUTPUT_TAIL bytes written since the last take, how many bytes were written); the file
+        is emptied."""
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+        if self._fflush is not None:
+            self._fflush(None)
+        size = os.fstat(self.fd).st_size
+        if size == 0:
+            return b"", 0
+        keep = min(size, OUTPUT_TAIL)
+        tail = os.pread(self.fd, keep, size - keep)
+        os.ftruncate(self.fd, 0)
+        return tail, size
+
+
+def _capture(path: str | None) -> _Capture | None:
+    if path is None:
+        return None
+    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    for target in (1, 2):
+        os.dup2(fd, target)
+    return _Capture(fd)
+
+
+def output_text(tail: bytes, total: int) -> str:
+    """The record's `output`: the tail as text, saying how much came before it."""
+    text = tail.decode("utf-8", errors="replace")
+    if total > len(tail):
+        text = f"[{total - len(tail)} earlier bytes not kept]\n" + text
+    return text
+
+
+def attach_output(r: Result, tail: bytes, total: int) -> None:
+    """What the backend wrote during data set r: its tail in the record, and in the message of a failing
+    verdict (escaped: it is the backend's text)."""
+    if total == 0:
+        return
+    r.output = output_text(tail, total)
+    if r.failed:
+        shown = tail[-MESSAGE_TAIL:]
+        part = "" if total == len(shown) else f" (the last {len(shown)} shown)"
+        r.message += (f"{_OUTPUT_HEAD}{total} bytes to stdout / stderr{part}:\n"
+                      + printable(shown.decode("utf-8", errors="replace"), newlines=True))
+
+
+def held() -> int | None:
+    """The bytes this process holds against its cap (VmData: what RLIMIT_DATA counts), None where unknown."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmData:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None,
+          mode=None) -> None:
+    """Worker main loop: ("ready", None, held) once the backend is loaded, or ("failed", one line, held) if it
+    cannot be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it
+    is known: ("result", Result, held) or ("case-error", (path, problem), held), `held` the worker's
+    memory after it (held()). mode: how each case's model is built (runners.input_modes.RunMode; None: fed)."""
+    from generator.serialize import CaseError, read_case
+    from runners.backends.registry import get_backend
+    from runners.execute import PreparedCache, describe_exception, run_case_dataset
+    from runners.input_modes import FED
+
+    import warnings
+
+    # a backend's Python warnings (numpy's "overflow encountered in cast" on the inputs a suite is made of)
+    # would go to the terminal of whoever runs the worker, between the runner's lines: the verdicts say it all
+    warnings.simplefilter("ignore")
+    try:
+        backend = get_backend(backend_spec, options)
+    except Exception as exc:  # noqa: BLE001 - reported once by the runner (WorkerDied), not as a traceback
+        conn.send(("failed", _one_line(exc), held()))
+        return
+    if capture is not None:
+        capture.take()  # what loading the backend wrote is no data set's
+    prepared = PreparedCache()
+    cases: dict = {}
+    conn.send(("ready", None, held()))
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        case_dir, indices, tier = request
+        key = str(case_dir)
+        if key not in cases:
+            cases.clear()  # runners go case by case: keep only the current one
+            try:
+                cases[key] = read_case(case_dir)
+            except CaseError as exc:
+                cases[key] = exc
+        case = cases[key]
+        for index in indices:
+            if isinstance(case, CaseError):
+                if capture is not None:
+                    capture.take()
+                conn.send(("case-error", (str(case.path), case.problem), held()))
+                continue
+            try:
+                r = run_case_dataset(backend, case, index, tier, prepared, mode or FED)
+            except MemoryError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - run_case_dataset gives every outcome a verdict; an escape is our bug
+                r = Result(case=case.name, dataset=index, kind=case.kind, verdict=ERROR, backend=str(backend_spec),
+                           backend_version="unknown", tier=tier,
+                           message=f"{case.name}[{index}]: opconform's own code raised {describe_exception(exc)} "
+                                   "(an opconform bug, not the backend's)")
+            if capture is not None:
+                attach_output(r, *capture.take())
+            conn.send(("result", r, held()))
