@@ -10,6 +10,12 @@
                                     only a report opconform wrote; exit 0: every record reported, 1: some
                                     malformed records left out (named), 2: an input or -o path refused
 
+    opconform repro CASE_DIR[i] --backend B [--backend-option K=V] [--tier T] [--script FILE]
+                                    one item run alone (runners/repro.py): its node, inputs, expected and
+                                    actual outputs and verdict; or (--script) a standalone Python script
+                                    that reproduces it with the runtime alone; exit 0: it passes, 1: it does
+                                    not, 2: bad input
+
     opconform hunt --backend B [--family F ...] [--max-examples N | --budget SECONDS] [--seed S]
                    [--tier T] [--database DIR] [--keep] --out DIR
                                     a live hypothesis search for the backend's discrepancies, each shrunk to a
@@ -79,7 +85,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", default=None, metavar="DIR",
                    help="the suite the results are of: its cases that no results file judged are named "
                         "(default: the suites the results files name, where found with the same manifest)")
+    p.add_argument("--baseline", action="append", default=[], metavar="B.baseline.json",
+                   help="a gate's baseline (pytest --baseline): the report shows first the new, known and "
+                        "fixed failures of the columns of its backend against it (repeatable: one per backend)")
     p.set_defaults(func=cmd_report)
+    p = sub.add_parser("repro", help="run one item (CASE_DIR[i]) alone and print its inputs, expected and actual",
+                       description="Run data set i of a case directory on a backend through the same execution "
+                                   "and comparison a suite run uses, and print the node, its inputs, the expected "
+                                   "and actual outputs and the verdict; the report gives this command per failing "
+                                   "item. With --script, write a standalone Python script instead that needs only "
+                                   "numpy, onnx and the runtime (onnxruntime or onnx-reference).",
+                       epilog="exit status: 0 the item passes, 1 it does not, 2 bad input")
+    p.add_argument("item", metavar="CASE_DIR[i]", help="a case directory and a data set index, e.g. "
+                                                      "cases/node/test_cast_float_to_int8_edge[0] (default [0])")
+    p.add_argument("--backend", required=True, metavar="NAME", help="the backend to run it on (opconform backends)")
+    p.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the backend, as pytest takes it (repeatable)")
+    p.add_argument("--tier", choices=("strict", "tolerant"), default="strict", help="the tier to judge in")
+    p.add_argument("--script", default=None, metavar="FILE",
+                   help="write a standalone reproducer script to FILE instead of running the item")
+    p.set_defaults(func=cmd_repro)
     from runners.hunt import DEFAULT_MAX_EXAMPLES
 
     p = sub.add_parser("hunt", help="search a backend live for discrepancies; write each, shrunk, as a case",
@@ -194,6 +219,25 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_repro(args: argparse.Namespace) -> int:
+    from runners.escape import printable
+    from runners.repro import ReproError, repro, write_script
+
+    try:
+        if args.script:
+            path = write_script(args.item, args.backend, args.backend_option, args.script)
+            print(printable(f"opconform repro: wrote {path} (python {path})"))
+            return 0
+        return repro(args.item, args.backend, args.backend_option, args.tier)
+    except ReproError as exc:
+        print(printable(f"opconform repro: error: {exc}"), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(printable(f"opconform repro: error: {where}{exc.strerror or exc}"), file=sys.stderr)
+        return 2
+
+
 def format_table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
@@ -227,7 +271,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from runners.escape import printable
-    from runners.report import check_output, load, problems, render
+    from runners.report import render
+    from runners.report_inputs import load, problems
+    from runners.report_output import check_output
     from runners.results import write_atomically
 
     def say(line: str, file=sys.stderr) -> None:  # paths, labels and messages come from files: escaped
@@ -251,7 +297,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     for note in notes:
         say(f"warning: {note}")
     skipped = sum(len(run.skipped) for run in runs)
-    text = render(runs, fmt, notes)
+    try:
+        text = render(runs, fmt, notes, args.suite, args.baseline)
+    except ValueError as exc:  # a --baseline that is no baseline, or of no column's backend
+        say(str(exc))
+        return 2
     if stdout:
         sys.stdout.write(text)
     else:
@@ -274,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: backends, report, hunt")
+        parser.error("a command is required: backends, report, repro, hunt")
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -25,7 +25,6 @@ NOT_YET_SPLIT = {
     "generator/reference/cast_faults.py",
     "generator/reference/convert_promote_types_faults.py",
     "generator/reference/layout.py",
-    "runners/report.py",
 }
 
 

@@ -1,0 +1,283 @@
+"""`opconform repro CASE[i] --backend B`: one item run alone, shown whole.
+
+    opconform repro CASE_DIR[i] --backend B [--backend-option K=V ...] [--tier strict|tolerant] [--script FILE]
+
+Runs data set i of the case directory through the same code a suite run uses (runners/execute.py:
+run_case_dataset, which compares with runners/compare.py) in this process, and prints the node and its
+attributes, the opset, the spec clause and any reading, the inputs, the expected and the actual outputs
+(every element up to SHOWN_ELEMENTS per tensor), and the verdict with its message. Exit status: 0 the item
+passes (or is a probe), 1 it does not (the failure reproduced), 2 bad input (no such case, a data set out
+of range, an unknown backend or option), one line on stderr.
+
+With --script FILE it writes instead a short standalone Python script that reproduces the item with the
+runtime alone (onnx, numpy and the backend's package: onnxruntime with the run's session settings, or
+onnx's ReferenceEvaluator): the model, inputs and expected outputs are in the script; it prints the
+elements whose bits differ (a NaN matches a NaN) and exits 1 when any does. The case's own comparison (its
+tolerances, parsed strings) is opconform's: the script names it and compares bits.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from generator.serialize import CaseError, LoadedCase, graph_io_types, read_case
+from runners.backends.base import UnknownBackend, parse_options
+from runners.backends.registry import get_backend
+from runners.escape import printable
+from runners.execute import backend_identity, run_case_dataset
+from runners.report_items import input_lines, node_lines, opset_text, tensor_text
+
+SHOWN_ELEMENTS = 4096  # elements of one tensor printed (the rest counted)
+ITEM = re.compile(r"(.+)\[([0-9]+)\]", re.S)
+SCRIPT_BACKENDS = ("onnxruntime", "onnx-reference")  # the runtimes a standalone script is written for
+
+
+class ReproError(ValueError):
+    """Bad input to `opconform repro`; str() is one line."""
+
+
+def parse_item(text: str) -> tuple[Path, int]:
+    """CASE_DIR[i] -> (the case directory, i); CASE_DIR alone is data set 0."""
+    m = ITEM.fullmatch(text)
+    return (Path(m.group(1)), int(m.group(2))) if m else (Path(text), 0)
+
+
+def load(item: str) -> tuple[LoadedCase, int]:
+    path, i = parse_item(item)
+    if not path.is_dir():
+        raise ReproError(f"{path}: no such case directory (give CASE_DIR[i], e.g. cases/node/test_x[0])")
+    try:
+        case = read_case(path)
+    except CaseError as exc:
+        raise ReproError(f"{exc.path}: {exc.problem}") from None
+    if case.kind not in ("node", "graph", "probe", "negative"):
+        raise ReproError(f"{path}: a {case.kind} case cannot be run")
+    n = case.n_datasets
+    if not 0 <= i < max(n, 1 if case.kind == "negative" else 0):
+        raise ReproError(f"{path}[{i}]: no such data set (the case has {n}: 0..{n - 1})" if n else
+                         f"{path}: the case has no data sets")
+    return case, i
+
+
+def backend_for(name: str, options: list[str]):
+    try:
+        return get_backend(name, parse_options(options))
+    except (UnknownBackend, ValueError) as exc:
+        raise ReproError(f"--backend {name}: {exc}") from None
+
+
+class _Recording:
+    """The backend, with what its last run returned kept (the actual outputs the verdict judged)."""
+
+    def __init__(self, backend):
+        self._backend = backend
+        self.returned = None
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def run(self, prepared, inputs):
+        self.returned = self._backend.run(prepared, inputs)
+        return self.returned
+
+
+def repro(item: str, backend_name: str, options: list[str], tier: str = "strict", out=sys.stdout) -> int:
+    """Run and print one item (the module's docstring); the exit status."""
+    case, i = load(item)
+    backend = _Recording(backend_for(backend_name, options))
+    result = run_case_dataset(backend, case, i, tier, {})
+    name, version, settings = backend_identity(backend._backend)
+    meta = case.meta or {}
+    spec = meta.get("spec") if isinstance(meta.get("spec"), dict) else {}
+    lines = [f"case      {case.dir}[{i}] ({case.kind}, family {meta.get('family', '?')})"]
+    lines += [f"node      {n}" for n in node_lines(case.model)]
+    lines.append(f"opset     {opset_text(case.model)}")
+    if spec:
+        lines.append(f"spec      {': '.join(str(spec[k]) for k in ('file', 'clause') if spec.get(k))}")
+    if isinstance(meta.get("reading"), str):
+        lines.append(f"reading   {meta['reading']}")
+    lines.append(f"backend   {name} {version} {settings}, tier {tier}")
+    lines.append("inputs")
+    lines += [f"  {line}" for line in input_lines(case, i, SHOWN_ELEMENTS)]
+    _, outs = graph_io_types(case.model)
+    if case.outputs is not None:
+        lines.append("expected")
+        lines += [f"  {n}: {t.name}{list(np.shape(a))} = {tensor_text(a, SHOWN_ELEMENTS)}"
+                  for (n, t), a in zip(outs, case.outputs[i])]
+    lines.append("actual")
+    actual = backend.returned
+    if isinstance(actual, (list, tuple)):
+        lines += [f"  {n}: {np.asarray(a).dtype}{list(np.shape(a))} = {tensor_text(a, SHOWN_ELEMENTS)}"
+                  for (n, _), a in zip(outs + [(f"output_{j}", None) for j in range(len(outs), len(actual))],
+                                       actual)]
+    else:
+        lines.append(f"  {result.error or 'nothing returned'}")
+    lines.append(f"verdict   {result.verdict}")
+    lines.append(result.message)
+    out.write(printable("\n".join(lines), newlines=True) + "\n")
+    return 0 if result.verdict in ("pass", "probe") else 1
+
+
+# ---- the standalone script ---------------------------------------------------------------------------
+
+def write_script(item: str, backend_name: str, options: list[str], path: Path | str) -> Path:
+    """Write the standalone reproducer of one item (the module's docstring) to `path` (a new file or one
+    this command wrote). ReproError for a backend no script is written for."""
+    case, i = load(item)
+    if backend_name not in SCRIPT_BACKENDS:
+        raise ReproError(f"--script: scripts are written for {', '.join(SCRIPT_BACKENDS)}; for {backend_name} run "
+                         "`opconform repro` without --script")
+    if case.kind not in ("node", "graph"):
+        raise ReproError(f"--script: {case.dir} is a {case.kind} case (a script reproduces node and graph cases)")
+    backend = backend_for(backend_name, options)
+    name, version, settings = backend_identity(backend)
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and SCRIPT_MARK not in path.read_text(errors="replace")[:2000]):
+        raise ReproError(f"--script {path}: exists and is not a script opconform repro wrote (choose another path)")
+    graph = case.model.graph
+    inits = {t.name for t in graph.initializer}
+    fed = [v.name for v in graph.input if v.name not in inits]
+    _, outs = graph_io_types(case.model)
+    text = SCRIPT.format(
+        mark=SCRIPT_MARK, item=f"{case.dir}[{i}]", backend=f"{name} {version}",
+        package="onnxruntime" if name == "onnxruntime" else "onnx",
+        compare=repr(str((case.meta or {}).get("compare", {}).get("reason", "the case's compare spec"))),
+        model=_b64(case.model.SerializeToString()),
+        inputs=_tensors(case.inputs[i], fed), expected=_tensors(case.outputs[i], [n for n, _ in outs]),
+        run=_ORT_RUN.format(**_ort_settings(settings)) if name == "onnxruntime" else _REFERENCE_RUN)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+SCRIPT_MARK = "# written by opconform repro --script"
+
+
+def _b64(data: bytes) -> str:
+    return repr(base64.b64encode(data).decode("ascii"))
+
+
+def _tensors(arrays, names) -> str:
+    return "[" + ", ".join(_b64(numpy_helper.from_array(np.asarray(a), n).SerializeToString())
+                           for a, n in zip(arrays, names)) + "]"
+
+
+def _ort_settings(settings: dict) -> dict:
+    return {"providers": repr(list(settings.get("providers") or ["CPUExecutionProvider"])),
+            "level": settings.get("graph_optimization_level", "ORT_DISABLE_ALL"),
+            "threads": int(settings.get("intra_op_num_threads", 1)),
+            "spinning": "1" if settings.get("allow_spinning") else "0"}
+
+
+SCRIPT = '''#!/usr/bin/env python3
+{mark}
+"""Reproduces {item} on {backend}, standalone: needs numpy, onnx and {package}.
+opconform judged it with: {compare}; this script compares bits (a NaN matches a NaN) and prints the
+elements that differ; exit status 1 when any does."""
+import base64
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+MODEL = base64.b64decode({model})
+INPUTS = {inputs}
+EXPECTED = {expected}
+
+
+def tensor(data):
+    t = onnx.TensorProto()
+    t.ParseFromString(base64.b64decode(data))
+    return t
+
+{run}
+
+def bits(a):
+    a = np.asarray(a)
+    return a if a.dtype.kind in "OSU" else a.view(f"u{{a.dtype.itemsize}}")
+
+
+def nan(a):
+    try:
+        return np.isnan(np.asarray(a).astype(np.float64))
+    except (TypeError, ValueError):
+        return np.zeros(np.shape(a), bool)
+
+
+inputs = [tensor(t) for t in INPUTS]
+for t in inputs:
+    print(f"input {{t.name}}: {{numpy_helper.to_array(t).tolist()}}")
+actual = run(inputs)
+differ = 0
+for e, a in zip((tensor(t) for t in EXPECTED), actual):
+    want, got = numpy_helper.to_array(e), np.asarray(a)
+    print(f"output {{e.name}}: expected {{want.tolist()}}")
+    print(f"output {{e.name}}: actual   {{got.tolist()}}")
+    if want.shape != got.shape:
+        print(f"  shape {{got.shape}}, expected {{want.shape}}")
+        differ += 1
+        continue
+    same = (bits(want) == bits(got)) | (nan(want) & nan(got))
+    for index in list(zip(*np.nonzero(~same)))[:10]:
+        print(f"  [{{', '.join(map(str, index))}}] expected {{want[index]}} actual {{got[index]}}")
+    differ += int((~same).sum())
+print(f"{{differ}} element(s) differ")
+sys.exit(1 if differ else 0)
+'''
+
+_REFERENCE_RUN = '''
+def run(inputs):
+    from onnx.reference import ReferenceEvaluator
+
+    session = ReferenceEvaluator(onnx.load_from_string(MODEL))
+    return session.run(None, {t.name: numpy_helper.to_array(t) for t in inputs})
+'''
+
+_ORT_RUN = '''
+NUMPY_TYPES = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}}  # onnxruntime feeds these as numpy arrays
+NUMPY_OUTPUTS = {{f"tensor({{n}})" for n in ("float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
+                                         "float16", "double", "uint32", "uint64")}}
+
+
+def run(inputs):
+    import ctypes
+
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.{level}
+    so.intra_op_num_threads = {threads}
+    so.inter_op_num_threads = 1
+    so.add_session_config_entry("session.intra_op.allow_spinning", "{spinning}")
+    session = ort.InferenceSession(MODEL, so, providers={providers})
+    names = [o.name for o in session.get_outputs()]
+    if all(t.data_type in NUMPY_TYPES for t in inputs) and all(o.type in NUMPY_OUTPUTS
+                                                               for o in session.get_outputs()):
+        return session.run(names, {{t.name: numpy_helper.to_array(t) for t in inputs}})
+    else:  # float 8, bfloat16, int4 ...: the packed bytes ONNX and onnxruntime share
+        feed = {{}}
+        for t in inputs:
+            if t.data_type in NUMPY_TYPES:
+                feed[t.name] = ort.OrtValue.ortvalue_from_numpy(numpy_helper.to_array(t))
+                continue
+            value = ort.OrtValue.ortvalue_from_shape_and_type(list(t.dims), t.data_type)
+            ctypes.memmove(value.data_ptr(), t.raw_data, len(t.raw_data))
+            feed[t.name] = value
+        values = session.run_with_ort_values(names, feed)
+    out = []
+    for v in values:
+        if v.element_type() in NUMPY_TYPES:
+            out.append(v.numpy())
+            continue
+        raw = ctypes.string_at(v.data_ptr(), v.tensor_size_in_bytes())
+        out.append(numpy_helper.to_array(onnx.helper.make_tensor("y", v.element_type(), v.shape(), raw, raw=True)))
+    return out
+'''
