@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from generator import dtypes, faults, witness
+from generator.catalogue import dequantize_linear as codec
 from generator.families import dequantize_linear as fam
 from generator.kill_matrix import KillMatrix
 from generator.reference import dequantize_linear as ref
@@ -42,13 +43,13 @@ def _witnesses():
     for key, group in sorted(CATALOGUE["groups"].items()):
         for name, entry in sorted(group["faults"].items()):
             for i, wit in enumerate(entry.get("witnesses", [])):
-                yield pytest.param(group["params"], name, wit, id=f"{W.slug(key)}-{name.split('.')[1]}-{i}")
+                yield pytest.param(group["params"], name, wit, id=f"{codec.slug(key)}-{name.split('.')[1]}-{i}")
 
 
 @pytest.mark.parametrize("params,name,wit", list(_witnesses()))
 def test_witness_kills_its_fault(params, name, wit):
-    x, s, z = W.decode(wit, params)
-    assert W._kills(FAULTS[name], params, W.template(params), x, s, z), wit["what"]
+    x, s, z = codec.decode(wit, params)
+    assert W._kills(FAULTS[name], params, codec.template(params), x, s, z), wit["what"]
 
 
 def test_witness_cases_kill_through_the_interpreter():

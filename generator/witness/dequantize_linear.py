@@ -4,10 +4,7 @@ The search runs the family's catalogue (profile quick: no random case) through t
 of the random cases (whose random values are credited with no kill); for every (group, fault) pair left alive it
 draws data sets of the group's template model until one kills the fault: seeded PCG64 draws (generator.sampling),
 so no hypothesis is involved and the search is repeatable.
-Templates (one model per group, its params rebuild it):
-  per-tensor   x (12,), a scalar scale
-  per-axis     x (3, 3, 3), axis -1 (negative-axis groups) or 2: equal dimensions, so a wrong axis still runs
-  blocked      x (2, 6), axis 1 (or -1), block_size 4: two blocks of 4 and 2, where ceil(6 / 2) = 3 is wrong
+Templates: one model per group, its params rebuild it (generator/catalogue/dequantize_linear.py, template).
 Draws: x any bit pattern (int32: +-2**20; 16-bit types one draw in two within +-100, zero points within +-27, so
 that x - x_zero_point is exact in bfloat16); scales 2**[-6, 6) * [1, 2), two draws in seven scales that make results
 subnormal in the output type, one in seven near the top of the range (x * x_scale overflows where the difference
@@ -16,7 +13,7 @@ any finite value of x's type.
 A data set is kept only where the reference defines every element and every intermediate precision agrees
 (spread 0), so the witness case compares exactly.
 
-Witness data (JSON): {"what", "x", "scale", "zero_point" (or null): bit patterns as hex strings}.
+Witness data (JSON): generator/catalogue/dequantize_linear.py's form.
 """
 
 from __future__ import annotations
@@ -26,77 +23,12 @@ import dataclasses
 import numpy as np
 
 from generator import dtypes, sampling
+from generator.catalogue.dequantize_linear import encode, template
 from generator.reference import dequantize_linear as ref
 from generator.reference import dequantize_linear_faults as F
 
 FAMILY = "dequantize_linear"
 DRAWS = 400  # data sets drawn per group at most
-
-
-def slug(key: str) -> str:
-    """A group key as a case-name part."""
-    out = key.replace("opset=", "opset").replace("x=", "").replace("scale=", "scale_").replace("out=", "to_")
-    out = out.replace("zp=1", "zp").replace("zp=0", "nozp").replace("per-tensor", "per_tensor")
-    return out.replace("per-axis", "per_axis").replace("negative-axis", "negative_axis").replace(" ", "_")
-
-
-def template(params: dict) -> dict:
-    """The group's model: shapes, axis, block_size (module docstring)."""
-    g = params["granularity"]
-    if g == "per-tensor":
-        return {"x_shape": [12], "scale_shape": [], "axis": None, "block_size": 0}
-    if g == "per-axis":
-        return {"x_shape": [3, 3, 3], "scale_shape": [3], "axis": -1 if params.get("negative_axis") else 2,
-                "block_size": 0}
-    return {"x_shape": [2, 6], "scale_shape": [2, 2], "axis": -1 if params.get("negative_axis") else 1,
-            "block_size": 4}
-
-
-def _hex(a: np.ndarray, t: dtypes.DType) -> list[str]:
-    return [f"0x{int(b):x}" for b in t.to_bits(np.asarray(a)).reshape(-1).tolist()]
-
-
-def _unhex(bits: list[str], t: dtypes.DType, shape) -> np.ndarray:
-    return t.from_bits(np.array([int(b, 16) for b in bits], dtype=np.uint64).astype(t.bits_dtype)).reshape(shape)
-
-
-def encode(what: str, x, scale, zp, params: dict) -> dict:
-    xt, st = dtypes.get(params["x"]), dtypes.get(params["scale"])
-    return {"what": what, "x": _hex(x, xt), "scale": _hex(scale, st),
-            "zero_point": None if zp is None else _hex(zp, xt)}
-
-
-def decode(wit: dict, params: dict) -> tuple:
-    tpl = {**template(params), **{k: params[k] for k in ("x_shape", "scale_shape") if k in params}}
-    xt, st = dtypes.get(params["x"]), dtypes.get(params["scale"])
-    zp = wit.get("zero_point")
-    return (_unhex(wit["x"], xt, tpl["x_shape"]), _unhex(wit["scale"], st, tpl["scale_shape"]),
-            None if zp is None else _unhex(zp, xt, tpl["scale_shape"]))
-
-
-def spec_of(group: dict):
-    """(Spec, per data set the faults it kills) of a catalogue group, for the family's witness case."""
-    from generator.families.dequantize_linear import Spec
-
-    params = group["params"]
-    tpl = template(params)
-    sets, names, seen = [], [], {}
-    for name, entry in sorted(group["faults"].items()):
-        for wit in entry.get("witnesses", []):
-            key = (tuple(wit["x"]), tuple(wit["scale"]), tuple(wit.get("zero_point") or ()))
-            if key in seen:
-                names[seen[key]].append(name)
-                continue
-            seen[key] = len(sets)
-            sets.append(decode(wit, params))
-            names.append([name])
-    if not sets:
-        return None, []
-    out = params["output"] if params["output"] != params["scale"] else None
-    spec = Spec(params["opset"], params["x"], params["scale"], sets, zero_point=bool(params["zero_point"]),
-                axis=tpl["axis"], block_size=tpl["block_size"], output_dtype=out, flags=("witness",),
-                clause="the fault models' witnesses (generator/witness/catalogue/dequantize_linear.json)")
-    return spec, names
 
 
 # ---------------------------------------------------------------------------------------
