@@ -18,15 +18,15 @@ the fault's outputs differ from the reference's (every step defined):
                         the partial last vector holds the extreme the fault leaves out
   y_tail_round_half_away   9 elements, y_scale 1, the last element 100.5: a tie in the scalar remainder
 
-Witness data (JSON): {"what": how it was built, "x": the values, space-separated, each the shortest decimal
-that reads back as exactly that float32 value}. generator/families/dynamic_quantize_linear.py turns them
-into the group's witness case.
+Witness data (JSON): generator/catalogue/dynamic_quantize_linear.py's form. The family
+(generator/families/dynamic_quantize_linear/cases.py) turns them into the group's witness case.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from generator.catalogue.dynamic_quantize_linear import encode
 from generator.reference import dynamic_quantize_linear as ref
 from generator.reference import dynamic_quantize_linear_faults as F
 from generator.witness import group_faults
@@ -35,14 +35,6 @@ OPSET = 11
 LENGTH = 8
 F32 = np.float32
 DENORM = float(np.finfo(F32).smallest_subnormal)
-
-
-def encode(x: np.ndarray, what: str) -> dict:
-    return {"what": what, "x": " ".join(repr(float(v)) for v in np.asarray(x, dtype=F32))}
-
-
-def decode(wit: dict) -> np.ndarray:
-    return np.array([float(v) for v in wit["x"].split()], dtype=np.float64).astype(F32)
 
 
 def differs(fault, x: np.ndarray) -> bool:
