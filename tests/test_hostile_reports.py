@@ -326,7 +326,9 @@ def test_a_record_nested_100000_deep_is_left_out_and_the_rest_reported(tmp_path)
 
 
 HEADERS = [{"backend": []}, {"backend": {"name": ["x"], "version": 2, "settings": [1]}}, {"tier": ["strict"]},
-           {"created": 5}, {"shard": [1, 2]}, {"suites": []}, {"suites": {"cases": 5}}, {"backend": {"name": None}}]
+           {"created": 5}, {"shard": [1, 2]}, {"suites": []}, {"suites": {"cases": 5}}, {"backend": {"name": None}},
+           {"selection": "cast"}, {"selection": [1]}, {"selection": {"cases": 3, "family": "cast", "k": [1], "shard": 2}},
+           {"selection": {"cases": [1, None, "test_1"], "paths": [{"a": 1}], "m": {"x": 1}}}]
 
 
 def test_header_fields_of_the_wrong_type_never_end_in_a_traceback(tmp_path):
@@ -483,3 +485,21 @@ def test_o_onto_an_opconform_data_file_or_a_directory_is_refused(tmp_path, one):
         assert status == 2 and "is an opconform data file, not a report" in stderr and path.read_bytes() == before
     status, _, stderr = report(one, "-o", str(tmp_path))
     assert status == 2 and stderr.endswith(": is a directory\n")
+
+
+def test_a_baseline_the_report_cannot_use_is_one_line(tmp_path):
+    """--baseline of a FIFO, of JSON nested deep, of a baseline whose verdicts the gate does not rank: one line,
+    exit 2, at once."""
+    results = tmp_path / "r.json"
+    results.write_text(results_text([good("test_1")], {}))
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    unranked = tmp_path / "unranked.json"
+    unranked.write_text(json.dumps({"format": "opconform-baseline/2", "backend": {"name": "b"},
+                                    "items": {"test_1[0]": {"verdict": "FAIL", "content": None}}}))
+    for path in (fifo, deep, unranked):
+        with deadline(20):
+            status, _, stderr = report(str(results), "--baseline", str(path), "-o", str(tmp_path / "r.html"))
+        assert status == 2 and len(stderr.splitlines()) == 1 and "--baseline" in stderr, stderr
