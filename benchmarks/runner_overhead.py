@@ -19,13 +19,15 @@ the whole suite, the bare loop every node / graph data set of it of ordinary typ
 
 Each run is a fresh interpreter, so all pay their imports and start-up. The runs of one backend
 alternate (bare, plugin, runner, bare, ...), so load on the machine hits them alike; the script prints the
-median of each and their ratios to the bare loop (--whole: also per data set, as the runners do more).
+median of each and their ratios to the bare loop (--whole: also per data set, as the runners do more), in wall
+time and in CPU time (the command's and its children's: on a shared machine, what the others' load leaves alone).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,6 +37,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CPU: dict[str, dict[str, list[float]]] = {}  # backend -> run -> CPU seconds of each run (for a shared machine)
 INSTALLED = {"onnxruntime": "onnxruntime", "openvino": "openvino"}
 
 
@@ -196,10 +199,14 @@ def choose_cases(suite: Path, n: int | None, kinds: tuple[str, ...] = ("node",))
     return [ordinary[int(i * step)] for i in range(n)]
 
 
-def _timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess]:
+def _timed(cmd: list[str]) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall seconds, CPU seconds of the command and its children (user + system), the process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    return time.perf_counter() - t0, proc
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc
 
 
 def _plugin_cmd(backend: str, root: Path, isolation: str) -> list[str]:
@@ -232,9 +239,10 @@ def measure(backend: str, root: Path, repeats: int, suite: Path | None = None) -
         if _runner_cmd(backend, suite) is not None:
             cmds["runner (opconform run)"] = _runner_cmd(backend, suite)
     runs = {what: [] for what in cmds}
+    cpus = CPU.setdefault(backend, {})
     for r in range(repeats):
         for what, cmd in cmds.items():
-            seconds, proc = _timed(cmd)
+            seconds, cpu, proc = _timed(cmd)
             if what == "bare loop":
                 if proc.returncode != 0:
                     raise SystemExit(f"runner_overhead: the bare loop failed:\n{proc.stderr[-2000:]}")
@@ -245,8 +253,9 @@ def measure(backend: str, root: Path, repeats: int, suite: Path | None = None) -
                     raise SystemExit(f"runner_overhead: {what} exited {proc.returncode}:\n"
                                      f"{(proc.stdout + proc.stderr)[-2000:]}")
                 detail = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-            print(f"  {backend} run {r + 1}: {what:26s} {seconds:7.2f} s  ({detail})", flush=True)
+            print(f"  {backend} run {r + 1}: {what:26s} {seconds:7.2f} s, CPU {cpu:7.2f} s  ({detail})", flush=True)
             runs[what].append(seconds)
+            cpus.setdefault(what, []).append(cpu)
     return runs
 
 
@@ -327,13 +336,14 @@ def _available(backends: list[str]) -> list[str]:
 def _table(results: dict, title: str, per_item: dict | None = None) -> None:
     print()
     print(title)
-    head = f"{'backend':12s} {'run':26s} {'median':>8s} {'vs bare loop':>13s}"
+    head = f"{'backend':12s} {'run':26s} {'median':>8s} {'vs bare loop':>13s} {'CPU':>8s} {'CPU vs bare':>12s}"
     print(head + (f" {'per data set vs bare':>21s}" if per_item else ""))
     for backend, runs in results.items():
         bare = statistics.median(runs["bare loop"])
+        bare_cpu = statistics.median(CPU[backend]["bare loop"])
         for what, times in runs.items():
-            med = statistics.median(times)
-            line = f"{backend:12s} {what:26s} {med:7.2f}s {med / bare:12.2f}x"
+            med, cpu = statistics.median(times), statistics.median(CPU[backend][what])
+            line = f"{backend:12s} {what:26s} {med:7.2f}s {med / bare:12.2f}x {cpu:7.2f}s {cpu / bare_cpu:11.2f}x"
             if per_item:
                 unit = (med / per_item.get(what, per_item["*"])) / (bare / per_item["bare loop"])
                 line += f" {unit:20.2f}x"

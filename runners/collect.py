@@ -47,10 +47,10 @@ def rootdir(args: list[str], base: Path) -> Path:
 class Collector:
     """Walks the arguments; `items` in run order, `refused` the lines for what was not read."""
 
-    def __init__(self, base: Path, root: Path):
+    def __init__(self, base: Path, root: Path, manifests: Manifests | None = None):
         self.base, self.root = base, root
         self.tree = SuiteTree()
-        self.manifests = Manifests()
+        self.manifests = manifests or Manifests()
         self.items: list[Item] = []
         self.refused: list[str] = []
 
@@ -88,6 +88,7 @@ class Collector:
 
     def _folder(self, path: Path, suite: Path, seen: frozenset, whole: bool) -> None:
         """A folder of a suite (CasesDir; SuiteDir when `whole`: then the manifest's cases missing on disk too)."""
+        folder_id = entries = None
         for e in self._entries(path):
             sub = Path(e.path)
             if not e.is_dir():
@@ -105,8 +106,10 @@ class Collector:
                 nested = self.manifests.manifest(sub) is not None  # a suite of its own: its manifest is checked too
                 self._folder(sub, sub if nested else suite, seen | {os.path.realpath(sub)}, nested)
                 continue
-            entry = self.manifests.case_entries(path).get(e.name)
-            self._case(sub, f"{self._id(path)}/{printable(e.name)}" if self._id(path) else printable(e.name), n, entry)
+            if folder_id is None:
+                folder_id, entries = self._id(path), self.manifests.case_entries(path)
+            shown = e.name if e.name.isprintable() else printable(e.name)  # (isprintable: nothing to escape)
+            self._case(sub, f"{folder_id}/{shown}" if folder_id else shown, n, entries.get(e.name))
         if whole:
             self._missing(path)
 
@@ -124,7 +127,7 @@ class Collector:
     def _case(self, path: Path, nodeid: str, n: int, entry: dict | None) -> None:
         """The items of one case directory, marked with its family as the plugin marks it."""
         fields = entry
-        unsafe = has_unsafe(path.name)
+        unsafe = not path.name.isprintable() and has_unsafe(path.name)
         if entry is None or "family" not in entry:
             fields = checked_meta(path) if not unsafe else (entry or {})
         family = fields.get("family") if isinstance(fields.get("family"), str) else None
@@ -158,9 +161,10 @@ class Collector:
                                    family if isinstance(family, str) else None, printable(problem), kind))
 
 
-def collect(args: list[str], base: Path) -> tuple[list[Item], list[str]]:
-    """(the items of the arguments, in run order; the lines naming what was not read)."""
-    c = Collector(base, rootdir(args, base))
+def collect(args: list[str], base: Path, manifests: Manifests | None = None) -> tuple[list[Item], list[str]]:
+    """(the items of the arguments, in run order; the lines naming what was not read). manifests: the run's
+    (each suite's manifest is parsed once)."""
+    c = Collector(base, rootdir(args, base), manifests)
     for arg in args:
         c.add(arg)
     return c.items, c.refused

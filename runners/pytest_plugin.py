@@ -460,10 +460,10 @@ class OpconformRun:
         from runners.results import write_results
 
         config, core = self.config, self.core
-        suites = suites_run(config.args, config.invocation_params.dir)
+        suites = suites_run(config.args, config.invocation_params.dir, self._manifests)
         chosen = selection(config.getoption("family"), config.getoption("keyword"), config.getoption("markexpr"),
                            config.getoption("shard"), list(config.args),
-                           selected_cases(config.args, config.invocation_params.dir, core.records))
+                           selected_cases(config.args, config.invocation_params.dir, core.records, self._manifests))
         header = results_header(core, config.invocation_params.args, exitstatus, config.getoption("xfails_file"),
                                 config.getoption("skips_file"), suites, config.getoption("shard"), chosen)
         write_results(self.report, core.records, header)
@@ -472,7 +472,7 @@ class OpconformRun:
         from runners.gate import write_baseline
 
         write_baseline(self.core.baseline_path, self.core.records, self.core.identity,
-                       suites_run(self.config.args, self.config.invocation_params.dir))
+                       suites_run(self.config.args, self.config.invocation_params.dir, self._manifests))
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         core = self.core
@@ -486,7 +486,7 @@ class OpconformRun:
         if self.baseline_written:
             terminalreporter.write_line(printable(f"opconform: baseline written to {core.baseline_path}"))
         if core.baseline is not None and not self.is_worker:
-            suites = suites_run(self.config.args, self.config.invocation_params.dir)
+            suites = suites_run(self.config.args, self.config.invocation_params.dir, self._manifests)
             for line, colour in gate_lines(core, suites):
                 terminalreporter.write_line(line, **({colour: True} if colour else {}))
 

@@ -97,11 +97,16 @@ class Result:
         return self.verdict in FAILING
 
     def to_record(self) -> dict:
-        record = jsonable(dataclasses.asdict(self))
+        # field by field (what dataclasses.asdict would give, without its deep copy: jsonable makes new
+        # containers anyway), one record per item of a run
+        record = {f.name: jsonable(getattr(self, f.name)) for f in _FIELDS}
         for key in ("diagnosis", "reading", "output", "worker_memory", "placement"):
             if record.get(key) is None:
                 del record[key]
         return record
+
+
+_FIELDS = dataclasses.fields(Result)
 
 
 def jsonable(x):

@@ -101,10 +101,13 @@ def _main(args: argparse.Namespace) -> int:
             w.launch()  # the workers load the backend while this process collects
     from runners.run_items import Runner, select
 
+    from runners.suite_tree import Manifests
+
+    manifests = Manifests()
     try:
-        items, refused = collect(args.paths, base)
+        items, refused = collect(args.paths, base, manifests)
         items = select(items, core)
-        runner = Runner(core, workers, xfails, skips, want_records)
+        runner = Runner(core, workers, xfails, skips, want_records, manifests)
         status = runner.run(items)
     finally:
         for w in workers:

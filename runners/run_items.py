@@ -40,8 +40,8 @@ def _cases(items: list) -> list[list]:
 class Runner:
     """Runs items on the core's backend (in `workers`, one thread each, or in this process without any)."""
 
-    def __init__(self, core, workers: list, xfails: list[str], skips: list[str], want_records: bool):
-        self.core, self.workers = core, workers
+    def __init__(self, core, workers: list, xfails: list[str], skips: list[str], want_records: bool, manifests=None):
+        self.core, self.workers, self.manifests = core, workers, manifests
         self.xfails, self.skips = xfails, skips
         self.want_records = want_records
         self.outcomes: dict[str, int] = {}
@@ -177,12 +177,12 @@ class Runner:
             print(self.fatal, file=sys.stderr)
             return EXIT["usage"]
         code = EXIT[status]
-        suites = suites_run(args.paths, core.base)
+        suites = suites_run(args.paths, core.base, self.manifests)
         if args.report:
             from runners.results import write_results
 
             chosen = selection(args.family, None, None, args.shard, list(args.paths),
-                               selected_cases(args.paths, core.base, core.records))
+                               selected_cases(args.paths, core.base, core.records, self.manifests))
             header = results_header(core, sys.argv[1:], code, args.xfails_file, args.skips_file, suites, args.shard,
                                     chosen)
             self.written = self._save("--report", args.report, lambda: write_results(args.report, core.records, header))

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from runners.escape import printable
-from runners.suite_tree import relpath
+from runners.suite_tree import Manifests, manifest_entries, relpath
 from runners.tiers import tiers_met_by_family
 
 
@@ -21,12 +21,18 @@ def verdict_line(verdicts: dict[str, int], backend: str) -> str:
     return f"opconform verdicts on {backend}: {', '.join(parts)}"
 
 
-def suites_run(args: list[str], base: Path) -> dict[str, str]:
+def suites_run(args: list[str], base: Path, manifests: Manifests | None = None) -> dict[str, str]:
     """{suite directory: sha256 of its manifest.json} for the suites the arguments name or lie in (a suite,
     a kind folder, a case directory, a model.onnx) or hold as direct subdirectories: what ties a results
-    file to the suite it judged (the controller of an xdist run collects nothing, so not from collection)."""
-    from generator.serialize import MANIFEST, is_suite
+    file to the suite it judged (the controller of an xdist run collects nothing, so not from collection).
+    manifests: the run's, so that a manifest is parsed once (a whole suite's takes a second)."""
+    from generator.serialize import MANIFEST
     from runners.results import suite_hash
+
+    manifests = manifests or Manifests()
+
+    def is_suite(path: Path) -> bool:
+        return manifests.manifest(path) is not None
 
     found: dict[str, str] = {}
     for arg in args or ["."]:
@@ -52,16 +58,15 @@ def selection(families, k: str | None, m: str | None, shard: str | None, paths: 
             "paths": list(paths), "cases": sorted(set(cases)) if cases is not None else None}
 
 
-def selected_cases(args: list[str], base: Path, records: list[dict]) -> list[str] | None:
+def selected_cases(args: list[str], base: Path, records: list[dict], manifests: Manifests | None = None
+                   ) -> list[str] | None:
     """The names of the cases the run judged (its records), or None when the arguments are all suites and
     every case their manifests list was judged (the whole suites given)."""
-    from generator.serialize import is_suite
-    from runners.suite_tree import manifest_entries, read_suite_manifest
-
+    manifests = manifests or Manifests()
     judged = {r.get("case") for r in records}
     paths = [Path(os.path.abspath(base / a.split("::", 1)[0])) for a in args or ["."]]
-    if all("::" not in a for a in args) and all(is_suite(p) for p in paths):
-        listed = {e["name"] for p in paths for e in manifest_entries(read_suite_manifest(p))}
+    if all("::" not in a for a in args) and all(manifests.manifest(p) is not None for p in paths):
+        listed = {e["name"] for p in paths for e in manifest_entries(manifests.manifest(p))}
         if listed <= judged:
             return None
     return sorted(c for c in judged if isinstance(c, str))
