@@ -12,8 +12,9 @@ from generator import dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.catalogue.dequantize_linear import decode, slug, template
 from generator.family import split
+from generator.input_dims import varying_dims
 from generator.outcome import Outcome
-from generator.families.dequantize_linear.spec import (EXACT, FAMILY, READING_IEEE, Spec, arr)
+from generator.families.dequantize_linear.spec import EXACT, FAMILY, READING_IEEE, Spec, arr
 from generator.reference import dequantize_linear as ref
 
 
@@ -117,7 +118,7 @@ def cases_of(name: str, spec: Spec, seed: int = 0) -> Iterator[Case]:
     meta = FAMILY.meta(opset=spec.opset, clause=spec.clause, compare=_compare(spread), flags=list(spec.flags),
                        seed=seed, params=_params(spec, what), spec_file=spec_file,
                        reading="; ".join(dict.fromkeys(r for r in readings if r)) or None)
-    x_dims, s_dims = _dims([d[0] for d in datasets], "n"), _dims([d[1] for d in datasets], "m")
+    x_dims, s_dims = varying_dims([d[0] for d in datasets], "n"), varying_dims([d[1] for d in datasets], "m")
     yield from split(name, datasets, outcomes, lambda ins: model_of(spec, x_dims or ins[0].shape,
                                                                     s_dims or ins[1].shape), meta)
 
@@ -137,16 +138,6 @@ def _special(inputs: list, spec: Spec) -> bool:
 def _elementwise(x: np.ndarray, s: np.ndarray) -> bool:
     """A 1-D x with a scalar scale: each element on its own (split element by element)."""
     return np.ndim(x) == 1 and np.ndim(s) == 0
-
-
-def _dims(arrays: list[np.ndarray], name: str) -> tuple | None:
-    """The dims of a model input whose data sets differ in shape: a symbolic dim (name + index) where they
-    differ (one model takes every length of the vector-tail axis, or an element-wise split); None if they agree."""
-    shapes = {np.shape(a) for a in arrays}
-    if len(shapes) == 1:
-        return None
-    first = np.shape(arrays[0])
-    return tuple(f"{name}{i}" if len({sh[i] for sh in shapes}) > 1 else d for i, d in enumerate(first))
 
 
 def witness_cases(max_opset: int = ref.OPSETS[-1]) -> Iterator[Case]:

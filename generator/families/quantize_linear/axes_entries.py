@@ -11,7 +11,7 @@ from generator import axes, dtypes
 from generator.catalogue.quantize_linear import as_type
 from generator.families.quantize_linear.spec import (CATALOGUE, CLAUSE_AXIS, CLAUSE_BLOCKED, CLAUSE_FLOAT8, FAMILY,
                                                      Spec, _float_sets, _int_sets)
-from generator.families.quantize_linear.entries import (_axis_sets, _fnuz_inf)
+from generator.families.quantize_linear.entries import _axis_sets, _fnuz_inf
 
 
 def _defaults(opset: int, attrs: dict | None = None) -> dict:

@@ -11,25 +11,16 @@ from generator import dtypes, sampling, witness
 from generator.case import Case, node_model
 from generator.catalogue.quantize_linear import KEEP, as_type, decode, slug
 from generator.family import split, split_elements
+from generator.input_dims import varying_dims
 from generator.outcome import Outcome
-from generator.families.quantize_linear.spec import (CATALOGUE, CLAUSE_AXIS, COMPARE_FLOAT, COMPARE_INT, FAMILY, Spec)
+from generator.families.quantize_linear.spec import CATALOGUE, CLAUSE_AXIS, COMPARE_FLOAT, COMPARE_INT, FAMILY, Spec
 from generator.reference import quantize_linear as ref
-
-
-def _dims(arrays: list, name: str) -> tuple | None:
-    """An input's dims where its data sets differ in shape (the vector-tail axis): a symbolic dim (name + index)
-    where they differ; None where they agree."""
-    shapes = {np.shape(a) for a in arrays}
-    if len(shapes) < 2:
-        return None
-    first = np.shape(arrays[0])
-    return tuple(f"{name}{i}" if len({sh[i] for sh in shapes}) > 1 else d for i, d in enumerate(first))
 
 
 def _model(spec: Spec, inputs: tuple, x_shape: tuple | None = None):
     x, s, z = inputs
-    s_shape = _dims([st[1] for st in spec.sets], "m") or s.shape
-    x_shape = x_shape or _dims([st[0] for st in spec.sets], "n") or x.shape
+    s_shape = varying_dims([st[1] for st in spec.sets], "m") or s.shape
+    x_shape = x_shape or varying_dims([st[0] for st in spec.sets], "n") or x.shape
     ins = [("x", dtypes.get(spec.x_type), x_shape), ("y_scale", dtypes.get(spec.scale_type), s_shape)]
     if z is not None:
         ins.append(("y_zero_point", dtypes.get(spec.zp_type), s_shape))

@@ -11,7 +11,7 @@ import numpy as np
 from generator import dtypes
 from generator.catalogue.quantize_linear import as_type, decode
 from generator.families.quantize_linear.cases import spec_cases
-from generator.families.quantize_linear.spec import (MIN_OPSET, Spec)
+from generator.families.quantize_linear.spec import MIN_OPSET, Spec
 from generator.reference import quantize_linear as ref
 from generator.reference.quant_axes import expand
 

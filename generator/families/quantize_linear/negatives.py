@@ -8,7 +8,7 @@ import numpy as np
 from generator import dtypes
 
 from generator.catalogue.quantize_linear import as_type
-from generator.families.quantize_linear.spec import (CATALOGUE, CLAUSE_FORMULA, READING_SCALAR_SCALE_10, Spec)
+from generator.families.quantize_linear.spec import CATALOGUE, CLAUSE_FORMULA, READING_SCALAR_SCALE_10, Spec
 from generator.reference import quantize_linear as ref
 
 # a type rule is the graph's (refused at prepare); a shape rule may be checked when the shapes are seen: "run" is
