@@ -51,6 +51,8 @@ def _parse(argv=None) -> argparse.Namespace:
     p.add_argument("--whole", action="store_true",
                    help="the whole suite: plugin and runner on it, the bare loop on every node / graph data set of "
                         "it of ordinary types (--cases is ignored)")
+    p.add_argument("--parallel", action="store_true",
+                   help="with --whole: also the plugin with -n auto (pytest-xdist) and the runner with -j 2")
     p.add_argument("--bare", nargs=2, metavar=("BACKEND", "DIR"), help=argparse.SUPPRESS)  # the bare loop itself
     return p.parse_args(argv)
 
@@ -227,17 +229,24 @@ def _installed(backend: str) -> bool:
     return importlib.util.find_spec(INSTALLED[backend]) is not None
 
 
-def measure(backend: str, root: Path, repeats: int, suite: Path | None = None) -> dict[str, list[float]]:
+def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
+            parallel: bool = False) -> dict[str, list[float]]:
     """Alternated timed runs. Without `suite`: the bare loop and the plugin (both isolations) on root's
-    cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite."""
+    cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite
+    (parallel: also the plugin with -n auto and the runner with -j 2)."""
     bare = [sys.executable, __file__, "--bare", backend, str(root)]
     if suite is None:
         cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, root, "process"),
                 "plugin, isolation none": _plugin_cmd(backend, root, "none")}
     else:
         cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, suite, "process")}
+        if parallel:
+            cmds["plugin -n auto"] = [sys.executable, "-m", "pytest", str(suite), "--backend", backend, "-n", "auto",
+                                      "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts="]
         if _runner_cmd(backend, suite) is not None:
             cmds["runner (opconform run)"] = _runner_cmd(backend, suite)
+            if parallel:
+                cmds["runner -j 2"] = _runner_cmd(backend, suite) + ["-j", "2"]
     runs = {what: [] for what in cmds}
     cpus = CPU.setdefault(backend, {})
     for r in range(repeats):
@@ -278,7 +287,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if args.whole:
-        return whole_suite(suite, backends, args.repeats)
+        return whole_suite(suite, backends, args.repeats, args.parallel)
     cases = choose_cases(suite, args.cases)
     with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
         root = Path(tmp)
@@ -295,7 +304,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def whole_suite(suite: Path, backends: list[str], repeats: int) -> int:
+def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool = False) -> int:
     """--whole: the plugin and the runner on the whole suite against the bare loop on every node / graph data
     set of it that a bare loop can run (ordinary numpy types). The runners do more (probes, negatives, exotic
     types), so besides the whole-run ratio the per-data-set ratio is printed: seconds per item run over the
@@ -307,7 +316,7 @@ def whole_suite(suite: Path, backends: list[str], repeats: int) -> int:
         (root / "cases.txt").write_text("".join(f"{c.resolve()}\n" for c in cases))
         print(f"whole suite {suite}; bare loop: {len(cases)} node / graph cases of ordinary types "
               f"({n_datasets} data sets), {repeats} alternated run(s) of each kind")
-        results = {b: measure(b, root, repeats, suite) for b in _available(backends)}
+        results = {b: measure(b, root, repeats, suite, parallel) for b in _available(backends)}
     items = _items_of(suite)
     _table(results, f"whole suite: {items} items; bare loop: {n_datasets} data sets",
            per_item={"bare loop": n_datasets, "*": items})
