@@ -27,6 +27,8 @@ class Facts:
     """Counts of one suite; every Counter is keyed by family (the `by_kind_*` ones by kind)."""
     options: dict
     cases: dict[str, collections.Counter] = field(default_factory=dict)  # family -> kind -> cases
+    kind_items: dict[str, collections.Counter] = field(default_factory=dict)  # family -> kind -> items
+    kill: dict[str, dict] = field(default_factory=dict)  # family -> tables/kill_matrix.json's entry
     datasets: collections.Counter = field(default_factory=collections.Counter)
     items: collections.Counter = field(default_factory=collections.Counter)
     bytes: collections.Counter = field(default_factory=collections.Counter)
@@ -66,12 +68,16 @@ def suite_facts(suite: Path) -> Facts:
         items = 1 if kind == "negative" else max(n, 1)
         size, _ = _tree_size(case_dir)
         facts.cases.setdefault(family, collections.Counter())[kind] += 1
+        facts.kind_items.setdefault(family, collections.Counter())[kind] += items
         facts.datasets[family] += n
         facts.items[family] += items
         facts.bytes[family] += size
         facts.by_kind_datasets[kind] += n
         facts.by_kind_items[kind] += items
         facts.by_kind_bytes[kind] += size
+    kill = suite / "tables" / "kill_matrix.json"
+    if kill.is_file():
+        facts.kill = json.loads(kill.read_text())
     facts.suite_bytes, facts.suite_files = _tree_size(suite)
     return facts
 
@@ -109,8 +115,16 @@ def render(facts: Facts, label: str = "cases/") -> str:
     for k in KINDS:
         lines.append(f"| {k} | {kind_total[k]} | {facts.by_kind_datasets[k]} | {facts.by_kind_items[k]} "
                      f"| {facts.by_kind_bytes[k]:,} |")
-    lines += ["", "The kill matrix of this suite (fault models killed per family, the mutation score) is "
-              "`cases/tables/kill_matrix.md`,", "written by gen-cases with the suite.", ""]
+    if facts.kill:
+        lines += ["", "Fault models and parameter groups per family, from the suite's kill matrix (`tables/kill_matrix.json`;",
+                  "`tables/kill_matrix.md` has every fault model, what kills it and where it was seen):", "",
+                  "| family | fault models | groups | killed | equivalent | not applicable | survived | mutation score |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for f in sorted(facts.kill):
+            k, c = facts.kill[f], facts.kill[f]["counts"]
+            lines.append(f"| {f} | {len(k['faults'])} | {len(k['groups'])} | {c['killed']} | {c['equivalent']} "
+                         f"| {c['not applicable']} | {c['survived']} | {100 * k['score']:.2f}% |")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -99,6 +99,28 @@ def test_the_readme_quotes_the_suites_counts(facts):
     assert sum(int(n) for n in summary.groups()) == facts.total(facts.items)
 
 
+
+def test_the_docs_quote_each_familys_counts(facts):
+    """The per-family counts docs/ states as the committed suite's: cases and items per kind, fault models and groups
+    (the kill matrix), so that a regeneration that changes them fails here until the text says so."""
+    qdq = (ROOT / "docs" / "quantize_dequantize.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+) \((\d+) / (\d+) / (\d+)\) \| (\d+) \((\d+) / (\d+) / (\d+)\) \| (\d+) \((\d+)\) \|$",
+                      qdq, flags=re.M)
+    assert {r[0] for r in rows} == {"quantize_linear", "dequantize_linear", "cast_like"}
+    for family, *numbers in rows:
+        c, i, k = facts.cases[family], facts.kind_items[family], facts.kill[family]
+        want = [sum(c.values()), c["node"], c["negative"], c["probe"], sum(i.values()), i["node"], i["negative"],
+                i["probe"], len(k["faults"]), len(k["groups"])]
+        assert [int(n) for n in numbers] == want, family
+    cpt = re.search(r"Default profile: (\d+) cases \((\d+) node, (\d+) negative, (\d+) probe\), (\d+) items",
+                    (ROOT / "docs" / "convert_promote_types.md").read_text())
+    c = facts.cases["convert_promote_types"]
+    assert [int(n) for n in cpt.groups()] == [sum(c.values()), c["node"], c["negative"], c["probe"],
+                                               facts.items["convert_promote_types"]]
+    layout = re.search(r"explicit-defaults variants \((\d+) cases\)", (ROOT / "docs" / "checks.md").read_text())
+    assert int(layout.group(1)) == sum(facts.cases["layout"].values())
+
+
 def _local_links(path: Path) -> list[str]:
     text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
     return [t for t in re.findall(r"\]\(([^)\s]+)\)", text) if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
