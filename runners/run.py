@@ -30,6 +30,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                           "files and baselines as `pytest SUITE --backend B`)",
                               description=__doc__.split("\n\n")[1])
     fill_parser(p)
+    p.set_defaults(func=main)
     return p
 
 

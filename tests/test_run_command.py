@@ -160,3 +160,12 @@ def test_no_item_selected_exits_5(pytester, monkeypatch, mixed_suite):
     monkeypatch.chdir(pytester.path)
     assert _runner("suite", "--backend", "opconform", "--family", "layout") == 5
     assert not os.path.exists(pytester.path / "r.json")
+
+
+def test_the_plugin_records_its_selection(pytester, monkeypatch, mixed_suite):
+    """-k and -m (the plugin's own) are recorded with the cases they left; a whole suite records cases null."""
+    monkeypatch.chdir(pytester.path)
+    _plugin(pytester, "suite", "--backend", "opconform", "-k", "float8", "-m", "family_cast", "--report", "a.json")
+    selection = json.loads((pytester.path / "a.json").read_text())["selection"]
+    assert selection == {"family": [], "k": "float8", "m": "family_cast", "shard": None, "paths": ["suite"],
+                         "cases": [F8]}
