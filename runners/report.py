@@ -41,14 +41,15 @@ from runners.report_inputs import (ReportError, Run, load, problems, selection_t
                                    suites_here)
 from runners.report_items import Cases
 from runners.report_output import MARK
-from runners.report_tables import (ORDER, SENTENCE, UNRECORDED, bases_markdown, failure_bases,  # noqa: F401
-                                   family_counts, grids, placements, probe_matrix, tiers_met)
+from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_markdown,  # noqa: F401
+                                   failure_bases, family_counts, grids, placements, probe_matrix, tiers_met)
 
 # ReportError, load, problems (tests/test_report.py, tests/test_hostile_reports.py, scripts/unmatched.py), ORDER
 # (runners/pytest_plugin.py), bases_markdown and failure_bases (scripts/discrepancies.py) stay importable here.
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
-MD_ITEMS = 5  # failing items the Markdown lists per configuration (the HTML lists every one)
+MD_ITEMS = 2  # failing items the Markdown lists per configuration (the HTML lists every one): a CI step
+# summary holds at most 1 MiB
 
 
 def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = None,
@@ -85,6 +86,7 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         "order": ORDER,
         "probes": probe_matrix(runs),
         "md_items": MD_ITEMS,
+        "letters": LETTERS,
     }
 
 

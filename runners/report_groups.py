@@ -66,9 +66,15 @@ def config_label(r: dict, grid: tuple | None = None) -> str:
     return ", ".join(parts) or "(no parameters)"
 
 
+def _common_reading(records: list[dict]) -> str | None:
+    """The reading every item of a group rests on (shown once for the group), None where they differ or none has."""
+    readings = {r.get("reading") for r in records}
+    return readings.pop() if len(readings) == 1 else None
+
+
 def groups(records: list[dict], whats: dict[str, str], item=lambda r: r) -> list[dict]:
     """[{"family", "count", "faults": [{"label", "whats": [(name, what)], "count", "configs": [{"label",
-    "count", "items": [item(r)]}]}]}]: every record given, each in one place; families by name, fault groups
+    "count", "items": [item(r)], "reading": the one every item rests on, or None}]}]}]: every record given, each in one place; families by name, fault groups
     and configurations by count (most first)."""
     grid_of = grid_families()
     tree: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -79,7 +85,7 @@ def groups(records: list[dict], whats: dict[str, str], item=lambda r: r) -> list
     for family in sorted(tree):
         faults = []
         for key, configs in tree[family].items():
-            rows = [{"label": label, "count": len(rs), "items": [item(r) for r in rs]}
+            rows = [{"label": label, "count": len(rs), "items": [item(r) for r in rs], "reading": _common_reading(rs)}
                     for label, rs in configs.items()]
             rows.sort(key=lambda c: (-c["count"], c["label"]))
             names = key[1] if key[0] == "diagnosed" else ()
@@ -101,7 +107,8 @@ def failure_view(run, whats: dict[str, str], suites: list[str], cases: Cases, re
         lines = message.split("\n")
         if diagnosis is not None and len(lines) > 1 and lines[-1] == diagnosis:
             lines.pop()  # the group it is shown in names the fault models
-        return dict(r, message=message, diagnosis_text=diagnosis, first_line=lines[0], shown_message="\n".join(lines),
+        first = lines[0].removeprefix(f"{r['case']}[{r['dataset']}]: ")  # the item is named beside it
+        return dict(r, message=message, diagnosis_text=diagnosis, first_line=first, shown_message="\n".join(lines),
                     details=details(r, cases, suites, run.name, run.tier))
 
     return {"total": len(items), "groups": groups(items, whats, item)}

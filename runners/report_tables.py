@@ -1,8 +1,8 @@
 """The tables of a report, each from the columns' records: verdict counts and tiers per family, where the
 nodes ran, the type grids, failing items against a sentence or a reading, the probe divergence matrix.
 
-A grid cell carries its counts as text ("3" where all its items pass; "2/5 fail" where 2 of its 5 items are
-not passing and fail is the worst verdict), so a screenshot, a printout and the Markdown show them; its color
+A grid cell carries its counts as text ("3" where all its items pass; "2/5 F" where 2 of its 5 items do not
+pass and fail is the worst verdict), so a screenshot, a printout and the Markdown show them; its color
 is its worst verdict.
 """
 
@@ -82,13 +82,18 @@ def grid_families() -> dict[str, tuple]:
             if getattr(families.load(name), "GRID", None)}
 
 
+# the letter a grid cell's text gives its worst verdict (the legend says which is which)
+LETTERS = {"xfailed": "X", "unsupported": "U", "skipped": "S", "fail": "F", "error": "E", "invalid-case": "I",
+           "timeout": "T", "crash": "C"}
+
+
 def cell_text(verdicts: list[str]) -> str:
-    """A grid cell's counts: "" (no item), "N" (all N pass), "K/N worst" (K of N items are not passing, the worst
-    of them `worst`)."""
+    """A grid cell's counts: "" (no item), "N" (all N pass), "K/N L" (K of its N items do not pass, L the letter
+    of the worst of them: LETTERS)."""
     if not verdicts:
         return ""
     bad = [v for v in verdicts if v not in GOOD]
-    return f"{len(bad)}/{len(verdicts)} {_worst(bad)}" if bad else str(len(verdicts))
+    return f"{len(bad)}/{len(verdicts)} {LETTERS.get(_worst(bad), '?')}" if bad else str(len(verdicts))
 
 
 def grids(run: Run) -> list[dict]:
