@@ -17,25 +17,22 @@
 Speed: the convolution runs as one BLAS matmul over all output positions (im2col: one copy of a
 strided view of the padded input, no Python loop). Products and partial sums are integers, so float32 BLAS is
 exact while every partial sum stays below 2**24 (float64 below 2**53), which a bound on the inputs decides
-before choosing the type. Requantization estimates acc * c in float32 or float64 (c = x_scale * w_scale /
-y_scale rounded once) and proves each element's rounding: an element whose estimate lies within the
-estimate's error bound of a half-integer is estimated again in float64, then computed exactly (Fraction).
+before choosing the type. Requantization is generator/reference/requantize.py's (exact, proved per element).
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
-from math import gcd, isfinite, prod
+from math import isfinite, prod
 
 import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
 from generator.outcome import Outcome
+from generator.reference.requantize import INT32_MAX, INT32_MIN, multiplier, requantize
 
 SPEC_FILE = "QLinearConv-10.txt"
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 UNDEF_ACC_INT32 = ("acc = conv + bias is outside int32: the spec types the bias (the accumulator domain) "
                    "int32 and says nothing of wider sums [QLinearConv-10: B, T4]")
@@ -64,8 +61,6 @@ def readings(auto_pad: str = "NOTSET", dilations=None) -> list[str]:
     return [READING_REQUANTIZATION] + ([READING_SAME_DILATED] if dilated and auto_pad.startswith("SAME") else [])
 
 
-# the float64 estimate of an unsaturated value (|acc * c| < 2**9) is within 2**-42 of it: well inside
-_WINDOW = 2.0**-36
 
 
 def _ints(v, n: int, name: str, default: int) -> list[int]:
@@ -174,73 +169,6 @@ def accumulate(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: np
     del padded, windows
     acc = np.matmul(wd.reshape(g, mg, cg * taps), cols.reshape(n, g, cg * taps, positions))
     return acc.reshape((n, m) + tuple(out)), bound
-
-
-def multiplier(x_scale: float, w_scale: float, y_scale: float) -> tuple[int, int]:
-    """x_scale * w_scale / y_scale of float32 values as an exact reduced fraction (numerator, denominator)."""
-    (xn, xd), (wn, wd), (yn, yd) = (float(v).as_integer_ratio() for v in (x_scale, w_scale, y_scale))
-    num, den = xn * wn * yd, xd * wd * yn
-    g = gcd(num, den)
-    return num // g, den // g
-
-
-def requantize(acc: np.ndarray, multipliers: list[tuple[int, int]], y_zero_point: int, to: DType,
-               acc_bound: int) -> np.ndarray:
-    """saturate(round_half_even(acc * c[m]) + y_zero_point) exactly; c[m] = num / den, the exact multiplier
-    of output channel m (axis 1 of acc) [QLinearConv: summary; the rounding of ONNX's quantization ops].
-
-    acc: exact integers with |acc| <= acc_bound <= 2**31. An estimate of
-    acc * c, clipped first to the saturation bounds (integers: rounding is monotonic), rounds as the exact
-    value does unless a half-integer lies within its error bound; only such elements are looked at again,
-    first in float64, then in exact integer arithmetic."""
-    shape = [1] * acc.ndim
-    shape[1] = len(multipliers)
-    c64 = {nd: nd[0] / nd[1] for nd in set(multipliers)}  # int / int is correctly rounded
-    lo, hi = to.int_min - y_zero_point, to.int_max - y_zero_point
-    window = None
-    # the float64 estimate is exact when c is a float64 and acc * c needs no more than 53 bits
-    if all(f.as_integer_ratio() == nd and _odd_bits(nd[0]) + acc_bound.bit_length() <= 53
-           for nd, f in c64.items()):
-        dt = np.float64
-    elif acc.dtype == np.float32 and all(2.0**-126 <= f <= 2.0**127 for f in c64.values()):
-        # float32 (|acc| < 2**24 exact, c a normal float32): error < 2**-22.9 |acc * c| < 2**-14.9 for the
-        # unclipped values (|acc * c| <= 256)
-        dt, window = np.float32, 2.0**-14
-    else:
-        dt, window = np.float64, _WINDOW  # error < 2**-51.9 |acc * c| < 2**-43.9, unclipped
-    if len(c64) == 1:  # one multiplier: a scalar (numpy broadcasts a per-channel array much slower)
-        c = dt(next(iter(c64.values())))
-    else:
-        c = np.array([c64[nd] for nd in multipliers], dtype=dt).reshape(shape)
-    est = np.multiply(acc, c, dtype=dt)
-    np.clip(est, lo, hi, out=est)
-    q = np.rint(est)
-    if window is not None:
-        d = np.subtract(est, q, out=est)
-        if d.max(initial=0) >= 0.5 - window or d.min(initial=0) <= window - 0.5:
-            flat = np.flatnonzero(np.abs(d) >= dt(0.5 - window))
-            channel = (flat // prod(acc.shape[2:])) % acc.shape[1]
-            q.reshape(-1)[flat] = np.clip(_round_near(acc.reshape(-1)[flat], channel, multipliers), lo, hi)
-    y = np.empty(q.shape, dtype=to.np_dtype)
-    np.add(q, y_zero_point, out=y, casting="unsafe")  # q + y_zero_point is in the type's range
-    return y
-
-
-def _odd_bits(num: int) -> int:
-    """Bits of num without its trailing zeros (the significand a float64 must hold)."""
-    num = abs(num)
-    return (num >> ((num & -num).bit_length() - 1)).bit_length() if num else 0
-
-
-def _round_near(acc: np.ndarray, channel: np.ndarray, multipliers: list[tuple[int, int]]) -> np.ndarray:
-    """round_half_even(acc[i] * c[channel[i]]) of a few elements: the float64 estimate, and exact rational
-    arithmetic where that estimate is within _WINDOW of a half-integer."""
-    acc = acc.astype(np.float64)
-    est = acc * np.array([num / den for num, den in multipliers])[channel]
-    q = np.rint(est)
-    for i in np.flatnonzero(np.abs(est - q) >= 0.5 - _WINDOW).tolist():
-        q[i] = round(Fraction(int(acc[i]) * multipliers[channel[i]][0], multipliers[channel[i]][1]))  # ties to even
-    return q
 
 
 def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale,

@@ -1,6 +1,6 @@
 """Witnesses of the QuantizeLinear fault models (generator/reference/quantize_linear_faults.py).
 
-Groups are those of the family's cases (generator/families/quantize_linear.py: every catalogue case and the
+Groups are those of the family's cases (generator/families/quantize_linear/: every catalogue case and the
 random ones), keyed by quantize_linear_faults.group_key. For each group and each fault that can differ there, a
 witness is built by construction and enumeration, in the group's own configuration (opset = its version; x and
 y_scale of the types that give its division precision; y_zero_point of its output type; saturate as the group
