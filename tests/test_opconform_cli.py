@@ -61,6 +61,9 @@ def test_backends_json(capsys):
     (["backends", "--bogus"], "unrecognized arguments: --bogus"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     ([], "a command is required"),
+    (["repro"], "the following arguments are required: CASE_DIR[i], --backend"),
+    (["repro", "cases/node/x[0]"], "the following arguments are required: --backend"),
+    (["repro", "x[0]", "--backend", "onnxruntime", "--tier", "lax"], "invalid choice: 'lax'"),
 ])
 def test_bad_command_line_is_one_line_and_exit_2(capsys, argv, text):
     code, out, err = run(capsys, *argv)
@@ -75,6 +78,9 @@ def test_help(capsys):
     assert code == 0 and "--json" in out
     code, out, _ = run(capsys, "report", "--help")
     assert code == 0 and "--suite DIR" in out and "default -: stdout" in out and "merge into one" in out
+    assert "--baseline B.baseline.json" in out and "new, known and fixed" in out
+    code, out, _ = run(capsys, "repro", "--help")
+    assert code == 0 and "CASE_DIR[i]" in out and "--script FILE" in out and "exit status: 0 the item passes" in out
 
 
 def test_console_script_is_installed():
