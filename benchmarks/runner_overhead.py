@@ -15,7 +15,8 @@ the whole suite, the bare loop every node / graph data set of it of ordinary typ
   by hand, configured as the plugin configures the backend: like with like.
 - plugin: `python -m pytest DIR --backend B -p no:cacheprovider -q`, with --isolation process (the
   default) and --isolation none (--whole: process only).
-- runner (--whole, where runners/run.py exists): `python -m runners.run SUITE --backend B`, its defaults.
+- runner (where runners/run.py exists): `python -m runners.run SUITE --backend B`, its defaults (crash isolation
+  in a worker process, as the plugin's).
 
 Each run is a fresh interpreter, so all pay their imports and start-up. The runs of one backend
 alternate (bare, plugin, runner, bare, ...), so load on the machine hits them alike; the script prints the
@@ -231,13 +232,15 @@ def _installed(backend: str) -> bool:
 
 def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
             parallel: bool = False) -> dict[str, list[float]]:
-    """Alternated timed runs. Without `suite`: the bare loop and the plugin (both isolations) on root's
-    cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite
+    """Alternated timed runs. Without `suite`: the bare loop, the plugin (both isolations) and the runner on
+    root's cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite
     (parallel: also the plugin with -n auto and the runner with -j 2)."""
     bare = [sys.executable, __file__, "--bare", backend, str(root)]
     if suite is None:
         cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, root, "process"),
                 "plugin, isolation none": _plugin_cmd(backend, root, "none")}
+        if _runner_cmd(backend, root) is not None:
+            cmds["runner (opconform run)"] = _runner_cmd(backend, root)
     else:
         cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, suite, "process")}
         if parallel:
@@ -299,8 +302,11 @@ def main(argv=None) -> int:
         results = {b: measure(b, root, args.repeats) for b in _available(backends)}
     _table(results, "same cases, same data sets")
     for backend, runs in results.items():
-        ratio = statistics.median(runs["plugin, isolation process"]) / statistics.median(runs["bare loop"])
-        print(f"ratio plugin/bare loop ({backend}, isolation process): {ratio:.2f}")
+        for what in ("plugin, isolation process", "runner (opconform run)"):
+            if what in runs:
+                ratio = statistics.median(runs[what]) / statistics.median(runs["bare loop"])
+                cpu = statistics.median(CPU[backend][what]) / statistics.median(CPU[backend]["bare loop"])
+                print(f"ratio {what} / bare loop ({backend}): {ratio:.2f} wall, {cpu:.2f} CPU")
     return 0
 
 
