@@ -14,6 +14,7 @@ from onnx import numpy_helper
 from generator import axes, dtypes, faults, witness
 from generator.families import cast as family
 from generator.reference import cast as ref
+from generator.reference.cast_reasons import READING_STRING_BEYOND_DOUBLE, READING_STRING_NEGATIVE_INF
 from generator.reference import cast_faults
 from generator.serialize import write_case
 from generator.witness import cast as search
@@ -216,12 +217,12 @@ def test_every_cast_fault_says_where_it_was_seen():
 def test_minus_inf_in_another_case_is_a_reading_and_minus_INF_is_stated():
     _, reading = ref.explain(np.array(["-inf", "-iNF", "-INF", "INF", "inf"], dtype=object), "string", "float")
     assert [bool(r) for r in reading] == [True, True, False, False, False]
-    assert ref.readings(reading) == [ref.READING_STRING_NEGATIVE_INF]
+    assert ref.readings(reading) == [READING_STRING_NEGATIVE_INF]
 
 
 def test_strings_beyond_double_and_same_type_inf_carry_a_reading():
     _, reading = ref.explain(np.array(["1e400", "1.5"], dtype=object), "string", "float16")
-    assert ref.READING_STRING_BEYOND_DOUBLE in reading[0] and reading[1] == ""
+    assert READING_STRING_BEYOND_DOUBLE in reading[0] and reading[1] == ""
     x = np.array([np.inf, 1.0], ml_dtypes.float8_e5m2)
     _, reading = ref.explain(x, "float8e5m2", "float8e5m2")
     assert reading.tolist() == [ref.READING_SAME_TYPE_SATURATE, ""]

@@ -17,7 +17,10 @@ from generator.families.cast.variant import NOTE_FLOAT6, NOTE_INT2, NOTE_INT4
 from generator.family import PROBE_COMPARE, Family
 from generator.outcome import Outcome
 from generator.reference import cast as ref
-from generator.reference.cast import ROUND_MODES, cast
+from generator.reference.cast_reasons import (READING_E8M0_NOSAT, READING_E8M0_SATURATE, READING_NUMBER_TO_STRING,
+                                              READING_STRING_TO_INT, READING_TRUNCATION, ROUND_MODES, UNDEF_FLOAT6_NAN,
+                                              UNDEF_FLOAT_TO_INT_OOR, UNDEF_FLOAT_TO_SUBBYTE_OOR, UNDEF_NAN_TO_INT)
+from generator.reference.cast import cast
 
 READINGS_DOC = Path(__file__).resolve().parents[1] / "docs" / "readings.md"
 
@@ -186,7 +189,7 @@ def test_fractions_to_sub_byte_integers_are_judged_by_the_int4_and_int2_notes(de
         assert edge.meta["spec"]["file"] == (NOTE_INT4 if to.endswith("4") else NOTE_INT2)
         assert "nearest-even" in edge.meta["spec"]["clause"] and "reading" not in edge.meta
         probe = cases[f"test_cast_float32_to_{to}_probe"]
-        assert set(probe.meta["undefined"]) == {ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_SUBBYTE_OOR}, to
+        assert set(probe.meta["undefined"]) == {UNDEF_NAN_TO_INT, UNDEF_FLOAT_TO_SUBBYTE_OOR}, to
     # every tie of int4 and its float32 neighbours (a rounding done as x + 0.5 in float32 rounds 0.49999997 up)
     x = set(edge_inputs(dtypes.get("float"), dtypes.get("int4")).tolist())
     for k in range(-8, 7):
@@ -206,20 +209,20 @@ def test_negative_zero_to_float6_is_judged_by_the_float6_note(default_cases):
         assert neg_zero.sum() == 1
         assert dtypes.get(to).to_bits(edge.outputs[0][0][neg_zero]).tolist() == [0x20]
         assert edge.meta["spec"]["file"] == NOTE_FLOAT6 and "-0.0 -> -0.0" in edge.meta["spec"]["clause"]
-        assert cases[f"test_cast_float32_to_{to}_probe"].meta["undefined"] == [ref.UNDEF_FLOAT6_NAN]
+        assert cases[f"test_cast_float32_to_{to}_probe"].meta["undefined"] == [UNDEF_FLOAT6_NAN]
     for src in ("float6e2m3", "float6e3m2", "float4e2m1"):  # -0 of one small format to another: judged
         assert f"test_cast_{src}_to_float6e2m3_probe" not in cases
 
 
 def test_readings_are_named_in_case_json(default_cases):
     cases = _by_name(default_cases)
-    assert ref.READING_TRUNCATION in cases["test_cast_float32_to_int8_edge"].meta["reading"]
+    assert READING_TRUNCATION in cases["test_cast_float32_to_int8_edge"].meta["reading"]
     assert ref.READING_IEEE_RNE in cases["test_cast_float64_to_float32_edge"].meta["reading"]
     assert ref.READING_IEEE_RNE in cases["test_cast_int64_to_float16_edge"].meta["reading"]
-    assert ref.READING_E8M0_SATURATE in cases["test_cast_float32_to_float8e8m0_down_edge"].meta["reading"]
-    assert ref.READING_E8M0_NOSAT in cases["test_cast_float32_to_float8e8m0_nosat_edge"].meta["reading"]
-    assert ref.READING_NUMBER_TO_STRING in cases["test_cast_int32_to_string_edge"].meta["reading"]
-    assert ref.READING_STRING_TO_INT in cases["test_cast_string_to_int32_edge"].meta["reading"]
+    assert READING_E8M0_SATURATE in cases["test_cast_float32_to_float8e8m0_down_edge"].meta["reading"]
+    assert READING_E8M0_NOSAT in cases["test_cast_float32_to_float8e8m0_nosat_edge"].meta["reading"]
+    assert READING_NUMBER_TO_STRING in cases["test_cast_int32_to_string_edge"].meta["reading"]
+    assert READING_STRING_TO_INT in cases["test_cast_string_to_int32_edge"].meta["reading"]
     for name in ("test_cast_float32_to_int4_edge", "test_cast_float32_to_float8e4m3fn_edge",
                  "test_cast_float32_to_float6e2m3_edge", "test_cast_int32_to_int8_edge", "test_cast_float32_to_bool_edge",
                  "test_cast_float16_to_float32_edge", "test_cast_float32_to_float8e8m0_nosat_nearest_edge"):
@@ -244,7 +247,7 @@ def test_the_family_follows_the_contract(default_cases):
     x = np.array([1.5, np.nan, 300.0, -2.0], dtype=np.float32)
     out = ref.cast_outcome(x, "float", "int8")
     assert isinstance(out, Outcome)
-    assert out.reasons == sorted([ref.UNDEF_NAN_TO_INT, ref.UNDEF_FLOAT_TO_INT_OOR])
+    assert out.reasons == sorted([UNDEF_NAN_TO_INT, UNDEF_FLOAT_TO_INT_OOR])
     assert out.mask().tolist() == [False, True, True, False]
     y, why, reading = ref.cast_explained(x, "float", "int8")
     assert np.array_equal(y, out.outputs[0]) and np.array_equal(why != "", out.mask())

@@ -28,6 +28,9 @@ from onnx import TensorProto, defs
 
 from generator import dtypes
 from generator.reference import cast as ref
+from generator.reference.cast_reasons import (READING_E8M0_NOSAT, READING_E8M0_SATURATE, READING_NUMBER_TO_STRING,
+                                              READING_STRING_BEYOND_DOUBLE, READING_STRING_TO_INT, READING_TRUNCATION,
+                                              UNDEF_FLOAT_TO_SUBBYTE_OOR)
 
 SPEC_CAST = Path(__file__).resolve().parents[2] / "shared" / "spec" / "Cast.txt"
 
@@ -984,7 +987,7 @@ def test_float_to_int(src, to):
             want = note_round(xi) if d.bits < 8 else t
             assert w == "" and g == want, (src, to, xi, g, w)
             truncated = d.bits >= 8 and t != xi  # the one rounding no sentence states
-            assert r == (ref.READING_TRUNCATION if truncated else ""), (src, to, xi, r)
+            assert r == (READING_TRUNCATION if truncated else ""), (src, to, xi, r)
         elif lo - 1 < xi < hi + 1:
             # in range after truncation, out of range before: the spec does not say which counts
             assert w != "" or (g == t and d.bits >= 8), (src, to, xi, g, w)
@@ -1027,7 +1030,7 @@ def test_sub_byte_integers_by_hand():
     for to, oor in (("int4", [7.5, -8.5, 8.0]), ("uint4", [15.5, -0.5, 16.0]), ("int2", [1.5, -2.5, 2.0]),
                     ("uint2", [3.5, -0.25, 4.0])):
         _, why = run(np.array(oor, dtype=np.float32), "float", to)
-        assert (why == ref.UNDEF_FLOAT_TO_SUBBYTE_OOR).all(), (to, why)
+        assert (why == UNDEF_FLOAT_TO_SUBBYTE_OOR).all(), (to, why)
 
 
 def test_float8_to_int_every_pattern():
@@ -1215,7 +1218,7 @@ def test_cast_node_reads_the_attributes():
 # 11. readings: which expectations rest on a reading rather than a sentence (cast_explained)
 # ---------------------------------------------------------------------------------------------
 def test_readings_name_what_no_sentence_states():
-    T, I, S, N = ref.READING_TRUNCATION, ref.READING_IEEE_RNE, ref.READING_E8M0_SATURATE, ref.READING_E8M0_NOSAT
+    T, I, S, N = READING_TRUNCATION, ref.READING_IEEE_RNE, READING_E8M0_SATURATE, READING_E8M0_NOSAT
     big = 1.5 * 2.0**127  # above E8M0_MAX, finite in float32
     rows = [
         ("float", "int8", {}, [1.5, 2.0, -0.5], [T, "", T]),
@@ -1240,16 +1243,16 @@ def test_readings_name_what_no_sentence_states():
     _, _, reading = ref.cast_explained(np.array([2**24 + 1, 2**24, 2**62 + 1], dtype=np.int64), "int64", "float")
     assert reading.tolist() == [I, "", I]
     _, _, reading = ref.cast_explained(np.array(["12", "1e3"], dtype=object), "string", "int8")
-    assert reading.tolist()[0] == ref.READING_STRING_TO_INT
+    assert reading.tolist()[0] == READING_STRING_TO_INT
     _, _, reading = ref.cast_explained(np.array(["0.1", "0.5", "1e400"], dtype=object), "string", "float")
-    assert reading.tolist() == [I, "", ref.READING_STRING_BEYOND_DOUBLE]  # issue 21: a reading, not a sentence
+    assert reading.tolist() == [I, "", READING_STRING_BEYOND_DOUBLE]  # issue 21: a reading, not a sentence
     _, _, reading = ref.cast_explained(np.array([5, -3], dtype=np.int32), "int32", "string")
-    assert reading.tolist() == [ref.READING_NUMBER_TO_STRING] * 2
+    assert reading.tolist() == [READING_NUMBER_TO_STRING] * 2
     _, _, reading = ref.cast_explained(np.array([np.nan, 1e9], dtype=np.float32), "float", "int8")
     assert reading.tolist() == ["", ""]  # undefined elements rest on nothing
 
 
 def test_readings_in_order_without_repeats():
-    r = np.array([ref.READING_IEEE_RNE, "", ref.READING_TRUNCATION, ref.READING_IEEE_RNE], dtype=object)
-    assert ref.readings(r) == [ref.READING_TRUNCATION, ref.READING_IEEE_RNE]
+    r = np.array([ref.READING_IEEE_RNE, "", READING_TRUNCATION, ref.READING_IEEE_RNE], dtype=object)
+    assert ref.readings(r) == [READING_TRUNCATION, ref.READING_IEEE_RNE]
     assert ref.readings(np.array(["", ""], dtype=object)) == []

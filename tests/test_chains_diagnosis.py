@@ -10,6 +10,7 @@ import pytest
 from generator import dtypes, faults
 from generator.families import chains as fam
 from generator.reference import cast as cast_ref
+from generator.reference.cast_reasons import READING_TRUNCATION
 from generator.reference import chains_faults as F
 
 FAULTS = {f.name: f for f in F.FAULTS}
@@ -88,7 +89,7 @@ def test_tail_chain_kills_the_tail_fault_only_there():
 
 
 def test_readings_are_written_where_a_step_rests_on_one():
-    assert cast_ref.READING_TRUNCATION in _case("test_chain_cast_float_int32_float_fed").meta["reading"]
+    assert READING_TRUNCATION in _case("test_chain_cast_float_int32_float_fed").meta["reading"]
     assert cast_ref.READING_IEEE_RNE in _case("test_chain_cast_float_float16_float_fed").meta["reading"]
     assert "reading" not in _case("test_chain_cast_float16_float_float16_fed").meta
     assert "reading" not in _case("test_chain_dql_matmulinteger_fed").meta

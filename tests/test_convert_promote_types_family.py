@@ -12,6 +12,8 @@ import pytest
 
 from generator import cli, dtypes, families
 from generator.families import convert_promote_types as fam
+from generator.families.convert_promote_types.cases import example_cases
+from generator.families.convert_promote_types.variant import SPEC_EXAMPLES, matrix_variants
 from generator.family import PROBE_COMPARE, Family
 from generator.outcome import Outcome
 from generator.reference import convert_promote_types as ref
@@ -55,7 +57,7 @@ def test_the_family_follows_the_contract(cases):
 
 def test_every_pair_attribute_and_shape_has_a_case(cases):
     n = 0
-    for v in fam.matrix_variants():
+    for v in matrix_variants():
         n += 1
         d = v.decision
         if d.common is None:
@@ -69,7 +71,7 @@ def test_every_pair_attribute_and_shape_has_a_case(cases):
 
 
 def test_examples_are_cases_with_the_spec_result(cases):
-    for what, a, b, ranks, attrs, result in fam.SPEC_EXAMPLES:
+    for what, a, b, ranks, attrs, result in SPEC_EXAMPLES:
         c = cases[f"{fam.FAMILY.prefix}_example_{what}"]
         if result is None:
             assert c.kind == "negative" and c.meta["phase"] == "prepare"
@@ -202,7 +204,7 @@ def test_promotion_table_is_written_and_checked(tmp_path, capsys, monkeypatch):
     assert "convert_promote_types" in families.FAMILIES
     # the examples only, to keep the test short: the table is what is checked here
     monkeypatch.setattr(fam, "work", lambda profile, seed, max_opset: [
-        lambda: fam.example_cases(fam.Values(fam.PROFILES[profile], seed), seed)])
+        lambda: example_cases(fam.Values(fam.PROFILES[profile], seed), seed)])
     assert cli.main([str(out), *args]) == 0
     table = out / fam.TABLE_PATH
     assert table.read_text(encoding="utf-8") == fam.promotion_table()

@@ -63,12 +63,12 @@ def test_every_example_of_the_spec(a, b, ranks, attrs, result):
 
 
 def test_family_examples_match_the_spec_text():
-    from generator.families import convert_promote_types as fam
+    from generator.families.convert_promote_types.variant import SPEC_EXAMPLES as FAMILY_EXAMPLES
 
     def key(a, b, attrs, result):
         return (a, b, bool(attrs.get("promote_unsafe")), bool(attrs.get("pytorch_scalar_promotion")), result)
 
-    have = sorted(key(a, b, attrs, result) for _, a, b, _, attrs, result in fam.SPEC_EXAMPLES)
+    have = sorted(key(a, b, attrs, result) for _, a, b, _, attrs, result in FAMILY_EXAMPLES)
     assert have == sorted(key(a, b, attrs, result) for a, b, _, attrs, result in SPEC_EXAMPLES)
 
 

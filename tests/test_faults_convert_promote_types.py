@@ -11,9 +11,17 @@ import pytest
 
 from generator import cli, dtypes, sampling, witness
 from generator.families import convert_promote_types as fam
+from generator.families.convert_promote_types.values import edge_values
+from generator.families.convert_promote_types.variant import EXACT
+from generator.families.convert_promote_types.witnesses import WITNESS
+from generator.catalogue.convert_promote_types import decode
 from generator.faults import same_elements
 from generator.reference import convert_promote_types as ref
 from generator.reference import convert_promote_types_faults as F
+from generator.reference.convert_promote_types_faults.conversions import convert_via_float32
+from generator.reference.convert_promote_types_faults.decisions import rdecide
+from generator.reference.convert_promote_types_faults.groups import params_of
+from generator.reference.convert_promote_types_faults.values import differing
 from generator.witness import convert_promote_types as W
 
 CATALOGUE = witness.load(F.FAMILY)
@@ -31,7 +39,7 @@ def _attrs(params: dict) -> dict:
 
 
 def _witness_inputs(w: dict, t0, t1) -> list[np.ndarray]:
-    return [W.decode(w[f"input_{k}"], t).reshape(w["shapes"][k]) for k, t in enumerate((t0, t1))]
+    return [decode(w[f"input_{k}"], t).reshape(w["shapes"][k]) for k, t in enumerate((t0, t1))]
 
 
 def _differs(fault, inputs, types, attrs) -> bool:
@@ -41,7 +49,7 @@ def _differs(fault, inputs, types, attrs) -> bool:
         got = _node_outputs(fault.fn, inputs, types, attrs)
     except ref.PromotionError:
         return True
-    return F.killed(fault, {"compare": fam.EXACT}, expected, got)
+    return F.killed(fault, {"compare": EXACT}, expected, got)
 
 
 def test_catalogue_names_and_fields():
@@ -58,7 +66,7 @@ def test_every_witness_tells_its_fault_from_the_reference():
     the reference refuses the pair with those shapes and the fault accepts it."""
     checked = 0
     for key, entry in CATALOGUE["groups"].items():
-        t0, t1, _, a = F.params_of(entry["params"])
+        t0, t1, _, a = params_of(entry["params"])
         attrs = _attrs(entry["params"])
         for name, found in entry["faults"].items():
             fault = F.BY_NAME[name]
@@ -97,7 +105,7 @@ def test_catalogue_is_complete_and_only_for_faults_that_can_differ():
 
 def _sample_values(t, seed: int) -> np.ndarray:
     """The edge catalogue of a type, every value of a <= 16-bit type, and 512 seeded draws (PCG64)."""
-    x = fam.edge_values(t)
+    x = edge_values(t)
     if t.kind == "bool" or t.bits <= 16:
         return np.concatenate([x, np.array([False, True]) if t.kind == "bool" else t.all_values()]).astype(t.np_dtype)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -112,8 +120,8 @@ def test_value_equivalences_hold_on_inputs_of_their_groups():
     seen = set()
     for key, v in GROUPS.items():
         params = W.group_params(v)
-        t0, t1, ranks, a = F.params_of(params)
-        common = F.rdecide(t0, t1, *ranks, a).common
+        t0, t1, ranks, a = params_of(params)
+        common = rdecide(t0, t1, *ranks, a).common
         if common is None:
             continue
         for fault in F.VALUE_FAULTS:
@@ -139,7 +147,7 @@ def test_decision_equivalences_hold_on_inputs_of_their_groups():
     n = 0
     for key in sorted(GROUPS)[::5]:
         params = W.group_params(GROUPS[key])
-        t0, t1, ranks, _ = F.params_of(params)
+        t0, t1, ranks, _ = params_of(params)
         attrs = _attrs(params)
         faults = [f for f in F.DECISION_FAULTS if f.equivalent(params) is not None]
         if not faults:
@@ -158,7 +166,7 @@ def test_decision_equivalences_hold_on_inputs_of_their_groups():
                             fault.fn(inputs, attrs, 14, [t0, t1])
                         continue
                     got = fault.fn(inputs, attrs, 14, [t0, t1])
-                    assert not F.killed(fault, {"compare": fam.EXACT}, expected, got), (key, fault.name, s0, s1)
+                    assert not F.killed(fault, {"compare": EXACT}, expected, got), (key, fault.name, s0, s1)
                     n += 1
     assert n > 1000
 
@@ -212,8 +220,8 @@ def test_a_different_output_type_is_a_kill_and_a_refusal_returns_nothing():
     expected = [np.array([1, 2], np.int16), np.array([[3, 4]], np.int16)]
     got = F.run(fault, model, inputs, {})
     assert [g.dtype for g in got] == [np.int8, np.int8]  # the same values in another type
-    assert F.killed(fault, {"compare": fam.EXACT}, expected, got)
-    assert not F.killed(fault, {"compare": fam.EXACT}, expected, [e.copy() for e in expected])
+    assert F.killed(fault, {"compare": EXACT}, expected, got)
+    assert not F.killed(fault, {"compare": EXACT}, expected, [e.copy() for e in expected])
     refusing = F.BY_NAME["convert_promote_types.scalar_rule_across_priorities"]
     v = fam.Variant(dtypes.get("float16"), dtypes.get("int8"), (0, 2), False, True, name="t")
     model = fam.model(v, dtypes.get("float16"), ((), (1, 2)))
@@ -236,7 +244,7 @@ def test_hypothesis_search_finds_double_rounding_witnesses():
     found = W._search("via_float32", dtypes.get("int32"), dtypes.get("bfloat16"), cli.DEFAULT_BUDGET)
     assert found
     x = np.array(found, dtype=np.int32)
-    assert F.differing(F.convert_via_float32, x, dtypes.get("int32"), dtypes.get("bfloat16")).size
+    assert differing(convert_via_float32, x, dtypes.get("int32"), dtypes.get("bfloat16")).size
 
 
 def test_the_search_gives_the_same_witness_however_slow_the_clock_runs(monkeypatch):
@@ -266,7 +274,7 @@ def test_witness_cases_kill_the_faults_they_name():
     negative = [c for c in cases if c.kind == "negative"]
     assert node and negative and len(cases) < 1000
     for c in node:
-        assert c.name.endswith(fam.WITNESS) and c.meta["witness_for"]
+        assert c.name.endswith(WITNESS) and c.meta["witness_for"]
         for name in c.meta["witness_for"]:
             fault = F.BY_NAME[name]
             assert any(F.killed(fault, c.meta, y, F.run(fault, c.model, x, c.meta))

@@ -21,6 +21,8 @@ from generator.families import convert_promote_types as fam
 from generator.hunting import Example
 from generator.reference import convert_promote_types as ref
 from generator.reference import convert_promote_types_faults as F
+from generator.reference.convert_promote_types_faults.decisions import rdecide
+from generator.reference.convert_promote_types_faults.groups import params_of
 from generator.serialize import graph_io_types, read_case, write_case
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
@@ -48,8 +50,8 @@ def test_no_strategy_below_the_function_bodys_opset():
 
 
 def _decision(meta: dict) -> ref.Decision:
-    t0, t1, ranks, attrs = F.params_of(meta["params"])
-    return F.rdecide(t0, t1, *ranks, attrs)
+    t0, t1, ranks, attrs = params_of(meta["params"])
+    return rdecide(t0, t1, *ranks, attrs)
 
 
 def _ranks(case) -> list[int]:

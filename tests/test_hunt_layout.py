@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, find, settings
 
 from generator.families import layout as fam
+from generator.families.layout.hunt_strategy import hunt_order
 from generator.hunting import Example
 from generator.reference import layout as L
 from generator.reference import layout_faults as LF
@@ -40,7 +41,7 @@ UNREACHABLE: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def examples(hypothesis_home) -> list[Example]:
-    whole = draw_examples(fam.hunt(fam.OPSET, fam.hunt_order()), N_WHOLE, zlib.crc32(b"layout"))
+    whole = draw_examples(fam.hunt(fam.OPSET, hunt_order()), N_WHOLE, zlib.crc32(b"layout"))
     alone = [e for name in sorted(fam.CATALOGUE)
              for e in draw_examples(fam.hunt(fam.OPSET, [name]), N_PER_PATTERN, zlib.crc32(name.encode()))]
     return whole + alone
@@ -60,7 +61,7 @@ def test_no_strategy_below_opset_18_and_patterns_are_checked():
     assert fam.hunt(fam.OPSET - 1) is None
     with pytest.raises(ValueError, match="no layout pattern"):
         fam.hunt(fam.OPSET, ["test_layout_nothing"])
-    order = fam.hunt_order()
+    order = hunt_order()
     assert sorted(order) == sorted(fam.CATALOGUE)
     assert len(fam.CATALOGUE[order[0]](np.random.default_rng(0)).graph.ops) == 1
 
@@ -119,7 +120,7 @@ def test_a_finding_shrinks_to_a_small_case(hypothesis_home):
         meta = dict(c.meta, name=c.name)
         return LF.killed(fault, meta, c.outputs[0], LF.run(fault, c.model, c.inputs[0], meta))
 
-    ex = find(fam.hunt(fam.OPSET, fam.hunt_order()), fails, random=random.Random(0),
+    ex = find(fam.hunt(fam.OPSET, hunt_order()), fails, random=random.Random(0),
               settings=settings(max_examples=300, database=None, deadline=None,
                                        suppress_health_check=[HealthCheck.too_slow]))
     assert fails(ex)

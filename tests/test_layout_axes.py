@@ -11,7 +11,10 @@ from onnx import helper
 
 from generator import axes, dtypes, sampling
 from generator.families import layout as fam
+from generator.families.layout.dims import Dims
+from generator.families.layout.variants import CHANNEL_TAILS
 from generator.reference import layout as L
+from generator.reference.layout_graph import new_graph
 from generator.reference import layout_faults as LF
 from generator.tflite_writer import read_tflite, write_tflite
 from runners.compare import compare_outputs
@@ -38,7 +41,7 @@ def _tflite_ops(data: bytes) -> list[tuple[str, list[int], object]]:
 
 
 def _reshape_graph(form: str | None) -> L.Graph:
-    g = L.new_graph("tflite")
+    g = new_graph("tflite")
     g.add("x", (1, 24))
     g.inputs.append("x")
     attrs = {"shape": [1, 2, 3, 4]} | ({"tflite_shape": form} if form else {})
@@ -106,7 +109,7 @@ def test_onnx2tf_960_case_conv_from_a_reshape_with_c_h_w_8_and_pads_1():
 
 def test_explicit_pads_are_not_same_padding():
     """3x3 / 2 on 8 with SAME pads (0, 1): the pattern's (1, 1) gives other values, which is its point."""
-    p = fam.CATALOGUE["test_layout_reshape_conv_explicit_pads"](sampling.Stream(0), fam.Dims(fixed=dict(H=8, W=8)))
+    p = fam.CATALOGUE["test_layout_reshape_conv_explicit_pads"](sampling.Stream(0), Dims(fixed=dict(H=8, W=8)))
     x = np.random.default_rng(0).uniform(-1, 2, p.graph.tensors["x"].shape).astype(np.float32)
     same = L.Graph("tflite", p.graph.tensors, [L.Op(o.type, o.inputs, o.outputs, dict(o.attrs)) for o in p.graph.ops],
                    p.graph.inputs, p.graph.outputs)
@@ -140,12 +143,12 @@ def test_guessing_the_layout_from_shapes_is_killed_only_where_sizes_are_equal():
 
 
 def test_hunts_draw_equal_sizes_and_rebuild_them():
-    d = fam.Dims(fixed={"equal_sizes": True})
+    d = Dims(fixed={"equal_sizes": True})
     g = fam.CATALOGUE["test_layout_reshape_conv"](sampling.Stream(0), d).graph
     assert g.tensors["image"].shape == (1, 5, 5, 5)
-    again = fam.CATALOGUE["test_layout_reshape_conv"](sampling.Stream(0), fam.Dims(d.values)).graph
+    again = fam.CATALOGUE["test_layout_reshape_conv"](sampling.Stream(0), Dims(d.values)).graph
     assert again.tensors["image"].shape == (1, 5, 5, 5)
-    assert fam.Dims().equal_sizes() is False
+    assert Dims().equal_sizes() is False
 
 
 # ---------------------------------------------------------------------------------------
@@ -176,8 +179,8 @@ def test_explicit_defaults_write_every_schema_default_and_omitted_leaves_them_ou
 # ---------------------------------------------------------------------------------------
 def test_channel_tails_put_the_decisive_value_in_the_last_channel():
     names = [n for n in VARIANTS if n.startswith("test_layout_channel_tail_c")]
-    assert sorted(int(n.rsplit("_c", 1)[1]) for n in names) == sorted(fam.CHANNEL_TAILS)
-    assert {1, 8, 9, 16, 17, 33, 65} <= set(fam.CHANNEL_TAILS)
+    assert sorted(int(n.rsplit("_c", 1)[1]) for n in names) == sorted(CHANNEL_TAILS)
+    assert {1, 8, 9, 16, 17, 33, 65} <= set(CHANNEL_TAILS)
     for name in names:
         case = _case(name)
         c = int(name.rsplit("_c", 1)[1])

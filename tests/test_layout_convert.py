@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from generator.families import layout as family
+from generator.families.layout.builder import _B
 from generator.reference import layout as L
+from generator.reference.layout_graph import new_graph
 
 NCHW = (0, 3, 1, 2)  # ONNX tensor = TFLite tensor.transpose(NCHW)
 
@@ -18,7 +20,7 @@ def _rng():
 
 def _conv_graph(extra) -> L.Graph:
     """x (1, 5, 7, 3) -> conv (11 channels, SAME) -> c, then extra(builder, c)."""
-    b = family._B(_rng())
+    b = _B(_rng())
     c = b.conv(b.input("x", (1, 5, 7, 3)), 11, "c")
     extra(b, c)
     return b.g
@@ -151,7 +153,7 @@ def test_terminate_stops_propagation_and_keeps_the_flattened_order():
 
 
 def test_reshape_feeding_a_conv_gets_a_transpose_after_it():
-    b = family._B(_rng())
+    b = _B(_rng())
     r = b.op("reshape", [b.input("x", (1, 105))], "image", shape=[1, 5, 7, 3])
     g = b.done(b.conv(r, 11, "y"))
     cv = L.convert(g)
@@ -205,7 +207,7 @@ def test_broadcast_activation_gets_a_reshape_and_a_transpose():
 
 
 def test_quantize_is_transparent():
-    g = L.new_graph("tflite")
+    g = new_graph("tflite")
     g.add("x", (1, 5, 7, 3))
     g.inputs = ["x"]
     g.const("w", np.ones((2, 3, 3, 3), np.float32))
@@ -244,7 +246,7 @@ def test_round_trip_without_terminate_ops_is_structurally_identical():
 
 
 def test_onnx_authored_graph_converts_to_nhwc():
-    g = L.new_graph("onnx")
+    g = new_graph("onnx")
     g.add("x", (1, 3, 5, 7))
     g.inputs = ["x"]
     g.const("w", np.random.default_rng(0).uniform(-1, 1, (11, 3, 3, 3)).astype(np.float32))

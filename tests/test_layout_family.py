@@ -11,9 +11,12 @@ import onnx
 import pytest
 
 from generator.families import layout as family
+from generator.families.layout.cases import assemble
+from generator.families.layout.pattern import PROPAGATION, Pattern
 from generator.family import PROBE_COMPARE, Catalogue, Family
 from generator.outcome import Outcome
 from generator.reference import layout as L
+from generator.reference.layout_graph import new_graph
 from generator.reference import layout_kernels as K
 from generator.serialize import CaseError, case_files, read_case, write_case
 from generator.tflite_writer import TfliteError, read_tflite, write_tflite
@@ -193,7 +196,7 @@ def test_tflite_reader_refuses_what_is_not_tflite():
         read_tflite(b"not a model at all")
     g = family.CATALOGUE["test_layout_reshape_conv"](np.random.default_rng(5)).graph
     with pytest.raises(ValueError, match="last axis"):
-        bad = L.new_graph("tflite")
+        bad = new_graph("tflite")
         bad.add("x", (1, 3, 4))
         bad.inputs = ["x"]
         bad.op("softmax", ["x"], [("y", (1, 3, 4))], axis=1)
@@ -220,14 +223,14 @@ def test_the_family_follows_the_contract(suite):
     assert not (suite / "probe").exists()  # seeded finite data: every suite data set is defined
 
 
-def _empty_mean() -> family.Pattern:
+def _empty_mean() -> Pattern:
     """(1, 0, 3) NWC, Mean over W (empty) keepdims: 3 elements, each the mean of no value."""
-    g = L.new_graph("tflite")
+    g = new_graph("tflite")
     g.add("x", (1, 0, 3))
     g.inputs = ["x"]
     g.op("mean", ["x"], [("y", (1, 1, 3))], axes=[1], keepdims=True)
     g.outputs = ["y"]
-    return family.Pattern("ReduceMean", family.PROPAGATION, g, {"x": L.last_to_first(3)}, what="empty mean")
+    return Pattern("ReduceMean", PROPAGATION, g, {"x": L.last_to_first(3)}, what="empty mean")
 
 
 def test_a_mean_of_no_value_is_undefined_and_goes_to_the_probe(tmp_path):
@@ -241,7 +244,7 @@ def test_a_mean_of_no_value_is_undefined_and_goes_to_the_probe(tmp_path):
     p = _empty_mean()
     out = L.run(p.graph, [x])
     assert out.reasons == [K.EMPTY_MEAN] and out.outputs[0].shape == (1, 1, 3)
-    (probe,) = family.assemble(p, "test_layout_empty_mean", 0, [[x], [x]])
+    (probe,) = assemble(p, "test_layout_empty_mean", 0, [[x], [x]])
     assert probe.name == "test_layout_empty_mean_probe" and probe.kind == "probe" and probe.twin is None
     assert probe.outputs is None and len(probe.inputs) == 2 and probe.inputs[0][0].shape == (1, 3, 0)
     assert probe.meta["undefined"] == [K.EMPTY_MEAN] and probe.meta["compare"] == PROBE_COMPARE

@@ -47,6 +47,7 @@ from generator.families.cast.inputs import _unique, edge_inputs
 from generator.families.cast.variant import Variant, attribute_options, spec_of
 from generator.family import Catalogue, Family, split
 from generator.reference import cast as cast_ref
+from generator.reference.cast_reasons import ROUND_MODES
 from generator.reference.cast_faults import group_key
 
 FAMILY = Family("cast_like", "CastLike", "Cast.txt")
@@ -152,7 +153,7 @@ def _alternatives(v: Variant, opset: int) -> list[dict]:
     if saturate and opset >= 19 and (v.to.is_float8 or v.to.nan_style == dtypes.E8M0):
         out.append({"saturate": False, "round_mode": mode})
     if mode == "up" and opset >= 24 and v.to.nan_style == dtypes.E8M0:
-        out += [{"saturate": saturate, "round_mode": m} for m in cast_ref.ROUND_MODES if m != "up"]
+        out += [{"saturate": saturate, "round_mode": m} for m in ROUND_MODES if m != "up"]
     return out
 
 

@@ -4,7 +4,7 @@ lists and measures on tflite2onnx / onnx2tf). DESIGN.md, "Fault models, witnesse
 
 Each fault is the reference converter with one mistake switched on (`Mistakes`); `convert_with(m)` gives it.
 A fault is judged on a graph case by converting that case's source graph (the TFLite form of its pattern,
-rebuilt from the case's name and seed: generator.families.layout.source_pattern) with the faulty converter and
+rebuilt from the case's name and seed: generator.families.layout.variants.source_pattern) with the faulty converter and
 running the result on the case's ONNX data sets:
 
   run(fault, model, inputs, meta)            the faulty graph's outputs; [] where the conversion raises or
@@ -25,9 +25,11 @@ from typing import Callable
 
 import numpy as np
 
-from generator.families import layout as fam
+from generator.families.layout.pattern import FAMILY
+from generator.families.layout.variants import source_pattern
 from generator.faults import Fault
 from generator.reference import layout as L
+from generator.reference.layout_graph import TERMINATE
 from generator.reference import layout_kernels as K
 
 GROUP = "tflite->onnx"
@@ -136,7 +138,7 @@ def convert_with(m: Mistakes) -> Callable:
         if m.explicit == "ignore":
             explicit = {}
         if m.explicit == "refuse_terminate_output":
-            made = {o for op in g.ops if op.type in L.TERMINATE for o in op.outputs}
+            made = {o for op in g.ops if op.type in TERMINATE for o in op.outputs}
             for name in explicit:
                 if name in made:
                     raise L.LayoutError(f"explicit layout on {name!r}, the output of a terminate op, refused")
@@ -317,7 +319,7 @@ def execute(g: L.Graph, inputs: list[np.ndarray]) -> list[np.ndarray]:
 # the catalogue
 # ---------------------------------------------------------------------------------------
 def _fault(short: str, what: str, m: Mistakes, seen_in: str = "") -> Fault:
-    return Fault(f"{fam.FAMILY.name}.{short}", what, convert_with(m), seen_in)
+    return Fault(f"{FAMILY.name}.{short}", what, convert_with(m), seen_in)
 
 
 NONE = Mistakes()
@@ -404,7 +406,7 @@ FAULTS: tuple[Fault, ...] = (
            "converts it)"),
 )
 BY_NAME = {f.name: f for f in FAULTS}
-REFERENCE = Fault(f"{fam.FAMILY.name}.reference", "the reference converter (no mistake)", convert_with(NONE))
+REFERENCE = Fault(f"{FAMILY.name}.reference", "the reference converter (no mistake)", convert_with(NONE))
 
 
 def group_key(meta: dict) -> str:
@@ -417,7 +419,7 @@ def group_key(meta: dict) -> str:
 # ---------------------------------------------------------------------------------------
 def convert_case(fault: Fault, meta: dict) -> L.Converted:
     """The fault's conversion of a case's source graph (raises where the converter refuses)."""
-    p = fam.source_pattern(meta)
+    p = source_pattern(meta)
     return fault.fn(p.graph, p.explicit)
 
 
@@ -432,7 +434,7 @@ def run(fault: Fault, model, inputs: list[np.ndarray], meta: dict) -> list[np.nd
 
 def _tolerances(meta: dict) -> list[tuple[float, float]]:
     c = meta["compare"]
-    names = fam.source_pattern(meta).graph.outputs
+    names = source_pattern(meta).graph.outputs
     per = c.get("outputs", {})
     return [(float(c["rtol"]), float(per.get(n, {}).get("atol", c["atol"]))) for n in names]
 

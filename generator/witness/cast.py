@@ -31,6 +31,7 @@ from generator.families.cast.constructions import float_candidates, int_candidat
 from generator.families.cast.inputs import _decimal, _to_src, _unique, edge_inputs
 from generator.families.cast.variant import Variant, variants as cast_variants
 from generator.reference import cast_faults
+from generator.reference.cast_faults.rounding import _inf_like_overflow
 
 MAX_WITNESSES = 2  # per (group, fault)
 # faults that differ only at another opset of the group's semantics: the opset-boundary cases kill them with fixed
@@ -119,7 +120,7 @@ def _inf_ok(fault, v: Variant, opset: int) -> bool:
     mid = fault.name[len("cast.via_"):] if fault.name.startswith("cast.via_") else None
     if mid is None or max(-v.src.int_min, v.src.int_max) <= dtypes.get(mid).finite_max:
         return True
-    return cast_faults._inf_like_overflow(v.to, v.saturate is not False, opset)
+    return _inf_like_overflow(v.to, v.saturate is not False, opset)
 
 
 def _pick(x: np.ndarray, mask: np.ndarray) -> np.ndarray:

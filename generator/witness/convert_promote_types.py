@@ -21,73 +21,17 @@ integers as JSON numbers, booleans as JSON booleans, floats as float.hex strings
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from generator import sampling
+from generator.catalogue.convert_promote_types import FILLER, encode
 from generator.dtypes import DType
+from generator.families.convert_promote_types.constructions import constructed, in_range
+from generator.families.convert_promote_types.groups import group_params, group_variants
 from generator.reference import convert_promote_types_faults as F
-
-FILLER = 1  # a value every type holds and every conversion keeps
-
-
-# ---------------------------------------------------------------------------------------
-# value encoding
-# ---------------------------------------------------------------------------------------
-def encode(v, t: DType):
-    if t.kind == "bool":
-        return bool(v)
-    if t.is_integer:
-        return int(v)
-    return float(np.float64(v)).hex()
-
-
-def decode(values: list, t: DType) -> np.ndarray:
-    """Witness values as an array of type t (exact: every value was an element of t)."""
-    if t.kind == "bool":
-        return np.array([bool(v) for v in values], dtype=bool)
-    if t.is_integer:
-        return np.array([int(v) for v in values], dtype=object).astype(t.np_dtype)
-    return np.array([float.fromhex(v) for v in values], dtype=np.float64).astype(t.np_dtype)
-
-
-# ---------------------------------------------------------------------------------------
-# groups
-# ---------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _all_groups() -> dict:
-    from generator.families import convert_promote_types as fam
-
-    groups: dict[str, object] = {}
-    variants = list(fam.matrix_variants()) + list(fam.target_variants()) + [v for v, _ in fam.example_variants()]
-    for v in variants:
-        groups.setdefault(F.key_of(v.params), v)
-    return groups
-
-
-def group_variants(max_opset: int | None = None) -> dict[str, object]:
-    """Every parameter group of the family: key -> its first variant (matrix, targets, examples); with
-    max_opset, only those whose function body needs no newer ai.onnx opset."""
-    from generator.families import convert_promote_types as fam
-
-    groups = _all_groups()
-    if max_opset is None:
-        return dict(groups)
-    out = {}
-    for key, v in groups.items():
-        t0, t1, ranks, a = F.params_of(group_params(v))
-        d = F.rdecide(t0, t1, *ranks, a)
-        common = d.common or F.rdecide(t0, t1, *ranks, dict(a, promote_unsafe=True)).common
-        if fam.onnx_opset(v.t0, v.t1, common) <= max_opset:
-            out[key] = v
-    return out
-
-
-def group_params(v) -> dict:
-    p = dict(v.params)
-    p.pop("attributes", None)
-    return p
+from generator.reference.convert_promote_types_faults.decisions import rdecide
+from generator.reference.convert_promote_types_faults.groups import params_of
+from generator.reference.convert_promote_types_faults.values import differing, value_can_differ, value_witnesses
 
 
 # ---------------------------------------------------------------------------------------
@@ -114,37 +58,6 @@ def decision_witness(fault, t0: DType, t1: DType, ranks, a: dict) -> dict | None
                     "input_0": [encode(FILLER, t0)] * int(np.prod(s0, dtype=np.int64)),
                     "input_1": [encode(FILLER, t1)] * int(np.prod(s1, dtype=np.int64))}
     return None
-
-
-# ---------------------------------------------------------------------------------------
-# value faults
-# ---------------------------------------------------------------------------------------
-def _in_range(t: DType, v: int) -> bool:
-    return t.int_min <= v <= t.int_max
-
-
-def _constructed(name: str, src: DType, to: DType) -> list:
-    """Candidate values of src on which value fault `name` may differ (checked by the caller)."""
-    out: list = []
-    if name in ("via_float64", "via_float32", "via_float16"):
-        inter = {"via_float64": F.F64, "via_float32": F.F32, "via_float16": F.F16}[name]
-        if src.is_integer:
-            e = inter.mantissa_bits + 2  # 2**e: the first power of two whose neighbours are 4 apart in inter
-            h = (1 << e) + (1 << (e - to.mantissa_bits - 1))  # a midpoint of `to` just above 2**e (even)
-            out += [h + 1, -(h + 1), h + 3]
-        else:
-            h = 1.0 + 2.0 ** -(to.mantissa_bits + 1)  # midpoint of `to` above 1.0, exact in inter
-            x = np.nextafter(np.array(h, dtype=src.np_dtype), np.array(2.0, dtype=src.np_dtype))
-            out += [float(x), -float(x)]
-    elif name == "f64_held_in_f32":
-        out += [(1 << 24) + 1, -((1 << 24) + 1)] if src.is_integer else [1 / 3, float("inf"), float("-inf")]
-    elif name == "int64_held_in_32_bits":
-        out += [1 << 31, (1 << 32) + 5, -(1 << 31) - 1]
-    elif name == "float8_saturated":
-        out += [float("inf"), float("-inf")]
-    if src.is_integer:
-        return [v for v in out if isinstance(v, int) and _in_range(src, v)]
-    return [float(v) for v in out]
 
 
 class _Found(Exception):
@@ -180,7 +93,7 @@ def _search(name: str, src: DType, to: DType, examples: int) -> list:
             hi = float(np.nextafter(np.array(lo, dtype=to.np_dtype), np.array(np.inf, dtype=to.np_dtype)))
         if src.is_integer:
             h = (int(lo) + int(hi)) // 2 if lo == int(lo) and hi == int(hi) else None
-            if h is None or not _in_range(src, h + steps):
+            if h is None or not in_range(src, h + steps):
                 return None
             return np.array([h + steps], dtype=object).astype(src.np_dtype)
         x = np.array((lo + hi) / 2, dtype=src.np_dtype)
@@ -193,7 +106,7 @@ def _search(name: str, src: DType, to: DType, examples: int) -> list:
     @given(st.integers(0, 1 << 16), st.integers(-4, 4))
     def probe(k, steps):
         x = candidate(k, steps)
-        if x is not None and F.differing(F.VALUE_CONVERTS[name], x, src, to).size:
+        if x is not None and differing(F.VALUE_CONVERTS[name], x, src, to).size:
             raise _Found(x[0].item() if hasattr(x[0], "item") else x[0])
 
     try:
@@ -203,7 +116,7 @@ def _search(name: str, src: DType, to: DType, examples: int) -> list:
     else:
         return []
     x = np.array([value], dtype=object if src.is_integer else np.float64).astype(src.np_dtype)
-    if not F.differing(F.VALUE_CONVERTS[name], x, src, to).size:  # the reference decides, not a replay
+    if not differing(F.VALUE_CONVERTS[name], x, src, to).size:  # the reference decides, not a replay
         raise AssertionError(f"{name}: the search's witness {value!r} ({src.name} -> {to.name}) does not differ")
     return [value]
 
@@ -211,22 +124,22 @@ def _search(name: str, src: DType, to: DType, examples: int) -> list:
 def value_witness_values(name: str, src: DType, to: DType, examples: int) -> tuple[str, list]:
     """(how, values of src) on which value fault `name` differs converting to `to`."""
     if src.bits <= 16 or src.kind == "bool":
-        return "exhaustive", list(F.value_witnesses(name, src.name, to.name))
-    cand = _constructed(name, src, to)
+        return "exhaustive", list(value_witnesses(name, src.name, to.name))
+    cand = constructed(name, src, to)
     x = np.array(cand, dtype=object if src.is_integer else np.float64).astype(src.np_dtype) if cand else \
         np.array([], dtype=src.np_dtype)
-    bad = F.differing(F.VALUE_CONVERTS[name], x, src, to) if x.size else x
+    bad = differing(F.VALUE_CONVERTS[name], x, src, to) if x.size else x
     if bad.size:
         return "construction", bad.tolist()
     return "search", _search(name, src, to, examples)
 
 
 def value_witnesses_of_group(fault, v, examples: int) -> tuple[str, list[dict]]:
-    t0, t1, ranks, a = F.params_of(group_params(v))
-    common = F.rdecide(t0, t1, *ranks, a).common
+    t0, t1, ranks, a = params_of(group_params(v))
+    common = rdecide(t0, t1, *ranks, a).common
     hows, out = [], []
     for k, (t, r) in enumerate(zip((t0, t1), ranks)):
-        if F.value_can_differ(F.short_name(fault), t, common) is not None:
+        if value_can_differ(F.short_name(fault), t, common) is not None:
             continue
         how, vals = value_witness_values(F.short_name(fault), t, common, examples)
         if not vals:
@@ -257,7 +170,7 @@ def find(max_opset: int, budget: int) -> dict:
     out: dict = {}
     for key, v in sorted(groups.items()):
         params = group_params(v)
-        t0, t1, ranks, a = F.params_of(params)
+        t0, t1, ranks, a = params_of(params)
         faults: dict = {}
         for fault in F.FAULTS:
             if fault.equivalent(params) is not None:

@@ -34,6 +34,6 @@ def find(max_opset: int, budget: float) -> dict:
             if sets:
                 witnesses.append({"pattern": c.name, "datasets": sets})
         if not witnesses:
-            raise AssertionError(f"{fault.name}: no pattern of generator/families/layout.py kills it; add one")
+            raise AssertionError(f"{fault.name}: no pattern of generator/families/layout/patterns.py kills it; add one")
         faults[fault.name] = {"how": "construction", "witnesses": witnesses}
     return {LF.GROUP: {"params": {}, "faults": faults}}

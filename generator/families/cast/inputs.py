@@ -9,6 +9,7 @@ import numpy as np
 from generator import dtypes, sampling
 from generator.dtypes import DType
 from generator.reference import cast as ref
+from generator.reference.cast_strings import format_number, parse_number
 
 FLOAT64_MAX = float(np.finfo(np.float64).max)
 FLOAT64_MIN_NORMAL = float(np.finfo(np.float64).tiny)
@@ -79,7 +80,7 @@ def _unique(a: np.ndarray, d: DType) -> np.ndarray:
 
 
 def _decimal(x: float) -> str:
-    return ref.format_number(np.float64(x), dtypes.get("double"))
+    return format_number(np.float64(x), dtypes.get("double"))
 
 
 def edge_inputs(src: DType, to: DType) -> np.ndarray:
@@ -134,7 +135,7 @@ EXTREME_STRINGS = ["1e400", "-1e400", "1e-400", "-1e-400", "1E4000", "0.1e-99999
 
 
 def _is_extreme(s: str) -> bool:
-    p = ref.parse_number(s)
+    p = parse_number(s)
     if p is None or isinstance(p, float) or p == 0:
         return False
     return abs(p) > FLOAT64_MAX or abs(p) < FLOAT64_MIN_NORMAL

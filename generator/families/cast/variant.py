@@ -14,6 +14,7 @@ from generator.dtypes import DType
 from generator.family import Family
 from generator.outcome import Outcome
 from generator.reference import cast as ref
+from generator.reference.cast_reasons import ROUND_MODES
 
 FAMILY = Family("cast", "Cast", "Cast.txt")
 CAST_SCHEMA = f"onnx.defs Cast-24..{onnx.defs.get_schema('Cast').since_version} (onnx {onnx.__version__})"
@@ -86,7 +87,7 @@ def attribute_options(to: DType) -> list[tuple[bool | None, str | None]]:
     if to.is_float8:
         return [(True, None), (False, None)]
     if to.nan_style == dtypes.E8M0:
-        return [(sat, mode) for sat in (True, False) for mode in ref.ROUND_MODES]
+        return [(sat, mode) for sat in (True, False) for mode in ROUND_MODES]
     return [(None, None)]
 
 
