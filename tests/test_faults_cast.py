@@ -1,4 +1,4 @@
-"""Cast fault models (generator/reference/cast_faults.py) and their witnesses (generator/witness/cast.py)."""
+"""Cast fault models (generator/reference/cast_faults/) and their witnesses (generator/witness/cast.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ConvertPromoteTypes fault models (generator/reference/convert_promote_types_faults.py), their witnesses
+"""ConvertPromoteTypes fault models (generator/reference/convert_promote_types_faults/), their witnesses
 (generator/witness/convert_promote_types.py, the committed catalogue) and the witness cases of the family."""
 
 from __future__ import annotations

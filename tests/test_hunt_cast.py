@@ -1,5 +1,5 @@
-"""The Cast hunt strategy (generator/families/cast.py, hunt): one slice per variant; its examples are valid
-suite cases that the reference passes; rebuild(args) gives them back; and it is biased where the fault
+"""The Cast hunt strategy (generator/families/cast/hunt_strategy.py, hunt): one slice per variant; its examples
+are valid suite cases that the reference passes; rebuild(args) gives them back; and it is biased where the fault
 models are: for every fault model, in a group where the committed witness catalogue shows it can differ, a
 few dozen draws of that group's slice hold an input that tells it from the reference."""
 

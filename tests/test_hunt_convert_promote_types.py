@@ -1,10 +1,10 @@
-"""The ConvertPromoteTypes hunt strategy (generator/families/convert_promote_types.py, `hunt`; the interface is
-generator/hunting.py), over a fixed set of seeded draws:
+"""The ConvertPromoteTypes hunt strategy (generator/families/convert_promote_types/hunt_strategy.py, `hunt`; the
+interface is generator/hunting.py), over a fixed set of seeded draws:
   1. every example is written and read back as a valid case: a node case holds only values the reference
      defines, with its expected conversions; a negative case only a pair safe mode refuses; a probe only the
      undefined values of an input (beside the defined values of the other);
   2. our backend passes every drawn node and negative case;
-  3. the draws kill every fault model of the family (generator/reference/convert_promote_types_faults.py):
+  3. the draws kill every fault model of the family (generator/reference/convert_promote_types_faults/):
      the strategy is biased to where they part from the reference;
 and rebuild(args) gives every example again (what `opconform hunt --keep` relies on).
 """

@@ -1,6 +1,6 @@
-"""The layout family's hunt strategy (generator/families/layout.py, `hunt`; the interface is generator/hunting.py),
-over fixed sets of seeded draws: a few from the whole catalogue (as opconform hunt draws), and N_PER_PATTERN
-from each pattern alone (hypothesis keeps an example's first choice, the pattern, through most of the
+"""The layout family's hunt strategy (generator/families/layout/hunt_strategy.py, `hunt`; the interface is
+generator/hunting.py), over fixed sets of seeded draws: a few from the whole catalogue (as opconform hunt draws),
+and N_PER_PATTERN from each pattern alone (hypothesis keeps an example's first choice, the pattern, through most of the
 examples it derives from it, so 100 draws of the whole catalogue reach only about half of the patterns;
 a long hunt reaches them all):
   1. every example is written and read back as a valid graph case with its TFLite twin; its expected outputs

@@ -1,4 +1,4 @@
-"""The axes of generation over the layout patterns (generator/families/layout.py, issue 21): equal sizes
+"""The axes of generation over the layout patterns (generator/families/layout/variants.py, issue 21): equal sizes
 (onnx2tf #960), the TFLite RESHAPE with its shape in the options only (tflite2onnx #23), Conv with explicit
 pads, explicit / omitted defaults, channel vector tails, NaN payloads; and the fault models they kill."""
 

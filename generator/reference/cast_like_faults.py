@@ -1,4 +1,4 @@
-"""Fault models of ONNX CastLike: Cast's (generator/reference/cast_faults.py), each run as a CastLike node, the
+"""Fault models of ONNX CastLike: Cast's (generator/reference/cast_faults/), each run as a CastLike node, the
 target type taken from target_type's element type as the reference does (generator/reference/cast_like.py).
 
 CastLike-N is Cast-N with `to` read from its second input, so a plausible wrong CastLike is a plausible wrong

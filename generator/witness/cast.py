@@ -1,5 +1,5 @@
 """Witness search for Cast: for every group (from, to, saturate, round_mode, opset) of the suite and every
-fault model that applies there (generator/reference/cast_faults.py), inputs on which the fault and the
+fault model that applies there (generator/reference/cast_faults/), inputs on which the fault and the
 reference give different defined results.
 
 How, in order:

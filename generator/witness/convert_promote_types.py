@@ -1,4 +1,4 @@
-"""Witnesses of the ConvertPromoteTypes fault models (generator/reference/convert_promote_types_faults.py).
+"""Witnesses of the ConvertPromoteTypes fault models (generator/reference/convert_promote_types_faults/).
 
 For every parameter group of the family (each variant of generator.families.convert_promote_types: pair,
 attributes, ranks) and every fault that can differ there (`fault.equivalent(params)` is None), inputs on

@@ -174,7 +174,7 @@ def shapes(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
 
 def witness(form: Form, v: Variant, ctx: Context) -> Iterator[Case]:
     """The committed witnesses of the variant's groups (generator/witness/catalogue/<family>.json): inputs on
-    which a fault model of generator/reference/cast_faults.py and the reference differ. One case per group;
+    which a fault model of generator/reference/cast_faults/ and the reference differ. One case per group;
     the kill matrix writes which faults each data set kills. -NaN witnesses are left to negative_nan, the
     one case that compares the sign of NaN."""
     for opset in sorted({v.opset, max(24, v.opset)}):
