@@ -719,7 +719,7 @@ def causes_of(findings: list[Finding]) -> list[tuple]:
 
 def run(plan: Plan, out: Path, keep_findings: bool, timeout: float, memory, stream=None,
         isolation: str = "process") -> int:
-    from generator.cli import hypothesis_home
+    from generator.hypothesis_home import hypothesis_home
 
     progress = Progress(stream)
     bench = Bench(plan.backend, plan.options or None, plan.tier, timeout, memory, isolation, plan.mode)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, families, outdir, serialize
+from generator import cli, families, outdir, serialize, suite_generation
 from generator.families import FAMILIES
 from generator.serialize import SUITE_FORMAT, read_manifest
 
@@ -515,7 +515,7 @@ def test_a_family_without_cases_is_noted(tmp_path, capsys):
 def test_a_generation_that_yields_nothing_replaces_nothing(tmp_path, monkeypatch, capsys):
     out = tmp_path / "suite"
     before = _fake_suite(out)
-    monkeypatch.setattr(cli, "_units", lambda *a: [])
+    monkeypatch.setattr(suite_generation, "_units", lambda *a: [])
     assert cli.main([str(out), *SMALL]) == 2
     assert "no case to write" in _one_line(capsys.readouterr().err)
     assert _files(out) == before and _hidden(tmp_path) == []

@@ -1,6 +1,6 @@
 """gen-cases never deletes what it did not write (issue 19, item 9).
 
-What a suite consists of in OUT: manifest.json, node/, graph/, negative/, probe/ and tables/ (cli.suite_entry). Every other entry of OUT (a vendor's baseline, ci/notes.md, a link) is kept through a
+What a suite consists of in OUT: manifest.json, node/, graph/, negative/, probe/ and tables/ (suite_entry). Every other entry of OUT (a vendor's baseline, ci/notes.md, a link) is kept through a
 regeneration, also by a run that dies after its commit (the next run carries it over), and --check leaves it out.
 A regeneration that drops cases of the suite in OUT says how many, by kind and family; made with other options
 than the suite's, it is refused (OUT untouched) unless --replace is given.
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from test_gen_cases import SMALL, _dead_pid, _files, _hidden, _one_line, mount_point  # noqa: F401 (a fixture)
 
-from generator import cli
+from generator import cli, suite_write
 from generator.serialize import read_manifest
+from generator.suite_entries import suite_entry
 
 TWO = ["--family", "dynamic_quantize_linear", "--family", "layout", "--profile", "quick"]  # 23 + 60 cases
 
@@ -36,7 +37,7 @@ def _foreign(out: Path) -> dict[str, bytes]:
 
 
 def _vendor_files(out: Path) -> dict[str, bytes]:
-    files = {k: v for k, v in _files(out).items() if not cli.suite_entry(k.split("/")[0])}
+    files = {k: v for k, v in _files(out).items() if not suite_entry(k.split("/")[0])}
     files["link ->"] = os.readlink(out / "link").encode() if (out / "link").is_symlink() else b"gone"
     return files
 
@@ -59,7 +60,7 @@ def test_a_regeneration_keeps_every_entry_it_did_not_write(tmp_path, capsys):
     assert cli.main([str(out), "--check"]) == 0
     assert "not checked" in capsys.readouterr().err
     assert cli.main([str(out), *SMALL]) == 0  # back to seed 0: the suite is what it was, the vendor's still there
-    assert {k: v for k, v in _files(out).items() if cli.suite_entry(k.split("/")[0])} == suite
+    assert {k: v for k, v in _files(out).items() if suite_entry(k.split("/")[0])} == suite
     assert _vendor_files(out) == mine
 
 
@@ -143,15 +144,15 @@ def test_a_narrower_regeneration_is_refused_and_says_what_it_would_drop(tmp_path
     assert cli.main([str(out), *TWO]) == 0
     before = _files(out)
     capsys.readouterr()
-    generate_into = cli.generate_into
+    generate_into = suite_write.generate_into
 
     def not_now(*a, **k):
         raise AssertionError("the families left out were known before any generation")
 
-    monkeypatch.setattr(cli, "generate_into", not_now)
+    monkeypatch.setattr(suite_write, "generate_into", not_now)
     # without the fix: 83 cases silently replaced by 23
     assert cli.main([str(out), "--family", "dynamic_quantize_linear", "--profile", "quick"]) == 2
-    monkeypatch.setattr(cli, "generate_into", generate_into)
+    monkeypatch.setattr(suite_write, "generate_into", generate_into)
     line = _one_line(capsys.readouterr().err)
     assert "holds a suite of 83 cases" in line and "would drop 60 of them" in line and "layout 60" in line
     assert "--replace" in line
