@@ -5,7 +5,7 @@ machine").
 
 HUNT_DIR: what `opconform hunt --backend B --out HUNT_DIR` wrote. RESULTS.json: `pytest SUITE --backend B
 --report RESULTS.json` on the same backend. A finding is "known" when an item of the suite in the same
-parameter group fails with the same signature (runners/hunt.py: diagnoses sharing a fault model, else the same
+parameter group fails with the same signature (runners/hunt_findings.py: diagnoses sharing a fault model, else the same
 mismatch shape / error / crash), "group fails otherwise" when items of its group fail with other signatures,
 "new group, cause known" when no item of its group fails but items of other groups fail the same way (the
 hunt draws opsets and shapes the suite does not hold), else "new". Prints one line per finding, then the
@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from runners import hunt
+from runners import hunt_findings
 from runners.results import FAILING, Result, read_results
 
 FIELDS = {f.name for f in dataclasses.fields(Result)}
@@ -41,7 +41,8 @@ def suite_failures(suite: Path, results: Path) -> dict[str, list]:
         if "family" not in meta:
             continue
         r = Result(**{k: v for k, v in rec.items() if k in FIELDS})
-        out.setdefault(hunt.group_of(meta), []).append((f"{name}[{rec['dataset']}]", hunt.signature(r)))
+        out.setdefault(hunt_findings.group_of(meta), []).append((f"{name}[{rec['dataset']}]",
+                                                                 hunt_findings.signature(r)))
     return out
 
 
@@ -60,13 +61,13 @@ def main(argv: list[str]) -> int:
         for case in sorted((found / kind).glob("*")):
             meta = json.loads((case / "case.json").read_text())
             group, sig = meta["hunt"]["group"], finding_signature(meta)
-            same = [c for c, s in failing.get(group, []) if hunt.same_finding(s, sig)]
-            elsewhere = [c for g, items in failing.items() for c, s in items if hunt.same_finding(s, sig)]
+            same = [c for c, s in failing.get(group, []) if hunt_findings.same_finding(s, sig)]
+            elsewhere = [c for g, items in failing.items() for c, s in items if hunt_findings.same_finding(s, sig)]
             status = ("known" if same else "group fails otherwise" if group in failing
                       else "new group, cause known" if elsewhere else "new")
             tally[status] += 1
             where = f" (e.g. {same[0]})" if same else ""
-            print(f"{status:22} {meta['family']:24} {group}: {hunt.describe_signature(sig)}{where}")
+            print(f"{status:22} {meta['family']:24} {group}: {hunt_findings.describe_signature(sig)}{where}")
     print(", ".join(f"{n} {s}" for s, n in sorted(tally.items())) or "no findings")
     return 0
 

@@ -15,7 +15,7 @@ import pytest
 
 from generator import families, witness
 from generator.serialize import read_case, read_manifest
-from runners import hunt
+from runners import hunt, hunt_findings
 from runners.backends.registry import get_backend
 from runners.cli import main
 from runners.execute import run_case_dataset
@@ -101,7 +101,7 @@ def test_a_crash_in_the_worker_is_a_finding(capsys, tmp_path):
     metas = [json.loads((p / "case.json").read_text()) for p in cases_of(out) if p.parent.name == "node"]
     assert metas and {m["hunt"]["verdict"] for m in metas} == {"crash"}
     assert all("SIGSEGV" in m["hunt"]["signature"] for m in metas)
-    # shrunk (each step that still crashes restarts the worker: a few are taken, hunt.COSTLY)
+    # shrunk (each step that still crashes restarts the worker: a few are taken, hunt_search.COSTLY)
     assert all(0 < m["hunt"]["shrink_steps"] for m in metas)
     x = read_case(out / "node" / metas[0]["name"]).inputs[0][0]
     assert np.signbit(x).any()
@@ -267,11 +267,12 @@ def test_an_earlier_hunt_is_replaced_and_gen_cases_will_not_check_it(capsys, tmp
     (-2.0, 2.0, "the sign"),
 ])
 def test_mismatch_classes(expected, actual, cls):
-    assert hunt.mismatch_class({"expected": expected, "actual": actual}) == cls
+    assert hunt_findings.mismatch_class({"expected": expected, "actual": actual}) == cls
 
 
 def test_diagnoses_that_share_a_fault_are_one_finding():
     a, b = frozenset({"cast.round_half_away", "cast.round_half_up"}), frozenset({"cast.round_half_away"})
-    assert hunt.same_finding(a, b) and not hunt.same_finding(a, frozenset({"cast.via_float"}))
-    assert not hunt.same_finding(a, "output: off by +1") and hunt.same_finding("timeout", "timeout")
-    assert hunt._blank("Node (n_17) 'Cast' failed at 0x7f3a: 12 of 40") == "Node (n_N) '…' failed at 0x…: N of N"
+    assert hunt_findings.same_finding(a, b) and not hunt_findings.same_finding(a, frozenset({"cast.via_float"}))
+    assert not hunt_findings.same_finding(a, "output: off by +1")
+    assert hunt_findings.same_finding("timeout", "timeout")
+    assert hunt_findings._blank("Node (n_17) 'Cast' failed at 0x7f3a: 12 of 40") == "Node (n_N) '…' failed at 0x…: N of N"
