@@ -48,7 +48,7 @@ from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_m
 # (runners/pytest_plugin.py), bases_markdown and failure_bases (scripts/discrepancies.py) stay importable here.
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
-MD_ITEMS = 2  # failing items the Markdown lists per configuration (the HTML lists every one): a CI step
+MD_ITEMS = 1  # failing items the Markdown lists per configuration (the HTML lists every one): a CI step
 # summary holds at most 1 MiB
 
 
