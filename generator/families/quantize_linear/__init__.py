@@ -38,10 +38,10 @@ from generator.families.quantize_linear import entries, axes_entries, negatives 
 from generator.families.quantize_linear.cases import catalogue_cases, random_cases, spec_cases, witness_cases
 from generator.families.quantize_linear.hunt import hunt, rebuild
 from generator.families.quantize_linear.spec import (CATALOGUE, FAMILY, GRID, MIN_OPSET, NEWEST_RUNNABLE, PROFILES,
-                                                     READING_SCALAR_SCALE_10, Spec)
+                                                     READING_SCALAR_SCALE_10, Spec, float_values)
 
 __all__ = ["CATALOGUE", "FAMILY", "GRID", "MIN_OPSET", "NEWEST_RUNNABLE", "PROFILES", "READING_SCALAR_SCALE_10", "Spec",
-           "catalogue_cases", "hunt", "random_cases", "rebuild", "spec_cases", "witness_cases", "work"]
+           "catalogue_cases", "float_values", "hunt", "random_cases", "rebuild", "spec_cases", "witness_cases", "work"]
 
 
 def work(profile: str = "default", seed: int = 0, max_opset: int = 28) -> list[Callable[[], Iterator[Case]]]:
