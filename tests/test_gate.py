@@ -359,13 +359,12 @@ def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_su
     partial = subprocess.run([*report, "r1.json", "r3.json", "-o", "partial.md"], cwd=pytester.path,
                              capture_output=True, text=True, env=env)
     assert partial.returncode == 0, partial.stderr
-    unjudged = sorted(n for n in PICKS if shard_of(n, 3) == 2)
     b = json.loads((pytester.path / "r1.json").read_text())["backend"]
     label = f"{b['name']} {b['version']}"
+    # the missing shard is named; its cases are not listed again as "not judged": each results file records
+    # its selection (the shard), so the report knows they were left to the missing shard
     assert partial.stderr.splitlines() == [
-        f"opconform report: warning: {label}: shard(s) 2 of 3 missing (merged 2: r1.json, r3.json)",
-        f"opconform report: warning: {label}: {len(unjudged)} of {len(PICKS)} case(s) of s not judged: "
-        + ", ".join(unjudged[:5]) + (f" ... ({len(unjudged) - 5} more)" if len(unjudged) > 5 else "")]
+        f"opconform report: warning: {label}: shard(s) 2 of 3 missing (merged 2: r1.json, r3.json)"]
     whole = subprocess.run([*report, "r1.json", "r2.json", "r3.json", "-o", "whole.md"], cwd=pytester.path,
                            capture_output=True, text=True, env=env)
     assert whole.returncode == 0 and whole.stderr == "", whole.stderr
