@@ -73,7 +73,8 @@ def _common_reading(records: list[dict]) -> str | None:
 
 
 def groups(records: list[dict], whats: dict[str, str], item=lambda r: r) -> list[dict]:
-    """[{"family", "count", "faults": [{"label", "whats": [(name, what)], "count", "configs": [{"label",
+    """[{"family", "count", "faults": [{"label", "whats": [(name, what)], "text": the diagnosis as a message
+    says it (None for the groups of no fault model), "count", "configs": [{"label",
     "count", "items": [item(r)], "reading": the one every item rests on, or None}]}]}]: every record given, each in one place; families by name, fault groups
     and configurations by count (most first)."""
     grid_of = grid_families()
@@ -90,6 +91,7 @@ def groups(records: list[dict], whats: dict[str, str], item=lambda r: r) -> list
             rows.sort(key=lambda c: (-c["count"], c["label"]))
             names = key[1] if key[0] == "diagnosed" else ()
             faults.append({"label": fault_label(key), "whats": [(n, whats.get(n, "")) for n in names],
+                           "text": diagnosis_text({"diagnosis": list(names)}, whats) if names else None,
                            "count": sum(c["count"] for c in rows), "configs": rows})
         faults.sort(key=lambda f: (-f["count"], f["label"]))
         out.append({"family": family, "count": sum(f["count"] for f in faults), "faults": faults})

@@ -94,7 +94,7 @@ def test_html_reaches_every_failing_item_and_markdown_states_its_cap(tmp_path):
     assert re.search(r'<details class="family"><summary><span class="count">600</span> cast</summary>', html)
     md = render(load([path]), "md")
     assert "### cast: 600" in md and "### cast\\_like: 300" in md
-    assert re.search(r"- \*\*\d+\*\* consistent with cast\.round\\_half\\_away \+ cast\.via\\_float", md)
+    assert re.search(r"- \*\*\d+\*\* consistent with: \S.* \(cast\.round\\_half\\_away\); \S.* \(cast\.via\\_float\)\n", md)
     assert "at most 1 item(s) per configuration (the HTML report lists every one" in md
     assert re.search(r"\n    - and \d+ more: see the HTML report\n", md)
 
