@@ -48,8 +48,8 @@ from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_m
 # (runners/pytest_plugin.py), bases_markdown and failure_bases (scripts/discrepancies.py) stay importable here.
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
-MD_ITEMS = 1  # failing items the Markdown lists per configuration (the HTML lists every one): a CI step
-# summary holds at most 1 MiB
+MD_NAMES = 20  # failing items the Markdown names per configuration (the HTML shows every one): a CI step summary
+# holds at most 1 MiB
 
 
 def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = None,
@@ -85,7 +85,7 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         "families": sorted({f for run in runs for f in family_counts(run)}),
         "order": ORDER,
         "probes": probe_matrix(runs),
-        "md_items": MD_ITEMS,
+        "md_names": MD_NAMES,
         "letters": LETTERS,
     }
 

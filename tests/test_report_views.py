@@ -92,11 +92,13 @@ def test_html_reaches_every_failing_item_and_markdown_states_its_cap(tmp_path):
         assert f"test_{'cast' if n % 3 else 'cast_like'}_{n:04d}[0]" in html
     assert "the first 400" not in html
     assert re.search(r'<details class="family"><summary><span class="count">600</span> cast</summary>', html)
-    md = render(load([path]), "md")
-    assert "### cast: 600" in md and "### cast\\_like: 300" in md
-    assert re.search(r"- \*\*\d+\*\* consistent with: \S.* \(cast\.round\\_half\\_away\); \S.* \(cast\.via\\_float\)\n", md)
-    assert "at most 1 item(s) per configuration (the HTML report lists every one" in md
-    assert re.search(r"\n    - and \d+ more: see the HTML report\n", md)
+    same = [rec(f"test_cast_same_{n:02d}", "fail", diagnosis=["cast.via_float"]) for n in range(30)]
+    md = render(load([write(tmp_path / "more.json", many_failures() + same)]), "md")
+    assert "\n- cast: 630\n" in md and "\n- cast\\_like: 300\n" in md
+    assert re.search(r"\n  - \d+: consistent with: \S.* \(cast\.round\\_half\\_away\); \S.* \(cast\.via\\_float\)\n", md)
+    assert "each configuration names at most 20 of its items and shows the first" in md
+    assert re.search(r"\n    - 30: float -&gt; int8\. Items: (test\\_cast\\_same\\_\d+\\\[0\\\], ){19}"
+                     r"test\\_cast\\_same\\_19\\\[0\\\], and 10 more: see the HTML report\n", md)
 
 
 # ---- an item's node, inputs, spec clause and reproducer, from its case directory ------------------------
