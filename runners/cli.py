@@ -4,7 +4,9 @@
                                     the backends this installation knows, their versions, whether installed,
                                     and (--options) the --backend-option keys each takes
     opconform report RESULTS.json... [-o report.html|report.md|-] [--format html|md] [--suite DIR]
-                                    results files of one or more backends as one report (runners/report.py);
+                     [--baseline B.baseline.json ...]
+                                    results files of one or more backends as one report (runners/report.py),
+                                    first against a gate's baseline where one is given (new, known, fixed);
                                     the shards of a run merge into one column; without -o (or -o -) the
                                     report goes to stdout, as Markdown unless --format html; -o replaces
                                     only a report opconform wrote; exit 0: every record reported, 1: some
@@ -72,10 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_backends)
     p = sub.add_parser("report", help="render results files (one per backend) as an HTML or Markdown report",
                        description="Render one or more results files (pytest SUITE --backend B --report B.json) "
-                                   "side by side: scoreboard, counts and tiers per family, the Cast and "
-                                   "ConvertPromoteTypes grids, failing items, probe divergence. Shards of one "
-                                   "run (--shard I/N, same backend, version, settings and suite) merge into one "
-                                   "column. Problems (missing shards, cases not judged, inputs from different "
+                                   "side by side: against a --baseline first (new, known, fixed failures), "
+                                   "scoreboard with each run's selection, counts and tiers per family, the type "
+                                   "grids (counts in each cell), every failing item grouped by family, fault "
+                                   "model and configuration (node, inputs, spec clause, node id, `opconform "
+                                   "repro` command), probe divergence. Shards of one run (--shard I/N, same "
+                                   "backend, version, settings and suite) merge into one column. Problems "
+                                   "(missing shards, selected cases without a result, inputs from different "
                                    "suites) are printed on stderr and noted in the report.")
     p.add_argument("results", nargs="+", metavar="RESULTS.json")
     p.add_argument("-o", "--output", default="-", metavar="PATH",
