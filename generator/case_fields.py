@@ -112,6 +112,14 @@ def is_case_path(rel) -> bool:
         part not in ("", ".", "..") for part in rel.split("/"))
 
 
+def _spec(where: str, v) -> None:
+    """The clause an expectation rests on: {"file", "clause"} (the report and opconform repro quote it)."""
+    _object(where, v)
+    for key in ("file", "clause"):
+        if key in v:
+            _string(f"{where}.{key}", v[key])
+
+
 def _sha256s(where: str, v) -> None:
     _object(where, v)
     for rel, digest in v.items():
@@ -228,6 +236,7 @@ CASE_FIELDS = {
     "params": _object,
     "flags": _strings,
     "undefined": _strings,  # a probe's reasons (opconform hunt keys its probes by them)
+    "spec": _spec,
     "reading": _string,  # what a judged expectation rests on where no sentence states it (results carry it)
     "sha256": _sha256s,
     "phase": _phase,

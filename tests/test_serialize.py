@@ -217,6 +217,8 @@ BAD_FIELDS = [
     ("compare", {"mode": "parsed", "source_type": "float"}, 'mode "parsed" needs a string output'),
     ("compare", {"mode": "parsed", "source_type": "banana"}, 'field "compare.source_type": expected the name'),
     ("params", 3, 'field "params": expected an object, got 3'),
+    ("spec", "Cast", 'field "spec": expected an object, got "Cast"'),
+    ("spec", {"file": "onnx/Cast.md", "clause": 7}, 'field "spec.clause": expected a string, got 7'),
     ("opset", "x", 'field "opset": expected a positive integer, got "x"'),
     ("opset", True, 'field "opset": expected a positive integer, got true'),
     ("flags", "edge", 'field "flags": expected a list of strings, got "edge"'),
