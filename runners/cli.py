@@ -1,5 +1,10 @@
 """The `opconform` command.
 
+    opconform run SUITE... --backend B [the plugin's options] [-j N]
+                                    a suite run without pytest (runners/run.py): the same verdicts, results
+                                    file and baseline as `pytest SUITE --backend B`, faster; exit statuses as
+                                    pytest's (0 passed, 1 failed, 2 interrupted, 3 a file not written,
+                                    4 bad usage, 5 nothing selected)
     opconform backends [--json] [--options]
                                     the backends this installation knows, their versions, whether installed,
                                     and (--options) the --backend-option keys each takes
@@ -24,7 +29,7 @@
                                     reproducer case written to the suite DIR (runners/hunt.py, docs/hunting.md);
                                     exit 0: no finding, 1: findings, 2: a bad command line
 
-Running a suite goes through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
+A suite also runs through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
 (2 for a bad command line), never a traceback.
 """
@@ -34,6 +39,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+from runners import run as run_command
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"opconform {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run_command.add_parser(sub)  # opconform run: runners/run.py
     p = sub.add_parser("backends", help="list the backends, their versions and whether they are installed",
                        description="List the backends opconform knows (built in and from the "
                                    "opconform.backends entry point group); NAME is what --backend takes.")
@@ -329,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: backends, report, repro, hunt")
+        parser.error("a command is required: run, backends, report, repro, hunt")
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -95,13 +95,18 @@ def details(r: dict, cases: Cases, suites: list[str], backend: str, tier: str) -
     meta = case.meta or {}
     out["opset"] = opset_text(case.model)
     out["nodes"] = node_lines(case.model)
-    spec = meta.get("spec")
-    if isinstance(spec, dict):
-        out["spec"] = ": ".join(str(spec[k]) for k in ("file", "clause") if spec.get(k))
+    if isinstance(meta.get("spec"), dict):
+        out["spec"] = spec_text(meta["spec"])
     out["reading"] = meta.get("reading") if isinstance(meta.get("reading"), str) else out["reading"]
     if 0 <= r["dataset"] < case.n_datasets:
         out["inputs"] = input_lines(case, r["dataset"])
     return out
+
+
+def spec_text(spec: dict) -> str:
+    """case.json's spec as one line, "file: clause" (the file once where the clause already starts with it)."""
+    file, clause = str(spec.get("file") or ""), str(spec.get("clause") or "")
+    return clause if not file or clause.startswith(file) else f"{file}: {clause}" if clause else file
 
 
 def opset_text(model: onnx.ModelProto) -> str:

@@ -32,7 +32,7 @@ from runners.backends.base import UnknownBackend, parse_options
 from runners.backends.registry import get_backend
 from runners.escape import printable
 from runners.execute import backend_identity, run_case_dataset
-from runners.report_items import input_lines, node_lines, opset_text, tensor_text
+from runners.report_items import input_lines, node_lines, opset_text, spec_text, tensor_text
 
 SHOWN_ELEMENTS = 4096  # elements of one tensor printed (the rest counted)
 ITEM = re.compile(r"(.+)\[([0-9]+)\]", re.S)
@@ -100,7 +100,7 @@ def repro(item: str, backend_name: str, options: list[str], tier: str = "strict"
     lines += [f"node      {n}" for n in node_lines(case.model)]
     lines.append(f"opset     {opset_text(case.model)}")
     if spec:
-        lines.append(f"spec      {': '.join(str(spec[k]) for k in ('file', 'clause') if spec.get(k))}")
+        lines.append(f"spec      {spec_text(spec)}")
     if isinstance(meta.get("reading"), str):
         lines.append(f"reading   {meta['reading']}")
     lines.append(f"backend   {name} {version} {settings}, tier {tier}")

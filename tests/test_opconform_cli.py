@@ -88,3 +88,9 @@ def test_console_script_is_installed():
     cmd = [exe] if exe else [sys.executable, "-m", "runners.cli"]
     proc = subprocess.run([*cmd, "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "usage: opconform" in proc.stdout
+
+
+def test_run_is_a_command_of_opconform(capsys, tmp_path):
+    """`opconform run` reaches runners/run.py: a missing suite is its one-line usage error (exit 4, as pytest's)."""
+    code, out, err = run(capsys, "run", str(tmp_path / "nowhere"), "--backend", "onnxruntime")
+    assert code == 4 and err.count("\n") == 1 and "nowhere" in err, (code, err)
