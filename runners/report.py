@@ -50,6 +50,7 @@ from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_m
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 MD_NAMES = 20  # failing items the Markdown names per configuration (the HTML shows every one): a CI step summary
 # holds at most 1 MiB
+MD_CONFIGS = 12  # configurations the Markdown lists per fault model (type pairs run to hundreds on one backend)
 
 
 def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = None,
@@ -86,6 +87,7 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         "order": ORDER,
         "probes": probe_matrix(runs),
         "md_names": MD_NAMES,
+        "md_configs": MD_CONFIGS,
         "letters": LETTERS,
     }
 

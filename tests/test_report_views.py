@@ -101,6 +101,26 @@ def test_html_reaches_every_failing_item_and_markdown_states_its_cap(tmp_path):
                      r"test\\_cast\\_same\\_19\\\[0\\\], and 10 more: see the HTML report\n", md)
 
 
+def test_markdown_lists_a_fault_models_first_configurations_and_counts_the_rest(tmp_path):
+    """A CI step summary holds 1 MiB: past MD_CONFIGS configurations a fault model's group says how many
+    more there are and how many items they hold, so its counts still add up."""
+    from runners.report import MD_CONFIGS
+
+    pairs = [rec(f"test_cast_pair_{n:02d}", "fail", diagnosis=["cast.via_float"], params={"from": "float", "to": f"t{n}"})
+             for n in range(3 * MD_CONFIGS)]
+    md = render(load([write(tmp_path / "r.json", many_failures() + pairs)]), "md")
+    faults = re.split(r"\n  - (?=\d+: )", md.split(f"failing items ({900 + len(pairs)})")[1])[1:]
+    capped = 0
+    for text in faults:
+        total = int(text.split(":")[0])
+        shown = [int(n) for n in re.findall(r"\n    - (\d+): ", text)]
+        more = re.search(r"\n    - and (\d+) more configurations \((\d+) items\): see the HTML report\n", text)
+        assert len(shown) <= MD_CONFIGS
+        assert sum(shown) + (int(more[2]) if more else 0) == total
+        capped += more is not None
+    assert capped  # the test's failures do run past the cap
+
+
 # ---- an item's node, inputs, spec clause and reproducer, from its case directory ------------------------
 
 @pytest.fixture(scope="module")
