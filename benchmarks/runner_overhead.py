@@ -6,7 +6,10 @@
 Cases: up to --cases node cases of the suite whose inputs and outputs are all of ordinary numpy types
 (float16/32/64, signed and unsigned integers, bool), spread evenly over the sorted names (so every family
 is in), copied into a temporary directory that both runs read. With --whole: the plugin and the runner run
-the whole suite, the bare loop every node / graph data set of it of ordinary types (read in place).
+the whole suite, and so does the bare loop on onnxruntime (benchmarks/bare_loop.py: every case, node and graph
+data sets of every type compared under the case's compare spec, probes run, negatives expected to be refused;
+the same work but for the runners' checks, records and diagnosis); on OpenVINO the bare loop runs the node /
+graph data sets of ordinary types only.
 
 - bare loop: per case, read model.onnx, build the backend's model with the plugin's own settings, taken from
   the backend object (onnxruntime: its SessionOptions, optimizations off, one intra-op thread, no spinning,
@@ -53,8 +56,11 @@ def _parse(argv=None) -> argparse.Namespace:
                    help="the whole suite: plugin and runner on it, the bare loop on every node / graph data set of "
                         "it of ordinary types (--cases is ignored)")
     p.add_argument("--parallel", action="store_true",
-                   help="with --whole: also the plugin with -n auto (pytest-xdist) and the runner with -j 2")
+                   help="with --whole: also the plugin with -n auto (pytest-xdist) and the runner with -j 1 "
+                        "(its default is -j 2)")
+    p.add_argument("--no-plugin", action="store_true", help="with --whole: leave the plugin out (the runner only)")
     p.add_argument("--bare", nargs=2, metavar=("BACKEND", "DIR"), help=argparse.SUPPRESS)  # the bare loop itself
+    p.add_argument("--bare-whole", nargs=2, metavar=("BACKEND", "SUITE"), help=argparse.SUPPRESS)  # its --whole one
     return p.parse_args(argv)
 
 
@@ -83,6 +89,16 @@ def _datasets(case: Path):
         ins = [_read_pb(p) for p in sorted(ds.glob("input_*.pb"), key=lambda p: int(p.stem.split("_")[1]))]
         outs = [_read_pb(p) for p in sorted(ds.glob("output_*.pb"), key=lambda p: int(p.stem.split("_")[1]))]
         yield ins, outs
+
+
+def whole_bare_loop(suite: Path) -> dict[str, int]:
+    """The onnxruntime bare loop over every case of the suite (benchmarks/bare_loop.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bare_loop
+
+    cases = [c for kind in ("node", "graph", "probe", "negative") if (suite / kind).is_dir()
+             for c in sorted((suite / kind).iterdir())]
+    return bare_loop.loop(cases, *plugin_settings("onnxruntime"))
 
 
 def plugin_settings(backend: str) -> tuple:
@@ -231,25 +247,29 @@ def _installed(backend: str) -> bool:
 
 
 def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
-            parallel: bool = False) -> dict[str, list[float]]:
+            parallel: bool = False, with_plugin: bool = True) -> dict[str, list[float]]:
     """Alternated timed runs. Without `suite`: the bare loop, the plugin (both isolations) and the runner on
     root's cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite
-    (parallel: also the plugin with -n auto and the runner with -j 2)."""
+    (parallel: also the plugin with -n auto and the runner with -j 1)."""
     bare = [sys.executable, __file__, "--bare", backend, str(root)]
+    if suite is not None and backend == "onnxruntime":
+        bare = [sys.executable, __file__, "--bare-whole", backend, str(suite)]
     if suite is None:
         cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, root, "process"),
                 "plugin, isolation none": _plugin_cmd(backend, root, "none")}
         if _runner_cmd(backend, root) is not None:
             cmds["runner (opconform run)"] = _runner_cmd(backend, root)
     else:
-        cmds = {"bare loop": bare, "plugin, isolation process": _plugin_cmd(backend, suite, "process")}
-        if parallel:
+        cmds = {"bare loop": bare}
+        if with_plugin:
+            cmds["plugin, isolation process"] = _plugin_cmd(backend, suite, "process")
+        if parallel and with_plugin:
             cmds["plugin -n auto"] = [sys.executable, "-m", "pytest", str(suite), "--backend", backend, "-n", "auto",
                                       "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts="]
         if _runner_cmd(backend, suite) is not None:
             cmds["runner (opconform run)"] = _runner_cmd(backend, suite)
             if parallel:
-                cmds["runner -j 2"] = _runner_cmd(backend, suite) + ["-j", "2"]
+                cmds["runner -j 1"] = _runner_cmd(backend, suite) + ["-j", "1"]
     runs = {what: [] for what in cmds}
     cpus = CPU.setdefault(backend, {})
     for r in range(repeats):
@@ -258,8 +278,11 @@ def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
             if what == "bare loop":
                 if proc.returncode != 0:
                     raise SystemExit(f"runner_overhead: the bare loop failed:\n{proc.stderr[-2000:]}")
-                ran, same = json.loads(proc.stdout)
-                detail = f"{ran} data sets, {same} equal"
+                counts = json.loads(proc.stdout)
+                if isinstance(counts, dict):
+                    detail = ", ".join(f"{v} {k}" for k, v in counts.items())
+                else:
+                    detail = f"{counts[0]} data sets, {counts[1]} equal"
             else:
                 if proc.returncode not in (0, 1):  # 1: some items failed, which is what a suite is for
                     raise SystemExit(f"runner_overhead: {what} exited {proc.returncode}:\n"
@@ -276,6 +299,9 @@ def main(argv=None) -> int:
     if args.bare:
         print(json.dumps(bare_loop(args.bare[0], Path(args.bare[1]))))
         return 0
+    if args.bare_whole:
+        print(json.dumps(whole_bare_loop(Path(args.bare_whole[1]))))
+        return 0
     if args.cases < 1 or args.repeats < 1:
         print("runner_overhead: error: --cases and --repeats must be >= 1", file=sys.stderr)
         return 2
@@ -290,7 +316,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if args.whole:
-        return whole_suite(suite, backends, args.repeats, args.parallel)
+        return whole_suite(suite, backends, args.repeats, args.parallel, not args.no_plugin)
     cases = choose_cases(suite, args.cases)
     with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
         root = Path(tmp)
@@ -301,32 +327,45 @@ def main(argv=None) -> int:
               f"{args.repeats} alternated runs of each kind")
         results = {b: measure(b, root, args.repeats) for b in _available(backends)}
     _table(results, "same cases, same data sets")
-    for backend, runs in results.items():
-        for what in ("plugin, isolation process", "runner (opconform run)"):
-            if what in runs:
-                ratio = statistics.median(runs[what]) / statistics.median(runs["bare loop"])
+    _ratios(results, ("plugin, isolation process", "runner (opconform run)"))
+    return 0
+
+
+def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool = False,
+                with_plugin: bool = True) -> int:
+    """--whole: the plugin and the runner on the whole suite against the bare loop. On onnxruntime the bare
+    loop does the same work over every case (benchmarks/bare_loop.py): the ratio is like for like. On OpenVINO
+    it runs the node / graph data sets of ordinary numpy types only, so the per-data-set ratio is printed
+    too: seconds per item run over the bare loop's seconds per data set."""
+    items = _items_of(suite)
+    for backend in _available(backends):
+        if backend == "onnxruntime":
+            print(f"whole suite {suite} ({items} items), onnxruntime; bare loop: every case, the same work; "
+                  f"{repeats} alternated run(s) of each kind")
+            results = {backend: measure(backend, suite, repeats, suite, parallel, with_plugin)}
+            _table(results, f"whole suite: {items} items, the same work on every side")
+            _ratios(results, ("runner (opconform run)", "runner -j 1", "plugin, isolation process"))
+            continue
+        cases = choose_cases(suite, None, ("node", "graph"))
+        n_datasets = sum(1 for c in cases for p in c.iterdir() if p.name.startswith("test_data_set_"))
+        with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
+            root = Path(tmp)
+            (root / "cases.txt").write_text("".join(f"{c.resolve()}\n" for c in cases))
+            print(f"whole suite {suite}, {backend}; bare loop: {len(cases)} node / graph cases of ordinary types "
+                  f"({n_datasets} data sets), {repeats} alternated run(s) of each kind")
+            results = {backend: measure(backend, root, repeats, suite, parallel, with_plugin)}
+        _table(results, f"whole suite: {items} items; bare loop: {n_datasets} data sets",
+               per_item={"bare loop": n_datasets, "*": items})
+    return 0
+
+
+def _ratios(results: dict, runs: tuple[str, ...]) -> None:
+    for backend, times in results.items():
+        for what in runs:
+            if what in times:
+                ratio = statistics.median(times[what]) / statistics.median(times["bare loop"])
                 cpu = statistics.median(CPU[backend][what]) / statistics.median(CPU[backend]["bare loop"])
                 print(f"ratio {what} / bare loop ({backend}): {ratio:.2f} wall, {cpu:.2f} CPU")
-    return 0
-
-
-def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool = False) -> int:
-    """--whole: the plugin and the runner on the whole suite against the bare loop on every node / graph data
-    set of it that a bare loop can run (ordinary numpy types). The runners do more (probes, negatives, exotic
-    types), so besides the whole-run ratio the per-data-set ratio is printed: seconds per item run over the
-    bare loop's seconds per data set."""
-    cases = choose_cases(suite, None, ("node", "graph"))
-    n_datasets = sum(1 for c in cases for p in c.iterdir() if p.name.startswith("test_data_set_"))
-    with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
-        root = Path(tmp)
-        (root / "cases.txt").write_text("".join(f"{c.resolve()}\n" for c in cases))
-        print(f"whole suite {suite}; bare loop: {len(cases)} node / graph cases of ordinary types "
-              f"({n_datasets} data sets), {repeats} alternated run(s) of each kind")
-        results = {b: measure(b, root, repeats, suite, parallel) for b in _available(backends)}
-    items = _items_of(suite)
-    _table(results, f"whole suite: {items} items; bare loop: {n_datasets} data sets",
-           per_item={"bare loop": n_datasets, "*": items})
-    return 0
 
 
 def _items_of(suite: Path) -> int:
