@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's known-discrepancies table from diagnosed results files.
+"""docs/discrepancies.md's known-discrepancies table from diagnosed results files.
 
     python scripts/discrepancies.py RESULTS.json [RESULTS.json ...] [--family F ...]     (one file per backend)
 

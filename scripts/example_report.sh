@@ -3,7 +3,7 @@
 # onnx-reference and openvino (about 10 minutes on 2 cores), and take a screenshot of the page in
 # headless Chromium when it is installed (Debian: apt-get install chromium). Writes the known-discrepancies
 # tables (failing items per backend and fault model, from the runs' diagnoses: scripts/discrepancies.py) to
-# docs/example-discrepancies.md, for the README's known-discrepancies section: one for the five older families,
+# docs/example-discrepancies.md, for docs/discrepancies.md: one for the five older families,
 # one for the three newer ones with a tvm column when apache-tvm is installed (TVM runs those three families
 # only: its whole-suite run takes about 35 minutes here).
 #

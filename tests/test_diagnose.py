@@ -292,7 +292,7 @@ def test_table_reads_older_results_without_diagnoses(tmp_path):
 def test_real_cast_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path):
     catalogue = generator.faults.by_name("cast")
     if not catalogue:
-        pytest.skip("no Cast fault models (generator/reference/cast_faults.py)")
+        pytest.skip("no Cast fault models (generator/reference/cast_faults/)")
     name = "cast.round_half_away" if "cast.round_half_away" in catalogue else next(iter(catalogue))
     suite, report = tmp_path / "cast", tmp_path / "r.json"
     assert cli.main([str(suite), "--family", "cast", "--profile", "quick", "--max-opset", "21"]) == 0

@@ -9,7 +9,7 @@ the fault's own checks refuse (`validate` / `validate_shapes` of the fault's nod
 the reference's); every other case runs the project's references, as the `opconform` backend does. So a suite that kills the fault fails such a backend, and
 the failures' diagnosis names the fault: a demonstration of both, with no faulty runtime installed.
 
-Mutants are not listed by `opconform backends` (there are as many as fault models); the README's backends
+Mutants are not listed by `opconform backends` (there are as many as fault models); docs/usage.md's backends
 table gives the syntax.
 """
 
