@@ -1,7 +1,8 @@
 """The runners (pytest plugin, `opconform run`) against a bare loop doing the same work, in one run.
 
     python benchmarks/runner_overhead.py [--suite cases] [--cases 1500] [--repeats 5]
-                                         [--backends onnxruntime,openvino] [--whole]   (target: ratio <= 1.5)
+                                         [--backends onnxruntime,openvino] [--whole [--parallel] [--no-plugin]]
+                                         (target: ratio <= 1.5)
 
 Cases: up to --cases node cases of the suite whose inputs and outputs are all of ordinary numpy types
 (float16/32/64, signed and unsigned integers, bool), spread evenly over the sorted names (so every family
@@ -23,8 +24,8 @@ graph data sets of ordinary types only.
 
 Each run is a fresh interpreter, so all pay their imports and start-up. The runs of one backend
 alternate (bare, plugin, runner, bare, ...), so load on the machine hits them alike; the script prints the
-median of each and their ratios to the bare loop (--whole: also per data set, as the runners do more), in wall
-time and in CPU time (the command's and its children's: on a shared machine, what the others' load leaves alone).
+median of each and their ratios to the bare loop (--whole on OpenVINO: also per data set, as the runners do
+more), in wall time and in CPU time (the command's and its children's: on a shared machine, what the others' load leaves alone).
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def _parse(argv=None) -> argparse.Namespace:
     p.add_argument("--backends", default="onnxruntime,openvino",
                    help="comma-separated (default onnxruntime,openvino; one not installed is skipped)")
     p.add_argument("--whole", action="store_true",
-                   help="the whole suite: plugin and runner on it, the bare loop on every node / graph data set of "
-                        "it of ordinary types (--cases is ignored)")
+                   help="the whole suite: plugin and runner on it, and the bare loop (onnxruntime: every case, "
+                        "the same work; OpenVINO: node / graph data sets of ordinary types) (--cases is ignored)")
     p.add_argument("--parallel", action="store_true",
                    help="with --whole: also the plugin with -n auto (pytest-xdist) and the runner with -j 1 "
                         "(its default is -j 2)")

@@ -30,6 +30,7 @@ fault that can refuse (a family `refuses` or `run`, or a fault with may_refuse);
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -43,9 +44,15 @@ NO_MATCH = "matches no known fault"
 NOT_DIAGNOSED = "not diagnosed"  # a failure without a diagnosis (no fault models, an older results file)
 
 
+_CANDIDATES: dict[tuple, tuple] = {}  # (family, group params, the catalogue's faults) -> (catalogue, candidates)
+_CANDIDATES_KEPT = 4096
+
+
 def candidates(meta: dict | None) -> list[Fault] | None:
     """The fault models of the case's family that can differ from the reference in its parameter group;
-    None when the family has no fault models (or the case no case.json)."""
+    None when the family has no fault models (or the case no case.json). They depend on the family's
+    catalogue and the group's params only, so they are worked out once per group (the faults' `equivalent`
+    and `applies` cost more than a run of small cases)."""
     family = (meta or {}).get("family")
     if not family:
         return None
@@ -56,6 +63,18 @@ def candidates(meta: dict | None) -> list[Fault] | None:
     if not catalogue:
         return None
     params = fault_models.group_params(meta)
+    try:  # the catalogue's faults by identity: the cache holds them, so no other object can take their ids
+        key = (family, json.dumps(params, sort_keys=True), tuple(map(id, catalogue)))
+    except (TypeError, ValueError):  # params that are no JSON: worked out each time
+        return _candidates(catalogue, params)
+    if key not in _CANDIDATES:
+        if len(_CANDIDATES) >= _CANDIDATES_KEPT:
+            _CANDIDATES.clear()
+        _CANDIDATES[key] = (catalogue, tuple(_candidates(catalogue, params)))
+    return list(_CANDIDATES[key][1])
+
+
+def _candidates(catalogue: tuple[Fault, ...], params: dict) -> list[Fault]:
     out = []
     for f in catalogue:
         try:

@@ -88,7 +88,7 @@ class _Prepared:
     """What prepare gave for one case: the prepared model, or what it raised (as text, so no
     traceback and its frames are kept alive)."""
 
-    __slots__ = ("value", "error", "unsupported", "seconds", "placement")
+    __slots__ = ("value", "error", "unsupported", "seconds", "placement", "shown")
 
     def __init__(self, value=None, error: str | None = None, unsupported: bool = False, seconds: float = 0.0,
                  placement: dict | None = None):
@@ -97,6 +97,7 @@ class _Prepared:
         self.unsupported = unsupported
         self.seconds = seconds
         self.placement = placement
+        self.shown = None  # the placement as the records give it (jsonable, worked out once per prepare)
 
 
 def unsupported_reason(error: str | None) -> str:
@@ -195,9 +196,11 @@ def _prepare(backend, case: LoadedCase, cache: MutableMapping, i: int = 0,
 def _placement(entry: _Prepared, r: Result) -> None:
     """Where the node(s) ran, as the prepared model's `placement` says (a dict), into the record; an
     Unsupported raised at prepare may carry it too (a node that fell back to another provider)."""
-    placement = getattr(entry.value, "placement", None) if entry.value is not None else entry.placement
-    if isinstance(placement, dict):
-        r.placement = jsonable(placement)
+    if entry.shown is None:
+        placement = getattr(entry.value, "placement", None) if entry.value is not None else entry.placement
+        entry.shown = jsonable(placement) if isinstance(placement, dict) else False
+    if entry.shown is not False:
+        r.placement = entry.shown
 
 
 def _negative_phase(case: LoadedCase) -> str:
