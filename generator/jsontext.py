@@ -18,15 +18,20 @@ MAX_DEPTH = 64
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)  # strings (skipped whole) and brackets
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
 def depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count)."""
+    """The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count).
+    The strings go first in one C-speed substitution, so the Python loop sees brackets only (a suite's
+    manifest holds some 100,000 strings and 30,000 brackets)."""
     level = deepest = 0
-    for m in _TOKENS.finditer(text):
-        c = m.group()
+    for c in _BRACKETS.findall(_STRING.sub("", text)):
         if c in "[{":
             level += 1
             deepest = max(deepest, level)
-        elif c in "]}":
+        else:
             level -= 1
     return deepest
 
