@@ -615,21 +615,40 @@ HOOK = textwrap.dedent("""
 """)
 
 
+def _as_from_a_terminal() -> None:
+    """The child starts with SIGINT as a shell gives it: default handling, not blocked. Both are inherited
+    across exec, and a test process may hold other settings (an xdist worker, or an in-process run's signal
+    handling) that would make the child deaf to the Ctrl-C under test."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _start(tmp_path: Path, mode: str, out: Path, *args: str) -> tuple[subprocess.Popen, Path]:
     marker = tmp_path / f"started-{mode}"
     p = subprocess.Popen([sys.executable, "-c", HOOK, mode, str(marker), str(out), *args],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=_as_from_a_terminal)
     return p, marker
 
 
+def _signal_state(pid: int) -> str:
+    """The signal masks /proc gives for a process (blocked, ignored, caught), for a hang's message."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "no /proc status"
+    return "; ".join(line for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt", "SigPnd", "ShdPnd")))
+
+
 def _finish(p: subprocess.Popen) -> str:
-    """stderr of the run; a run that hangs is killed and fails the test."""
+    """stderr of the run; a run that hangs is killed and fails the test (naming its signal state)."""
     try:
         return p.communicate(timeout=120)[1]
     except subprocess.TimeoutExpired:
+        state = _signal_state(p.pid)
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        raise AssertionError("gen-cases hung after Ctrl-C") from None
+        raise AssertionError(f"gen-cases hung after Ctrl-C ({state})") from None
 
 
 def _wait_for(marker: Path, p: subprocess.Popen) -> None:
