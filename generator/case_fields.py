@@ -48,15 +48,8 @@ def _is_amount(v) -> bool:
     return (_is_int(v) or isinstance(v, float)) and math.isfinite(v) and v >= 0
 
 
-def _dtype(name_or_enum: str | int) -> dtypes.DType | None:
-    try:
-        return dtypes.get(name_or_enum)
-    except KeyError:
-        return None
-
-
 def _is_numeric_type(v) -> bool:
-    return isinstance(v, str) and _dtype(v) is not None and _dtype(v).is_numeric
+    return isinstance(v, str) and dtypes.find(v) is not None and dtypes.find(v).is_numeric
 
 
 def _string(where: str, v) -> None:
@@ -198,7 +191,7 @@ def _perm(where: str, v) -> None:
 
 
 def _element_type(where: str, v) -> None:
-    _need(isinstance(v, str) and _dtype(v) is not None, where, "the name of an element type", v)
+    _need(isinstance(v, str) and dtypes.find(v) is not None, where, "the name of an element type", v)
 
 
 def _twin_entries(where: str, v) -> None:

@@ -37,13 +37,6 @@ def read_tensor(data: bytes, path: Path) -> np.ndarray:
     return _tensor(data, path, None)
 
 
-def _dtype(name_or_enum: str | int) -> dtypes.DType | None:
-    try:
-        return dtypes.get(name_or_enum)
-    except KeyError:
-        return None
-
-
 # Size bounds, checked before a file is read (the committed suite's largest files: a data file of 256 KiB,
 # the 1x256x256 float32 tensors of test_layout_softmax_last_axis_1x256x256; model.onnx 10 KiB;
 # case.json 17 KiB). A tensor file whose model declares a static shape and a known element type can take
@@ -76,14 +69,14 @@ class Slot:
         return Slot(value.name, t.elem_type, dims if static else None)
 
     def max_bytes(self) -> int:
-        dt = _dtype(self.elem_type)
+        dt = dtypes.find(self.elem_type)
         if self.dims is None or dt is None or not dt.is_numeric:
             return MAX_FILE_BYTES
         return min(MAX_FILE_BYTES, math.prod(self.dims) * MAX_BYTES_PER_ELEMENT + TENSOR_OVERHEAD)
 
 
 def _type_name(elem_type: int) -> str:
-    dt = _dtype(elem_type)
+    dt = dtypes.find(elem_type)
     return dt.name if dt else f"element type {elem_type}"
 
 
@@ -263,7 +256,7 @@ def _tensor(data: bytes, path: Path | str, slot: Slot | None) -> np.ndarray:
 
 
 def _to_array(tensor: onnx.TensorProto, path: Path | str) -> np.ndarray:
-    dt = _dtype(tensor.data_type)
+    dt = dtypes.find(tensor.data_type)
     if dt is not None and not dt.onnx_knows:  # a type of a newer onnx than the installed one: decoded here
         if not tensor.HasField("raw_data") and math.prod(tensor.dims):
             raise CaseError(path, f"{dt.name} data outside raw_data, which this onnx ({dtypes.ONNX_VERSION}) "

@@ -38,8 +38,6 @@ from generator.suite_check import check, check_options
 from generator.suite_write import write
 
 # read from this module by tests of the families (not this module's to change)
-from generator.gen_cases_args import DEFAULT_BUDGET  # noqa: F401
-from generator.suite_generation import generate_into  # noqa: F401
 
 
 def _main(argv: list[str] | None) -> int:

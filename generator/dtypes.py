@@ -344,6 +344,14 @@ def get(name_or_enum: str | int | DType) -> DType:
         raise KeyError(f"unknown element type {name_or_enum!r}") from None
 
 
+def find(name_or_enum: str | int) -> DType | None:
+    """get(), or None for a name or enum this table does not know (a file's field, checked by its reader)."""
+    try:
+        return get(name_or_enum)
+    except KeyError:
+        return None
+
+
 def unknown_types() -> tuple[tuple[str, int, str], ...]:
     """(name, enum, why) of each ONNX type this environment leaves out of the registry (ml_dtypes too old)."""
     return tuple(_UNKNOWN)

@@ -19,7 +19,8 @@ from onnx import helper
 from generator import dtypes
 from generator.dtypes import DType
 from generator.reference import NodeFunction, lookup as reference_lookup
-from generator.serialize import graph_io_types, read_tensor
+from generator.case_reader import read_tensor
+from generator.serialize import graph_io_types
 
 Lookup = Callable[[str, str], "NodeFunction | None"]
 

@@ -54,8 +54,6 @@ from generator.case_reader import MAX_CASE_JSON_BYTES, CaseError, CaseReader, Sl
 from generator.external_data import load_external_data
 
 # read from this module by runners/compare.py and runners/backends/ (their imports are not this module's to change)
-from generator.case_fields import COMPARE_MODES, merge_compare  # noqa: F401
-from generator.case_reader import read_tensor  # noqa: F401
 
 MANIFEST = "manifest.json"
 SUITE_FORMAT = "opconform-suite/1"

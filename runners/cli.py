@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", default=None, metavar="FILE",
                    help="write a standalone reproducer script to FILE instead of running the item")
     p.set_defaults(func=cmd_repro)
-    from runners.hunt import DEFAULT_MAX_EXAMPLES
+    from runners.hunt_plan import DEFAULT_MAX_EXAMPLES
 
     p = sub.add_parser("hunt", help="search a backend live for discrepancies; write each, shrunk, as a case",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -173,6 +173,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from runners import hunt
+    from runners.hunt_plan import DEFAULT_MAX_EXAMPLES, check_only
+    from runners.hunt_suite import check_out
     from runners.backends.base import parse_options
     from runners.input_modes import RunMode
     from runners.worker import DEFAULT_MEMORY, DEFAULT_TIMEOUT, check_timeout, parse_size
@@ -215,10 +217,10 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     out = Path(args.out)
     max_examples = args.max_examples
     if max_examples is None and args.budget is None:
-        max_examples = hunt.DEFAULT_MAX_EXAMPLES
+        max_examples = DEFAULT_MAX_EXAMPLES
     try:
-        hunt.check_out(out)
-        hunt.check_only(families, args.only, max_opset)
+        check_out(out)
+        check_only(families, args.only, max_opset)
         hunt.check_backend(args.backend, options)
         plan = hunt.Plan(backend=args.backend, options=options, families=families, max_examples=max_examples,
                          budget=args.budget, seed=args.seed, tier=args.tier, max_opset=max_opset,

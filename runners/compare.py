@@ -49,7 +49,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.dtypes import DType
-from generator.serialize import COMPARE_MODES, merge_compare
+from generator.case_fields import COMPARE_MODES, merge_compare
 import generator.reference.cast as cast_ref
 
 TIERS = ("strict", "tolerant")

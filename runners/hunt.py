@@ -45,8 +45,6 @@ from runners.hunt_search import Hunt
 from runners.hunt_suite import write_suite
 
 # read from this module by runners/cli.py (not this module's to change)
-from runners.hunt_plan import DEFAULT_MAX_EXAMPLES, check_only  # noqa: F401
-from runners.hunt_suite import check_out  # noqa: F401
 
 
 def huntable() -> list[str]:

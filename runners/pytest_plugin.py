@@ -41,7 +41,7 @@ from runners.run_options import OPTIONS, OptionError, save_error
 from runners.session import MAX_BATCH, RunCore, make_record
 from runners.suite_tree import SuiteTree, checked_meta, is_case_dir, never_imported, relpath
 from runners.summary import gate_lines, results_header, selected_cases, selection, suites_run, verdict_line
-from runners.tiers import count_tiers, tier_summary, tiers_entry  # noqa: F401 (tests/test_quant_tiers.py)
+from runners.tiers import tier_summary, tiers_entry
 
 REFUSED = pytest.StashKey[list]()  # one line for each thing found in a suite and not read (shown at the end)
 

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from generator import cli, dtypes, sampling, witness
+from generator import dtypes, gen_cases_args, sampling, witness
 from generator.families import convert_promote_types as fam
 from generator.families.convert_promote_types.values import edge_values
 from generator.families.convert_promote_types.variant import EXACT
@@ -241,7 +241,7 @@ def test_element_count_fault_needs_a_one_element_tensor():
 def test_hypothesis_search_finds_double_rounding_witnesses():
     """The fallback search (unused where construction succeeds) finds a witness by itself, within gen-cases
     --find-witnesses' default budget (examples per search)."""
-    found = W._search("via_float32", dtypes.get("int32"), dtypes.get("bfloat16"), cli.DEFAULT_BUDGET)
+    found = W._search("via_float32", dtypes.get("int32"), dtypes.get("bfloat16"), gen_cases_args.DEFAULT_BUDGET)
     assert found
     x = np.array(found, dtype=np.int32)
     assert differing(convert_via_float32, x, dtypes.get("int32"), dtypes.get("bfloat16")).size
@@ -253,11 +253,11 @@ def test_the_search_gives_the_same_witness_however_slow_the_clock_runs(monkeypat
     (a time limit read inside the test function made a witness found near its end fail to reproduce on
     hypothesis's replay, FlakyFailure, or no witness at all)."""
     i32, bf16 = dtypes.get("int32"), dtypes.get("bfloat16")
-    calm = W._search("via_float32", i32, bf16, cli.DEFAULT_BUDGET)
+    calm = W._search("via_float32", i32, bf16, gen_cases_args.DEFAULT_BUDGET)
     real = time.monotonic
     readings = itertools.count()
     monkeypatch.setattr(time, "monotonic", lambda: real() + 60.0 * next(readings))
-    assert W._search("via_float32", i32, bf16, cli.DEFAULT_BUDGET) == calm
+    assert W._search("via_float32", i32, bf16, gen_cases_args.DEFAULT_BUDGET) == calm
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from generator import dtypes, serialize
+from generator import case_reader, dtypes, serialize
 from generator.serialize import CaseError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_raw_data_made_and_read_here_is_onnx_own(t, n, monkeypatch):
     monkeypatch.setattr(numpy_helper, "from_array", None)  # as if onnx could not: not called
     monkeypatch.setattr(numpy_helper, "to_array", None)
     assert serialize.tensor_bytes(x, "x", t) == theirs
-    got = serialize.read_tensor(theirs, Path("x.pb"))
+    got = case_reader.read_tensor(theirs, Path("x.pb"))
     assert got.dtype == t.np_dtype and got.shape == (n,)
     assert t.same_values(got, x).all()
 
@@ -100,10 +100,10 @@ def test_a_short_or_unpacked_tensor_of_an_unknown_type_is_one_line(monkeypatch):
     monkeypatch.setattr(dtypes, "_ONNX_KNOWN", dtypes._ONNX_KNOWN - {26})
     short = TensorProto(name="x", data_type=26, dims=[5], raw_data=b"\x00")
     with pytest.raises(CaseError, match=r"5 int2 elements need more than 1 bytes"):
-        serialize.read_tensor(short.SerializeToString(), Path("x.pb"))
+        case_reader.read_tensor(short.SerializeToString(), Path("x.pb"))
     unpacked = TensorProto(name="x", data_type=26, dims=[2], int32_data=[1, 1])
     with pytest.raises(CaseError, match=r"int2 data outside raw_data, which this onnx \(.*\) cannot convert"):
-        serialize.read_tensor(unpacked.SerializeToString(), Path("x.pb"))
+        case_reader.read_tensor(unpacked.SerializeToString(), Path("x.pb"))
     assert int2.from_raw(b"", (0,)).shape == (0,)
 
 

@@ -15,7 +15,7 @@ from generator.families import qlinear_conv as qlc
 from generator.serialize import read_case, write_case, write_manifest
 from runners.backends.base import Backend
 from runners.execute import run_case_dataset
-from runners.pytest_plugin import count_tiers, tier_summary
+from runners.tiers import count_tiers, tier_summary
 
 pytest_plugins = ["pytester"]
 

@@ -157,7 +157,7 @@ SCRIPT = textwrap.dedent("""
         sys.meta_path.insert(0, NoHypothesis())
     else:
         import hypothesis  # loaded, as in pytest or any process that has used it
-    from generator import cli, families
+    from generator import families, suite_generation
     from generator.families import convert_promote_types as cpt
 
     for name in families.FAMILIES:  # every family imports without hypothesis
@@ -166,7 +166,7 @@ SCRIPT = textwrap.dedent("""
     for group in sys.argv[4].split(";"):  # <profile>=<family>,<family>...
         profile, names = group.split("=")
         (out / profile).mkdir(parents=True)
-        cli.generate_into(out / profile, names.split(","), profile, 0, int(sys.argv[3]))
+        suite_generation.generate_into(out / profile, names.split(","), profile, 0, int(sys.argv[3]))
     values = cpt.Values(cpt.PROFILES["default"], 0)
     digest = hashlib.sha256()
     for t in cpt.ref.spec_types():

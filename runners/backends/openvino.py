@@ -25,7 +25,7 @@ from onnx import helper
 from generator import dtypes
 from generator.dtypes import DType
 from generator.reference import convert_promote_types as cpt
-from generator.serialize import read_tensor
+from generator.case_reader import read_tensor
 from runners.backends import openvino_config
 from runners.backends.base import Backend, Unsupported, io_types
 from runners.backends.openvino_config import summary as _summary
