@@ -111,6 +111,11 @@ _FIELDS = dataclasses.fields(Result)
 
 def jsonable(x):
     """x as plain JSON values (see the module docstring)."""
+    t = type(x)
+    if t is str or t is int or t is bool or x is None:  # most fields of a record: as they are
+        return x
+    if t is float:
+        return x if math.isfinite(x) else float_value(x)
     if isinstance(x, dict):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -177,12 +182,30 @@ def results_document(records: list[dict], header: dict) -> dict:
 
 
 def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
-    """Write the results file atomically (a reader never sees half a file)."""
+    """Write the results file atomically (a reader never sees half a file): the header indented, each record
+    on a line of its own (a diff or grep shows whole records; and json's C encoder takes a record, whereas it
+    leaves any indented output to the pure-Python one, which took seconds on a whole suite's records)."""
     path = Path(path)
-    data = json.dumps(results_document(records, header), indent=1, sort_keys=True, ensure_ascii=False,
-                      allow_nan=False) + "\n"
-    write_atomically(path, data)
+    write_atomically(path, results_text(records, header))
     return path
+
+
+_RECORDS_HERE = "\x00records\x00"  # stands for the records in the header's indented text
+
+
+def results_text(records: list[dict], header: dict) -> str:
+    """The results file's text (results_document's content)."""
+    doc = results_document(records, header)
+    records = doc.pop("records")
+    text = json.dumps({**doc, "records": _RECORDS_HERE}, indent=1, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False)
+    encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False).encode
+    lines = ",\n".join(f"  {encode(r)}" for r in records)
+    listed = f"[\n{lines}\n ]" if records else "[]"
+    # at the top level's one-space indent after a line break: no string (whose line breaks are escaped) and no
+    # nested key (indented deeper) can look like it
+    here = f'\n "records": {json.dumps(_RECORDS_HERE)}'
+    return text.replace(here, f'\n "records": {listed}', 1) + "\n"
 
 
 def write_atomically(path: Path | str, text: str) -> None:
