@@ -13,7 +13,7 @@ from generator.case import KINDS
 
 COMPARE_MODES = {  # compare mode (runners/compare.py) -> the parameters it needs
     "exact": (), "ulp": ("ulp",), "abs": ("abs",), "allclose": ("rtol", "atol"), "parsed": ("source_type",),
-    "default": (), "none": (),
+    "default": (), "none": (), "dot": ("operands", "node", "slots", "accumulation", "abs_bound"),
 }
 PHASES = ("prepare", "run")  # where a negative case's model must be refused
 _FAMILY = re.compile(r"[a-z][a-z0-9_]*")  # a module name: the diagnosis imports a family's fault models by it
@@ -131,6 +131,14 @@ _COMPARE_PARAMS = {  # key of a compare spec -> (what it must be, check)
     "atol": ("a finite number >= 0", _is_amount),
     "rel": ("a finite number >= 0", _is_amount),
     "source_type": ("the name of a numeric element type", _is_numeric_type),
+    # mode "dot" (generator/dot_bound.py): the decoder of the operands, the node's integer attributes, the node
+    # input each data-set input is, the accumulation type, TOSA's abs_bound, A's int8 block where allowed
+    "operands": ("a string", lambda v: isinstance(v, str)),
+    "node": ("an object of integers", lambda v: isinstance(v, dict) and all(_is_int(x) for x in v.values())),
+    "slots": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    "accumulation": ("the name of a float element type", lambda v: _is_numeric_type(v) and dtypes.get(v).is_float),
+    "abs_bound": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+    "a_int8_block": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
 }
 
 
@@ -182,6 +190,8 @@ def compare_problem(spec, outputs: list[tuple[str, dtypes.DType]]) -> str | None
                 return f'{where}: no "{missing[0]}"'
             if mode == "parsed" and dt.kind != "string":
                 return f'{where}: mode "parsed" needs a string output, not {dt.name}'
+            if mode == "dot" and not dt.is_float:
+                return f'{where}: mode "dot" needs a float output, not {dt.name}'
     return None
 
 

@@ -27,6 +27,11 @@ Modes (NaN below means NaN of the output's own type; types without NaN never hav
            matches. Float sources: strict tier: both parse to the same value of source_type (bits; any
            NaN matches NaN); with param "rel" (what the generator's "tolerant" override sets):
            |a - e| <= rel * |e|. Integer sources: the same integer value. Unparseable text never matches.
+  dot      float outputs of dot products: generator/dot_bound.py's bound (TOSA's dot-product compliance mode),
+           per element from the data set's inputs (params "operands", "node", "slots", "accumulation",
+           "abs_bound", optional "a_int8_block"): |a - ref| <= abs_bound * max(bnd * 2**-(1 + frac),
+           normal_min) + qerr, ref = sum a_k w_k and bnd = sum |a_k w_k| in float64; NaN ref needs NaN; a zero
+           bound needs 0; a bound that overflows the output type allows anything. Needs the inputs.
   none     values are not judged (probe cases); the structure still is.
   default  (spec None) what onnx's own backend-test runner accepts: non-float outputs exact, float
            outputs |a - e| <= atol + rtol * |e| (rtol 1e-3, atol 1e-7; bfloat16: rtol 2**-6), NaN == NaN.
@@ -51,6 +56,7 @@ from generator import dtypes
 from generator.dtypes import DType
 from generator.case_fields import COMPARE_MODES, merge_compare
 import generator.reference.cast as cast_ref
+from generator import dot_bound
 
 TIERS = ("strict", "tolerant")
 MODES = tuple(COMPARE_MODES)  # the case format's table: read_case checks a spec by it
@@ -118,6 +124,10 @@ def describe(resolved: dict, tier: str) -> str:
         what = f"|a - e| <= {resolved['atol']:g} + {resolved['rtol']:g} * |e|"
     elif mode == "parsed":
         what = f"parsed as {resolved['source_type']}" + (f", rel <= {resolved['rel']:g}" if "rel" in resolved else "")
+    elif mode == "dot":
+        what = (f"dot-product bound: {resolved['abs_bound']} x {resolved['accumulation']} rounding of "
+                "sum |a*w|" + (f", A in int8 blocks of {resolved['a_int8_block']}" if "a_int8_block" in resolved
+                               else ""))
     elif mode == "none":
         what = "values not judged"
     elif mode == "default":
@@ -419,6 +429,10 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
         ok = _match_allclose(ef, af, t, resolved["rtol"], resolved["atol"])
     elif mode == "default":
         ok = _match_default(ef, af, t)
+    elif mode == "dot":
+        if not t.is_float:
+            raise ValueError(f"compare spec of output {name!r}: mode 'dot' needs a float output, not {t.name}")
+        ok = dot_bound.check(resolved, inputs, a, t)
     else:  # "none": probe outputs are recorded, never judged
         ok = np.ones(ef.shape, dtype=bool)
     bad = np.nonzero(~ok)[0]

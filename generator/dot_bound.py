@@ -1,0 +1,96 @@
+"""The error bound of a float dot product (compare mode "dot", runners/compare.py), after the TOSA conformance
+suite's dot-product compliance mode (the TOSA specification's "Dot product accuracy requirements"; its
+reference model's verify_dot_product.cc).
+
+For each output element, from the case's own inputs (float64):
+    ref  = sum_k a_k * w_k (+ bias)           the exact result
+    bnd  = sum_k |a_k * w_k| (+ |bias|)       the magnitude every rounding error scales with
+    qerr = sum_k |w_k| * step_k               only where A may be quantized to int8 (step: one int8 step of k's block)
+and an implementation's value imp meets the bound when
+    ref is NaN:                              imp is NaN
+    bnd * (1 + abs_bound * 2**-(1 + frac)) overflows the output type:   anything (the sum may overflow)
+    bnd == 0 and qerr == 0:                  imp == 0 (every product is zero)
+    otherwise:  |imp - ref| <= abs_bound * max(bnd * 2**-(1 + frac), normal_min) + qerr
+frac and normal_min are the accumulation type's (mantissa bits, smallest normal); abs_bound is TOSA's 2 * KS,
+KS the number of terms of each sum (K, plus 1 with a bias). TOSA's two statistical checks over a tensor (error
+bias and variance across data sets of a test set) are left out: one data set here is not a test set of S.
+
+A compare spec names how the runner finds a and w in the inputs ("operands", a name of OPERANDS: the
+reference module that decodes them) and carries the node's attributes those need ("node").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator import dtypes
+from generator.dtypes import DType
+from generator.reference import matmul_nbits
+
+# "operands" of a compare spec -> (the node's input names in order, (inputs in that order with None for an omitted
+# one, node attributes, a_int8_block) -> (ref, bnd, qerr) shaped like Y)
+OPERANDS = {"matmul_nbits": (matmul_nbits.INPUTS, matmul_nbits.dot_terms)}
+# accuracy_level (MatMulNBits) -> the type A may be downcast to (None: none; "int8": quantized in blocks)
+LEVEL_TYPES = {0: None, 1: "float32", 2: "float16", 3: "bfloat16", 4: "int8"}
+
+
+def accumulation(t1: str, accuracy_level: int) -> str:
+    """The least precise float type the node may compute in: A's type, or the coarser one the level allows."""
+    level = LEVEL_TYPES.get(accuracy_level)
+    if level in (None, "int8"):
+        return t1
+    return min((t1, level), key=lambda n: dtypes.get(n).mantissa_bits)
+
+
+def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ref, bnd, qerr) of each output element, from a data set's inputs and the compare spec."""
+    known = OPERANDS.get(spec.get("operands"))
+    if known is None:
+        raise ValueError(f"compare mode 'dot': unknown operands {spec.get('operands')!r} "
+                         f"(known: {', '.join(OPERANDS)})")
+    if inputs is None:
+        raise ValueError("compare mode 'dot' needs the data set's inputs")
+    names, how = known
+    slots = list(spec["slots"])
+    if len(slots) != len(inputs) or not set(slots) <= set(names):
+        raise ValueError(f"compare mode 'dot': slots {slots} do not name the {len(inputs)} inputs among {names}")
+    by_name = dict(zip(slots, inputs))
+    return how([by_name.get(n) for n in names], dict(spec["node"]), spec.get("a_int8_block"))
+
+
+def tolerance(bnd: np.ndarray, qerr: np.ndarray, acc: DType, abs_bound: int) -> np.ndarray:
+    """abs_bound * max(bnd * 2**-(1 + frac), normal_min) + qerr, per element."""
+    unit = np.maximum(bnd * 2.0 ** -(1 + acc.mantissa_bits), float(acc.smallest_normal))
+    return abs_bound * unit + qerr
+
+
+def within(ref: np.ndarray, bnd: np.ndarray, qerr: np.ndarray, imp: np.ndarray, out: DType, acc: DType,
+           abs_bound: int) -> np.ndarray:
+    """Element-wise: does imp (of type out) meet the bound (the module docstring)?"""
+    with np.errstate(invalid="ignore", over="ignore"):
+        x = np.asarray(imp).astype(np.float64)
+        grown = bnd * (1 + abs_bound * 2.0 ** -(1 + acc.mantissa_bits))
+        unlimited = grown > float(out.finite_max)
+        close = np.abs(x - ref) <= tolerance(bnd, qerr, acc, abs_bound)
+        zero = (bnd == 0) & (qerr == 0)
+    ok = np.where(zero, x == 0, close) | unlimited
+    return np.where(np.isnan(ref), np.isnan(x), ok)
+
+
+def check(spec: dict, inputs: list, actual: np.ndarray, out: DType) -> np.ndarray:
+    """Element-wise verdict of one output under a "dot" compare spec (shaped like actual, raveled)."""
+    ref, bnd, qerr = terms(spec, inputs)
+    acc = dtypes.get(spec["accumulation"])
+    return within(ref, bnd, qerr, actual, out, acc, int(spec["abs_bound"])).ravel()
+
+
+def spec_of(node: dict, slots: list[str], t1: str, reason: str) -> dict:
+    """The compare spec of a MatMulNBits case: its attributes, the node input of each data-set input, the
+    accumulation type and the int8 blocks its accuracy_level allows, abs_bound = 2 * (K + 1 with a bias)."""
+    level = int(node.get("accuracy_level", 0))
+    spec = {"mode": "dot", "operands": "matmul_nbits", "node": dict(node), "slots": list(slots),
+            "accumulation": accumulation(t1, level), "abs_bound": 2 * (int(node["K"]) + int("bias" in slots)),
+            "reason": reason}
+    if LEVEL_TYPES.get(level) == "int8":
+        spec["a_int8_block"] = int(node["block_size"])
+    return spec

@@ -1,0 +1,185 @@
+"""The MatMulNBits catalogue: one configuration per thing checked, each with the data sets that kill every
+fault model of its group (matmul_nbits_faults.group_key: one group per configuration)."""
+
+from __future__ import annotations
+
+from generator.families.matmul_nbits.config import Config
+from generator.family import Catalogue
+
+CATALOGUE = Catalogue()
+
+
+@CATALOGUE
+def bits4_default_zero_point():
+    """No zero_points: 2**(bits - 1) = 8 [zero_points: 'If not provided, a default zero point is used']."""
+    return Config("bits4_default_zero_point")
+
+
+@CATALOGUE
+def bits2_default_zero_point():
+    """bits 2: four codes a byte, lowest first; default zero point 2."""
+    return Config("bits2_default_zero_point", bits=2, K=64)
+
+
+@CATALOGUE
+def bits8_default_zero_point():
+    """bits 8: one code a byte; default zero point 128."""
+    return Config("bits8_default_zero_point", bits=8)
+
+
+@CATALOGUE
+def bits_attribute_absent():
+    """bits left out: the schema's default 4."""
+    return Config("bits_attribute_absent", bits=None)
+
+
+@CATALOGUE
+def bits4_packed_zero_points_padded_rows():
+    """Packed zero points, k_blocks = 3 (12 bits a row: each row padded to 2 bytes) [zero_points: 'Packed (uint8)
+    format has shape (N, ceil(k_blocks * bits / 8))'], padding codes random."""
+    return Config("bits4_packed_zero_points_padded_rows", K=48, N=4, zero_points="packed")
+
+
+@CATALOGUE
+def bits2_packed_zero_points_padded_rows():
+    """bits 2, k_blocks = 3: three zero points in a byte of four."""
+    return Config("bits2_packed_zero_points_padded_rows", bits=2, K=48, N=3, zero_points="packed")
+
+
+@CATALOGUE
+def bits8_packed_zero_points():
+    return Config("bits8_packed_zero_points", bits=8, K=48, zero_points="packed")
+
+
+@CATALOGUE
+def bits4_typed_zero_points():
+    """Unpacked zero points of A's type, halves: (q - zero_point) * scale with a fractional zero point."""
+    return Config("bits4_typed_zero_points", K=48, zero_points="typed")
+
+
+@CATALOGUE
+def bits8_typed_zero_points():
+    return Config("bits8_typed_zero_points", bits=8, zero_points="typed")
+
+
+@CATALOGUE
+def k_tail_bits4():
+    """K = 40, block_size 16: the last block holds 8 codes and 8 padding codes (random), which are not used;
+    rows of B are k_blocks * blob_size bytes apart."""
+    return Config("k_tail_bits4", K=40, N=3, zero_points="packed")
+
+
+@CATALOGUE
+def k_tail_bits2():
+    return Config("k_tail_bits2", bits=2, block_size=32, K=36, N=3)
+
+
+@CATALOGUE
+def k_tail_bits8():
+    return Config("k_tail_bits8", bits=8, K=20, N=3, zero_points="typed")
+
+
+@CATALOGUE
+def block_size_512():
+    """block_size 512 (onnxruntime#28551: zeros on the CPU EP of 1.26)."""
+    return Config("block_size_512", block_size=512, K=512, N=2, a_shape=(1,))
+
+
+@CATALOGUE
+def block_size_1024_k_tail():
+    """block_size 1024 with K = 1000: one block, 24 padding codes."""
+    return Config("block_size_1024_k_tail", block_size=1024, K=1000, N=2, a_shape=(1,), zero_points="packed")
+
+
+@CATALOGUE
+def block_size_128():
+    return Config("block_size_128", block_size=128, K=256, N=2, a_shape=(1,))
+
+
+@CATALOGUE
+def g_idx():
+    """g_idx (deprecated, still read by the CPU kernel): k uses the scale and zero point of block g_idx[k]."""
+    return Config("g_idx", K=64, N=4, zero_points="packed", g_idx=True)
+
+
+@CATALOGUE
+def bias():
+    """bias [N] added to the product [bias: 'Bias to add to result']."""
+    return Config("bias", bias=True, zero_points="packed")
+
+
+@CATALOGUE
+def a_3d():
+    """A [2, 3, K]: Y [2, 3, N] ('The output tensor has the same rank as the input')."""
+    return Config("a_3d", a_shape=(2, 3))
+
+
+@CATALOGUE
+def a_1_row():
+    return Config("a_1_row", a_shape=(1,), N=8)
+
+
+@CATALOGUE
+def zero_weights():
+    """Every code equal to its zero point: every product is zero, Y = bias exactly."""
+    return Config("zero_weights", zero_points="packed", bias=True, kinds=("zero", "random"))
+
+
+@CATALOGUE
+def explicit_defaults():
+    """The explicit-defaults axis: bits 4 and accuracy_level 0 written with their default values."""
+    return Config("explicit_defaults", accuracy_level=0)
+
+
+@CATALOGUE
+def accuracy_level_1():
+    return Config("accuracy_level_1", accuracy_level=1)
+
+
+@CATALOGUE
+def accuracy_level_4():
+    """accuracy_level 4: 'input A can be quantized with the same block_size to int8': the bound adds one int8 step
+    of each block of A times |w|."""
+    return Config("accuracy_level_4", block_size=32, K=64, accuracy_level=4, zero_points="packed")
+
+
+@CATALOGUE
+def float16_default_zero_point():
+    """A float16 (the least precise accumulation A's type allows: float16), block sums beyond 65504 while
+    the scaled result is small (onnxruntime PR #29611)."""
+    return Config("float16_default_zero_point", t1="float16", block_size=32, K=64)
+
+
+@CATALOGUE
+def float16_bits2():
+    return Config("float16_bits2", t1="float16", bits=2, K=64)
+
+
+@CATALOGUE
+def float16_bits8_packed_zero_points():
+    return Config("float16_bits8_packed_zero_points", t1="float16", bits=8, K=48, zero_points="packed")
+
+
+@CATALOGUE
+def float16_typed_zero_points_bias():
+    return Config("float16_typed_zero_points_bias", t1="float16", K=48, zero_points="typed", bias=True)
+
+
+@CATALOGUE
+def float16_k_tail():
+    return Config("float16_k_tail", t1="float16", K=40, N=3, zero_points="packed")
+
+
+@CATALOGUE
+def float16_accuracy_level_4():
+    return Config("float16_accuracy_level_4", t1="float16", block_size=32, K=64, accuracy_level=4)
+
+
+@CATALOGUE
+def bfloat16():
+    """A bfloat16 (allowed by T1 since onnxruntime PR #24828)."""
+    return Config("bfloat16", t1="bfloat16")
+
+
+def configs() -> list[Config]:
+    return [fn() for fn in CATALOGUE.values()]

@@ -1,0 +1,73 @@
+"""The MatMulNBits hunt (generator/hunting.py) and the random configurations of work().
+
+A hunt example is a configuration (A's type, bits, block_size 16..1024, K around multiples of block_size, N,
+A's rows, zero-point form, g_idx, bias, accuracy_level) and one data set of one kind (config.py: random, int8,
+overflow, zero) drawn from a seed: the args are plain JSON (the configuration's fields, the seed, the kind), and
+rebuild draws the same data again with generator.sampling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from generator import sampling
+from generator.families.matmul_nbits.config import OPSET, Config, cases
+from generator.reference import matmul_nbits as ref
+
+HUNT_WHAT = "hunt"
+BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
+ZERO_POINTS = ("none", "packed", "typed")
+KINDS = ("random", "int8", "overflow", "zero", "typed_zp")
+LEVELS = (None, 0, 1, 4)
+FIELDS = ("t1", "bits", "block_size", "K", "N", "a_shape", "zero_points", "g_idx", "bias", "accuracy_level")
+
+
+def _config(what: str, t1: str, bits: int, bs: int, K: int, N: int, rows: int, zp: str, g_idx: bool, bias: bool,
+            level, kind: str) -> Config:
+    g_idx = g_idx and ref.k_blocks(K, bs) > 1
+    kind = kind if (kind != "overflow" or t1 == "float16") and (kind != "typed_zp" or zp == "typed") else "random"
+    return Config(what, t1, bits, bs, K, N, (rows,), zp, g_idx, bias, level, (kind,))
+
+
+def random_configs(n: int, seed: int) -> list[Config]:
+    """n configurations from seeded PCG64 draws (their data sets: two random ones)."""
+    s = sampling.Stream(sampling.case_seed(seed, "matmul_nbits_random"))
+    out = []
+    for i in range(n):
+        bs = BLOCK_SIZES[s.integers(0, 3)]
+        K = max(16, bs * s.integers(1, 3) - s.integers(0, bs - 1) * s.integers(0, 1))
+        cfg = _config(f"config_{i}_random", ("float32", "float16")[s.integers(0, 1)], ref.BITS[s.integers(0, 2)],
+                      bs, K, s.integers(1, 6), s.integers(1, 3), ZERO_POINTS[s.integers(0, 2)],
+                      bool(s.integers(0, 1)), bool(s.integers(0, 1)), LEVELS[s.integers(0, 3)], "random")
+        out.append(replace(cfg, kinds=()))
+    return out
+
+
+def hunt(max_opset: int):
+    """Configurations small first (hypothesis shrinks toward the first choice of each), one data set each."""
+    if max_opset < OPSET:
+        return None
+    from hypothesis import strategies as st
+
+    @st.composite
+    def example(draw):
+        bs = draw(st.sampled_from(BLOCK_SIZES))
+        K = draw(st.integers(16, 3 * bs if bs <= 128 else bs + 8))
+        args = {"t1": draw(st.sampled_from(("float32", "float16"))), "bits": draw(st.sampled_from((4, 2, 8))),
+                "block_size": bs, "K": K, "N": draw(st.integers(1, 8)), "rows": draw(st.integers(1, 4)),
+                "zero_points": draw(st.sampled_from(ZERO_POINTS)), "g_idx": draw(st.booleans()),
+                "bias": draw(st.booleans()), "accuracy_level": draw(st.sampled_from(LEVELS)),
+                "kind": draw(st.sampled_from(KINDS)), "seed": draw(st.integers(0, 2**32 - 1))}
+        return rebuild(args)
+
+    return example()
+
+
+def rebuild(args: dict):
+    """The hunt example `args` describes: the configuration, and its data set drawn from args["seed"]."""
+    from generator.hunting import Example
+
+    cfg = _config(HUNT_WHAT, args["t1"], args["bits"], args["block_size"], args["K"], args["N"], args["rows"],
+                  args["zero_points"], args["g_idx"], args["bias"], args["accuracy_level"], args["kind"])
+    found = {c.kind: c for c in cases(cfg, int(args["seed"]), ("hunt",))}
+    return Example(found.get("node"), found.get("probe"), dict(args))

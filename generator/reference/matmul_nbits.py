@@ -1,0 +1,192 @@
+"""MatMulNBits reference (com.microsoft MatMulNBits-1, onnxruntime docs/ContribOperators.md).
+
+The text: "dequantized_weight = (quantized_weight - zero_point) * scale", then "Matrix multiplication between the
+input matrix A and the dequantized weight matrix". The logical weight matrix is [N, K] (Y = A @ W^T), quantized
+block-wise along K ("block_size": a power of 2, >= 16); "bits" (default 4) codes per element.
+
+B (uint8) is [N, k_blocks, blob_size], k_blocks = ceil(K / block_size), blob_size = block_size * bits / 8:
+each block's codes packed along K, "the first 4 bits are stored in the lower 4 bits of a byte, and the second
+4 bits are stored in the higher 4 bits" (bits = 4; 2 and 8 alike: code i of a byte at bit bits * i). The codes
+of the last block beyond K pad the block and are not used. scales (T1) are [N, k_blocks]. zero_points is
+optional: packed uint8 [N, ceil(k_blocks * bits / 8)] ("same bit-packing method as Input B", each row of N
+padded to whole bytes), or unpacked, T1-typed, [N, k_blocks]; "If not provided, a default zero point is used:
+2^(bits - 1)". g_idx (int32 [K], deprecated) names the block of each k (onnxruntime's CPU kernel reads
+scales[n, g_idx[k]] and the zero point of that block; the code stays at k). bias (T1) is [N].
+
+The dequantized weights are exact in float64 (a code minus a zero point is an integer or a T1 value; times a
+T1 scale: at most 24 + 8 significant bits). Y is the float64 dot product (+ bias) rounded once to T1; what an
+implementation may differ by is the arithmetic of the dot product, judged by generator/dot_bound.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.dtypes import DType
+from generator.outcome import Outcome
+
+SPEC_FILE = "onnxruntime:docs/ContribOperators.md"
+CLAUSE = "com.microsoft.MatMulNBits: Inputs (B, scales, zero_points, g_idx, bias), Attributes, formula"
+DOMAIN = "com.microsoft"
+DOMAIN_OPSET = 1
+BITS = (2, 4, 8)  # the attribute's text: "Bit-width used to quantize the weights (supported values: 2, 4, 8)"
+DEFAULT_BITS = 4
+T1_TYPES = ("float", "float16", "bfloat16")  # dtypes names (float: float32)
+INPUTS = ("A", "B", "scales", "zero_points", "g_idx", "bias")
+
+
+def k_blocks(K: int, block_size: int) -> int:
+    return -(-K // block_size)
+
+
+def blob_size(block_size: int, bits: int) -> int:
+    return block_size * bits // 8
+
+
+def packed_zp_width(K: int, block_size: int, bits: int) -> int:
+    """Bytes per row of packed zero points: ceil(k_blocks * bits / 8)."""
+    return -(-k_blocks(K, block_size) * bits // 8)
+
+
+def pack(codes: np.ndarray, bits: int) -> np.ndarray:
+    """Codes (ints in [0, 2**bits)) packed along the last axis, code i of a byte at bit bits * i (the first in
+    the low bits); the last axis is padded with zero codes to whole bytes."""
+    codes = np.asarray(codes, dtype=np.uint8)
+    per = 8 // bits
+    n = codes.shape[-1]
+    padded = np.zeros(codes.shape[:-1] + (-(-n // per) * per,), dtype=np.uint8)
+    padded[..., :n] = codes
+    groups = padded.reshape(codes.shape[:-1] + (-1, per)).astype(np.uint16)
+    shifts = (np.arange(per, dtype=np.uint16) * bits)
+    return (groups << shifts).sum(axis=-1).astype(np.uint8)
+
+
+def unpack(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
+    """The first `count` codes of each row of bytes (the inverse of pack), as int64."""
+    packed = np.asarray(packed, dtype=np.uint8).astype(np.int64)
+    per = 8 // bits
+    shifts = np.arange(per, dtype=np.int64) * bits
+    codes = (packed[..., None] >> shifts) & ((1 << bits) - 1)
+    return codes.reshape(packed.shape[:-1] + (-1,))[..., :count]
+
+
+def block_of(K: int, block_size: int, g_idx: np.ndarray | None) -> np.ndarray:
+    """The block whose scale and zero point each k uses: g_idx[k] when given, else k // block_size."""
+    if g_idx is None:
+        return np.arange(K) // block_size
+    return np.asarray(g_idx, dtype=np.int64).reshape(-1)[:K]
+
+
+def zero_points(zp: np.ndarray | None, N: int, K: int, block_size: int, bits: int) -> np.ndarray:
+    """The zero point of each (n, block) as float64 [N, k_blocks]: unpacked from uint8, a T1 tensor as its
+    values, or 2**(bits - 1) when absent."""
+    kb = k_blocks(K, block_size)
+    if zp is None:
+        return np.full((N, kb), float(2 ** (bits - 1)))
+    zp = np.asarray(zp)
+    if zp.dtype == np.uint8:
+        return unpack(zp.reshape(N, -1), bits, kb).astype(np.float64)
+    return zp.astype(np.float64).reshape(N, kb)
+
+
+def weights(b: np.ndarray, scales: np.ndarray, zp: np.ndarray | None, g_idx: np.ndarray | None,
+            attrs: dict) -> np.ndarray:
+    """The dequantized weights W [N, K] in float64, exact: (code - zero point) * scale of each k's block."""
+    K, N, bits, bs = attrs["K"], attrs["N"], attrs.get("bits", DEFAULT_BITS), attrs["block_size"]
+    kb = k_blocks(K, bs)
+    codes = unpack(np.asarray(b).reshape(N, kb, -1), bits, bs).reshape(N, kb * bs)[:, :K]
+    blk = block_of(K, bs, g_idx)
+    z = zero_points(zp, N, K, bs, bits)
+    s = np.asarray(scales).astype(np.float64).reshape(N, kb)
+    return (codes - z[:, blk]) * s[:, blk]
+
+
+def _inputs(inputs: list) -> list:
+    return list(inputs) + [None] * (len(INPUTS) - len(inputs))
+
+
+def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tuple[np.ndarray, ...]:
+    """Per element of Y, in float64: the exact result ref = sum_k a_k * w_k (+ bias), its bound
+    bnd = sum_k |a_k * w_k| (+ |bias|), and, where A may be quantized to int8 in blocks of a_int8_block along
+    K (accuracy_level 4), qerr = sum_k |w_k| * step_k, step_k = max |a| over k's block / 127 (one int8 step)."""
+    a, b, scales, zp, g_idx, bias = _inputs(inputs)
+    w = weights(b, scales, zp, g_idx, attrs)
+    a = np.asarray(a).astype(np.float64)
+    ref = np.matmul(a, w.T)
+    bnd = np.matmul(np.abs(a), np.abs(w).T)
+    if bias is not None:
+        bias = np.asarray(bias).astype(np.float64)
+        ref, bnd = ref + bias, bnd + np.abs(bias)
+    qerr = np.zeros_like(ref)
+    if a_int8_block:
+        K = a.shape[-1]
+        blocks = -(-K // a_int8_block)
+        padded = np.zeros(a.shape[:-1] + (blocks * a_int8_block,))
+        padded[..., :K] = np.abs(a)
+        amax = padded.reshape(a.shape[:-1] + (blocks, a_int8_block)).max(axis=-1)
+        step = np.repeat(amax, a_int8_block, axis=-1)[..., :K] / 127.0
+        qerr = np.matmul(step, np.abs(w).T)
+    return ref, bnd, qerr
+
+
+def matmul_nbits(inputs: list, attrs: dict) -> Outcome:
+    """Y = A @ W^T (+ bias): the float64 result rounded once to A's type (com.microsoft MatMulNBits-1)."""
+    a = np.asarray(inputs[0])
+    ref, _, _ = dot_terms(inputs, attrs)
+    return Outcome.of([ref.astype(a.dtype)])
+
+
+# ---------------------------------------------------------------------------------------
+# what the schema rules out (the opconform backend refuses it at prepare)
+# ---------------------------------------------------------------------------------------
+def validate(attrs: dict, opset: int, input_types: list, input_ranks: list) -> None:
+    """The attributes and types the schema allows: K, N, block_size required; block_size a power of 2 >= 16;
+    bits one of BITS; accuracy_level 0..4; A, scales, bias of one T1; B uint8; g_idx int32; zero_points uint8
+    or T1."""
+    for name in ("K", "N", "block_size"):
+        if name not in attrs:
+            raise ValueError(f"MatMulNBits: attribute {name} is required")
+    bs, bits = attrs["block_size"], attrs.get("bits", DEFAULT_BITS)
+    if bs < 16 or bs & (bs - 1):
+        raise ValueError(f"MatMulNBits: block_size must be a power of 2 and >= 16, not {bs}")
+    if bits not in BITS:
+        raise ValueError(f"MatMulNBits: bits must be one of {BITS}, not {bits}")
+    if not 0 <= attrs.get("accuracy_level", 0) <= 4:
+        raise ValueError(f"MatMulNBits: accuracy_level must be 0..4, not {attrs['accuracy_level']}")
+    if attrs["K"] < 1 or attrs["N"] < 1:
+        raise ValueError("MatMulNBits: K and N must be positive")
+    types = [t.name if t is not None else None for t in _inputs(input_types)]
+    t1 = types[0]
+    if t1 not in T1_TYPES:
+        raise ValueError(f"MatMulNBits: A must be one of {T1_TYPES}, not {t1}")
+    for i, want in ((1, ("uint8",)), (2, (t1,)), (3, ("uint8", t1)), (4, ("int32",)), (5, (t1,))):
+        if types[i] is not None and types[i] not in want:
+            raise ValueError(f"MatMulNBits: {INPUTS[i]} must be {' or '.join(want)}, not {types[i]}")
+
+
+def validate_shapes(shapes: list, attrs: dict, opset: int) -> None:
+    """The shapes the text gives: A [..., K], B [N, k_blocks, blob_size], scales [N, k_blocks], zero_points
+    [N, ceil(k_blocks * bits / 8)] (uint8) or [N, k_blocks], g_idx [K], bias [N] (unknown shapes pass)."""
+    K, N, bs, bits = attrs["K"], attrs["N"], attrs["block_size"], attrs.get("bits", DEFAULT_BITS)
+    kb = k_blocks(K, bs)
+    a, b, s, zp, g, bias = _inputs(shapes)
+    want = {1: (N, kb, blob_size(bs, bits)), 2: (N, kb), 4: (K,), 5: (N,)}
+    if a is not None and (len(a) < 2 or a[-1] != K):
+        raise ValueError(f"MatMulNBits: A must be [..., K = {K}], not {list(a)}")
+    for i, shape in ((1, b), (2, s), (4, g), (5, bias)):
+        if shape is not None and tuple(shape) != want[i]:
+            raise ValueError(f"MatMulNBits: {INPUTS[i]} must be {list(want[i])}, not {list(shape)}")
+    if zp is not None and tuple(zp) not in ((N, packed_zp_width(K, bs, bits)), (N, kb)):
+        raise ValueError(f"MatMulNBits: zero_points must be [N, ceil(k_blocks * bits / 8)] or [N, k_blocks], "
+                         f"not {list(zp)}")
+
+
+def matmul_nbits_node(inputs: list[np.ndarray], attrs: dict, opset: int,
+                      input_types: list[DType]) -> list[np.ndarray]:
+    """com.microsoft MatMulNBits-1 as a graph node."""
+    return list(matmul_nbits(inputs, attrs).outputs)
+
+
+matmul_nbits_node.validate = validate
+matmul_nbits_node.validate_shapes = validate_shapes
+NODES = {(DOMAIN, "MatMulNBits"): matmul_nbits_node}
