@@ -1,0 +1,122 @@
+"""Witnesses of the MatMulInteger fault models (generator/reference/matmul_integer_faults.py), per group.
+
+For each of the 36 groups (type pair x a_zero_point form x b_zero_point form) one configuration: A [M, K] and
+B [K, N] with symbolic dims (data sets of several sizes in one model), the zero points of the group's forms; and
+for each fault that can differ there, the first of these data sets on which it does (`how: "construction"`,
+checked against the reference; a fault with none would be a hole, and find() raises):
+  mixed     M = K = N = 3 (a per-row / per-column zero point subtracted along K runs and differs), A and B drawn
+            from a PCG64 stream seeded by the group, zero points drawn non-zero and distinct per row / column:
+            every zero-point, sign and tail fault differs here
+  far       M = K = N = 3, zero points at one end, every element at the other: products of 255 * 255 (or 128 * 255,
+            128 * 128 without a zero point), sums beyond int16 (product_int16, accumulate_int16)
+  pairs     uint8 x int8: a = 255, b = -128 (even columns) / 127 (odd): the raw pairs a0 b0 + a1 b1 leave int16
+  float32   M = N = 1, K - 1 far products and a last one of +-1: an exact sum (K - 1) p + 1 between 2**24 and
+            2**25 that is odd, so no float32 holds it (K from the group's largest product p)
+
+Witness data (JSON): generator/catalogue/matmul_integer.py's form. The family
+(generator/families/matmul_integer/witnesses.py) turns them back into inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator import dtypes, sampling
+from generator.catalogue.matmul_integer import encode
+from generator.faults import Refusal
+from generator.families.matmul_integer.spec import FAMILY, MM, OPSET
+from generator.reference import matmul_integer as ref
+from generator.reference import matmul_integer_faults as F
+from generator.witness import group_faults
+
+DIMS = {"A": ("M", "K"), "B": ("K", "N"), "a_zero_point": ("M",), "b_zero_point": ("N",)}
+
+
+def configuration(a_type: str, b_type: str, a_zp: str, b_zp: str) -> MM:
+    """The witness configuration of a group: 3 x 3 by 3 x 3, symbolic dims."""
+    what = "witness_" + F.key_of(a_type, b_type, a_zp, b_zp).replace(" ", "_").replace("=", "_")
+    return MM(what, (3, 3), (3, 3), (a_type, b_type), a_zp, b_zp, data="witness", dims=DIMS)
+
+
+def _zero_point(t: dtypes.DType, form: str, n: int, s: sampling.Stream, value: int | None = None):
+    if form == "absent":
+        return None
+    n = 1 if form == "tensor" else n
+    if value is not None:
+        v = [value] * n
+    else:
+        v = s.sample([x for x in range(t.int_min, t.int_max + 1) if x != 0], n)
+    arr = np.array(v, dtype=np.int64).astype(t.np_dtype)
+    return arr.reshape(()) if form == "tensor" else arr
+
+
+def _far_value(t: dtypes.DType, z: int) -> int:
+    return t.int_max if t.int_max - z >= z - t.int_min else t.int_min
+
+
+def candidates(mm: MM) -> list[tuple[str, list]]:
+    """The data sets (what, [A, B, a_zero_point, b_zero_point]) tried for each fault, in order."""
+    at, bt = (dtypes.get(t) for t in mm.types)
+    s = sampling.Stream(sampling.case_seed(0, mm.name))
+    out = []
+    a = s.integers(at.int_min, at.int_max, (3, 3), dtype=at.np_dtype)
+    b = s.integers(bt.int_min, bt.int_max, (3, 3), dtype=bt.np_dtype)
+    out.append(("mixed", [a, b, _zero_point(at, mm.a_zp, 3, s), _zero_point(bt, mm.b_zp, 3, s)]))
+    # far: zero points at the bottom of their types, elements at the top (int8 without one: -128)
+    za = None if mm.a_zp == "absent" else at.int_min
+    zb = None if mm.b_zp == "absent" else bt.int_min
+    fa, fb = _far_value(at, za or 0), _far_value(bt, zb or 0)
+    far = [np.full((3, 3), fa, at.np_dtype), np.full((3, 3), fb, bt.np_dtype), _zero_point(at, mm.a_zp, 3, s, za),
+           _zero_point(bt, mm.b_zp, 3, s, zb)]
+    out.append(("far", far))
+    if mm.types == ("uint8", "int8"):
+        b = np.array([[bt.int_min, bt.int_max, bt.int_min]] * 3, bt.np_dtype)
+        out.append(("pairs", [np.full((3, 3), at.int_max, at.np_dtype), b, far[2], far[3]]))
+    p = abs((fa - (za or 0)) * (fb - (zb or 0)))
+    k = 2**24 // p + 2  # (k - 1) p > 2**24
+    k += 1 if p % 2 and (k - 1) % 2 else 0  # (k - 1) p even, so that +-1 makes it odd
+    a = np.full((1, k), fa, at.np_dtype)
+    b = np.full((k, 1), fb, bt.np_dtype)
+    a[0, -1] = (za or 0) + (1 if (za or 0) < at.int_max else -1)
+    b[-1, 0] = (zb or 0) + (1 if (zb or 0) < bt.int_max else -1)
+    out.append(("float32", [a, b, _zero_point(at, mm.a_zp, 1, s, za), _zero_point(bt, mm.b_zp, 1, s, zb)]))
+    return out
+
+
+def differs(fault, inputs: list) -> bool:
+    """Does the fault's output differ from the reference's (every element defined), or refuse, on these inputs?"""
+    outcome = ref.matmul_integer_outcome(*inputs)
+    if not outcome.defined:
+        return False
+    try:
+        got = fault.fn(inputs, {}, OPSET, [])[0]
+    except Refusal:
+        return True
+    return not np.array_equal(got, outcome.outputs[0])
+
+
+def find(max_opset: int, budget: int = 0) -> dict:
+    """The catalogue's groups: every group, each fault's witness or its equivalence proof (budget: unused, every
+    witness is built)."""
+    if max_opset < OPSET:
+        return {}
+    groups = {}
+    for parts in F.all_groups():
+        mm = configuration(*parts)
+        params = mm.params()
+        tried = candidates(mm)
+
+        def witnesses_of(fault, tried=tried, key=F.key_of(*parts)) -> tuple[str, list]:
+            if not fault.applies(params):
+                return "construction", []
+            for what, inputs in tried:
+                if differs(fault, inputs):
+                    return "construction", [encode(inputs, what)]
+            raise ValueError(f"matmul_integer witness: no data set tells {fault.name} apart in {key!r}")
+
+        groups[F.key_of(*parts)] = {"params": params,
+                                    "faults": group_faults(F.FAULTS, dict(params, opset=OPSET), witnesses_of)}
+    return groups
+
+
+__all__ = ["FAMILY", "candidates", "configuration", "differs", "find"]
