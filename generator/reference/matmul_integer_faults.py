@@ -97,8 +97,13 @@ def _zero_points_after(raw: np.ndarray, a2, b2, za, zb) -> np.ndarray:
 def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_along_k: bool = False,
              b_along_k: bool = False, a_first: bool = False, b_first: bool = False, cross_dropped: bool = False,
              b_as_a: bool = False, a_as_b: bool = False, pairs16: bool = False, product16: bool = False,
-             acc16: bool = False, acc_f32: bool = False, k_tail: int = 0) -> list[np.ndarray]:
+             acc16: bool = False, acc_f32: bool = False, k_tail: int = 0, a_refused: bool = False,
+             empty_refused: bool = False) -> list[np.ndarray]:
     a, b, az, bz = _operands(inputs)
+    if a_refused and az is not None and not (az.ndim == 0 or az.shape == (1,)):
+        raise Refusal("a_zero_point must be a scalar or a 1-D tensor of one element")
+    if empty_refused and az is None and bz is not None:
+        raise Refusal("an optional input left out by the empty name before a present one")
     if b_as_a and a.dtype != b.dtype:  # B's bits (and its zero point's) read as A's type
         b, bz = b.view(a.dtype), None if bz is None else bz.view(a.dtype)
     if a_as_b and a.dtype != b.dtype:
@@ -211,6 +216,19 @@ FAULTS: tuple[Fault, ...] = (
           "subtracts a per-column b_zero_point [N] per row of B (along K); refuses when N != K",
           _node(b_along_k=True), equivalent=_unless(3, "column", "b_zero_point is not per column"),
           may_refuse=True, seen_in=_NOT_SEEN + "a per-column zero point applied per row (the axis swapped)"),
+    Fault("matmul_integer.a_zero_point_per_row_refused",
+          "refuses a per-row a_zero_point (anything but a scalar or a [1] vector), though the text defines it",
+          _node(a_refused=True), equivalent=_unless(2, "row", "a_zero_point is per tensor: nothing to refuse"),
+          may_refuse=True,
+          seen_in="onnxruntime 1.32.0 CPU (matmul_integer.cc: \"MatmulInteger : input1 zero point must be a scalar "
+                  "or 1D tensor of size 1\"; measured here)"),
+    Fault("matmul_integer.omitted_a_zero_point_refused",
+          "refuses a model whose a_zero_point is left out by the empty name while b_zero_point is given",
+          _node(empty_refused=True), may_refuse=True,
+          equivalent=lambda p: None if parts(p)[2:] != ("absent", "absent") and parts(p)[2] == "absent" else
+          "a_zero_point is given, or both zero points are left out (no empty name before a present input)",
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: compile_model raises \"CPU plug-in doesn't support NullNode "
+                  "operation\")"),
     Fault("matmul_integer.a_zero_point_first", "uses a_zero_point[0] for every row", _node(a_first=True),
           equivalent=_unless(2, "row", "a_zero_point is per tensor: one value"),
           seen_in=_NOT_SEEN + "a kernel that reads the per-tensor zero point slot of a per-row model"),

@@ -25,17 +25,15 @@ from generator import dtypes, sampling
 from generator.catalogue.matmul_integer import encode
 from generator.faults import Refusal
 from generator.families.matmul_integer.spec import FAMILY, MM, OPSET
+from generator.families.matmul_integer.witnesses import witness_dims
 from generator.reference import matmul_integer as ref
 from generator.reference import matmul_integer_faults as F
 from generator.witness import group_faults
 
-DIMS = {"A": ("M", "K"), "B": ("K", "N"), "a_zero_point": ("M",), "b_zero_point": ("N",)}
-
-
 def configuration(a_type: str, b_type: str, a_zp: str, b_zp: str) -> MM:
     """The witness configuration of a group: 3 x 3 by 3 x 3, symbolic dims."""
     what = "witness_" + F.key_of(a_type, b_type, a_zp, b_zp).replace(" ", "_").replace("=", "_")
-    return MM(what, (3, 3), (3, 3), (a_type, b_type), a_zp, b_zp, data="witness", dims=DIMS)
+    return MM(what, (3, 3), (3, 3), (a_type, b_type), a_zp, b_zp, data="witness", dims=witness_dims(a_zp, b_zp))
 
 
 def _zero_point(t: dtypes.DType, form: str, n: int, s: sampling.Stream, value: int | None = None):

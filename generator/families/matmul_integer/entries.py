@@ -190,7 +190,7 @@ def int32_ends():
 
 
 # the vector-tail axis: K around vector widths, the one nonzero product last; N around widths, the decisive column last
-TAIL_KS = axes.tail_lengths(short=True, limit=65)
+TAIL_KS = (1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33)
 TAIL_NS = (1, 5, 9, 17)
 
 

@@ -13,13 +13,23 @@ from generator.case import Case
 from generator.catalogue.matmul_integer import decode
 from generator.families.matmul_integer.spec import FAMILY, MM, dataset_cases, expected, feed
 
-DIMS = {"A": ("M", "K"), "B": ("K", "N"), "a_zero_point": ("M",), "b_zero_point": ("N",)}
+
+
+def witness_dims(a_zp: str, b_zp: str) -> dict:
+    """Symbolic M, K, N: A [M, K], B [K, N], a per-row zero point [M], a per-column one [N] (a scalar stays 0-D)."""
+    dims: dict = {"A": ("M", "K"), "B": ("K", "N")}
+    if a_zp == "row":
+        dims["a_zero_point"] = ("M",)
+    if b_zp == "column":
+        dims["b_zero_point"] = ("N",)
+    return dims
 
 
 def witness_mm(what: str, params: dict) -> MM:
     """The configuration of a witness group from its catalogue params (MM.params() of it): symbolic dims."""
     return MM(what, tuple(params["a_shape"]), tuple(params["b_shape"]), (params["a_type"], params["b_type"]),
-              params["a_zp"], params["b_zp"], data=params.get("data", "witness"), dims=DIMS)
+              params["a_zp"], params["b_zp"], data=params.get("data", "witness"),
+              dims=witness_dims(params["a_zp"], params["b_zp"]))
 
 
 def witness_cases() -> Iterator[Case]:
