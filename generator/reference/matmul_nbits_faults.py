@@ -41,7 +41,7 @@ def _swap_codes(packed: np.ndarray, bits: int) -> np.ndarray:
 def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: bool = False,
             unpadded_zp: bool = False, row_stride: bool = False, round_zp: bool = False, ignore_g_idx: bool = False,
             ignore_bias: bool = False, zeros_above: int | None = None, a_int8: bool = False,
-            fp16_blocks: bool = False):
+            fp16_blocks: bool = False, g_idx_default_zp: bool = False):
     """A node function: the reference with one thing done wrong."""
     def node(inputs, attrs, opset, input_types):
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
@@ -67,6 +67,8 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
         elif zp is not None and round_zp:
             zp = np.clip(np.round(np.asarray(zp, dtype=np.float64)), 0, 255).astype(np.uint8)
             zp = ref.pack(zp, bits)
+        if g_idx is not None and g_idx_default_zp and zp is not None and np.asarray(zp).dtype == np.uint8:
+            zp = None  # the uint8 zero point read into a local that is never used: 2**(bits - 1) instead
         if zp is None and zp_default is not None:
             zp = np.full((N, kb), zp_default, dtype=np.asarray(a).dtype)
         w = ref.weights(b, scales, zp, None if ignore_g_idx else g_idx, attrs)
@@ -151,6 +153,12 @@ FAULTS = (
     Fault("matmul_nbits.g_idx_ignored", "ignores g_idx: k uses block k // block_size", _faulty(ignore_g_idx=True),
           applies=lambda p: bool(_p(p, "g_idx")),
           seen_in="onnxruntime#24828 (g_idx deprecated; only the CPU and CUDA kernels still read it)"),
+    Fault("matmul_nbits.g_idx_packed_zero_points_ignored", "with g_idx, uses the default zero point "
+          "2**(bits - 1) instead of the packed uint8 zero points", _faulty(g_idx_default_zp=True),
+          applies=lambda p: bool(_p(p, "g_idx")) and _p(p, "zero_points") == "packed",
+          seen_in="onnxruntime 1.32.0 CPU EP (measured here: test_matmulnbits_g_idx; Dequantize4BitsKernelReOrder in "
+                  "contrib_ops/cpu/quantization/matmul_nbits_impl.cc reads the uint8 zero point into a local "
+                  "and dequantizes with zp_f = 8)"),
     Fault("matmul_nbits.bias_ignored", "ignores the bias input", _faulty(ignore_bias=True),
           applies=lambda p: bool(_p(p, "bias")),
           seen_in="not seen; bias was added to the schema after the kernels (a kernel that predates it)"),

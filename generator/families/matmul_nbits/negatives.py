@@ -1,4 +1,4 @@
-"""MatMulNBits models the schema rules out (negative/): the backend must refuse them at prepare. Each is a valid
+"""MatMulNBits models the schema rules out (negative/): the backend must refuse them. Each is a valid
 configuration's model with one attribute or one input shape made invalid; the one data set has those shapes,
 for backends that only look at run time."""
 
@@ -41,17 +41,19 @@ def negative_cases(seed: int = 0) -> Iterator[Case]:
     shapes = [np.shape(x) for x in inputs]
     for what, (attrs, why) in BAD_ATTRIBUTES.items():
         cfg = replace(BASE, what=f"negative_{what}", extra_attrs=attrs)
-        yield _negative(cfg, model(cfg, shapes), [inputs], why, seed)
+        yield _negative(cfg, model(cfg, shapes), [inputs], why, seed, "prepare")
     for what, (name, reshape, why) in BAD_SHAPES.items():
         j = BASE.slots.index(name)
         bad = list(inputs)
         bad[j] = np.resize(inputs[j], reshape(tuple(shapes[j])))
         cfg = replace(BASE, what=f"negative_{what}")
-        yield _negative(cfg, model(cfg, [np.shape(x) for x in bad]), [bad], why, seed)
+        yield _negative(cfg, model(cfg, [np.shape(x) for x in bad]), [bad], why, seed, "run")
 
 
-def _negative(cfg: Config, m, data: list, why: str, seed: int) -> Case:
-    return FAMILY.negative(f"{FAMILY.prefix}_{cfg.what}", m, data, phase="prepare", opset=OPSET, clause=CLAUSE,
+def _negative(cfg: Config, m, data: list, why: str, seed: int, phase: str) -> Case:
+    """phase: "prepare" for an attribute the schema rules out; "run" for an input shape (the text gives the
+    shapes, not when they are checked: onnxruntime's kernel checks them when it runs)."""
+    return FAMILY.negative(f"{FAMILY.prefix}_{cfg.what}", m, data, phase=phase, opset=OPSET, clause=CLAUSE,
                            flags=["negative"], seed=seed, params={**cfg.params, **cfg.extra_attrs}, error=why)
 
 
