@@ -50,7 +50,7 @@ import numpy as np
 from generator import dtypes
 from generator.faults import Fault
 from generator.reference import qlinear_conv as ref
-from generator.reference.requantize_variants import _requantize, _rne_ratio, _round_variant
+from generator.reference.requantize_variants import REQUANT_FAULTS, _requantize, _rne_ratio, _round_variant
 
 _SAME = ("SAME_UPPER", "SAME_LOWER")
 TAIL_WIDTHS = (4, 8, 16)  # int32 / float32 lanes of SSE / NEON, AVX2, AVX-512
@@ -271,36 +271,24 @@ _WRAP_PROOF = ("a defined input has conv + B within int32 (outside is undefined 
                "whatever the partial sums do")
 
 
-FAULTS: tuple[Fault, ...] = (
-    Fault("qlinear_conv.requant_float32",
-          "requantizes in float32: float(acc) * float32((x_scale * w_scale) / y_scale), rounded half to even",
-          _node(requant="float32"),
-          seen_in="onnxruntime (MLAS MlasRequantizeOutput: float32 output_scales, float(acc) * scale)"),
-    Fault("qlinear_conv.requant_float64",
-          "requantizes in float64: acc * ((x_scale * w_scale) / y_scale) in double, rounded half to even",
-          _node(requant="float64"),
-          seen_in="consistent with onnx-reference 1.23.2 (measured here: 48 failing data sets, each also explained by "
-                  "another requantization model); a double requantization as in onnxruntime's reference kernels"),
-    Fault("qlinear_conv.requant_fixed_point",
-          "requantizes in fixed point: a Q31 multiplier and shift from the double x_scale * w_scale / y_scale, "
-          "rounding doubling high multiply, rounding right shift (ties away from zero)",
-          _node(requant="fixed_point"),
-          seen_in="gemmlowp / TFLite kernels (QuantizeMultiplier, MultiplyByQuantizedMultiplier); onnxruntime's "
-                  "QLinearConv before MLAS (gemmlowp output pipeline)"),
-    Fault("qlinear_conv.zero_point_before_rounding",
-          "adds y_zero_point before rounding: round_half_even(acc * c + y_zero_point)",
-          _node(requant="zero_point_first"),
-          seen_in="onnx.reference (np.round(R + y_zero_point))"),
-    Fault("qlinear_conv.round_half_away",
-          "rounds requantization ties away from zero instead of to even (C roundf / std::round)",
-          _node(requant="half_away"),
-          seen_in="consistent with onnxruntime 1.32.0, onnx-reference 1.23.2 and OpenVINO 2026.4.1 on tie data sets "
-                  "(measured here; each also explained by requant_fixed_point)"),
-    Fault("qlinear_conv.saturate_before_zero_point",
-          "saturates round(acc * c) to the output type, then adds y_zero_point (the sum wraps)",
-          _node(requant="saturate_first"),
-          seen_in=_NOT_SEEN + "a requantization that clamps before adding the zero point (the order QuantizeLinear "
-                              "implementations are sometimes written in)"),
+_REQUANT_SEEN = {
+    "requant_float32": "onnxruntime (MLAS MlasRequantizeOutput: float32 output_scales, float(acc) * scale)",
+    "requant_float64": "consistent with onnx-reference 1.23.2 (measured here: 48 failing data sets, each also "
+                       "explained by another requantization model); a double requantization as in onnxruntime's "
+                       "reference kernels",
+    "requant_fixed_point": "gemmlowp / TFLite kernels (QuantizeMultiplier, MultiplyByQuantizedMultiplier); "
+                           "onnxruntime's QLinearConv before MLAS (gemmlowp output pipeline)",
+    "zero_point_before_rounding": "onnx.reference (np.round(R + y_zero_point))",
+    "round_half_away": "consistent with onnxruntime 1.32.0, onnx-reference 1.23.2 and OpenVINO 2026.4.1 on tie data "
+                       "sets (measured here; each also explained by requant_fixed_point)",
+    "saturate_before_zero_point": _NOT_SEEN + "a requantization that clamps before adding the zero point (the order "
+                                              "QuantizeLinear implementations are sometimes written in)",
+}
+
+FAULTS: tuple[Fault, ...] = tuple(
+    Fault(f"qlinear_conv.{name}", what, _node(requant=how), seen_in=_REQUANT_SEEN[name])
+    for name, how, what in REQUANT_FAULTS
+) + (
     Fault("qlinear_conv.per_channel_input_axis",
           "takes per-channel w_scale / w_zero_point along w's axis 1 (input channels) when it has C / group == M "
           "elements", _node(scale_axis="input"),

@@ -130,3 +130,22 @@ def _round_variant(q: np.ndarray, half: np.ndarray, y_zero_point: int, to: DType
     if how == "saturate_first":
         return _wrap(np.clip(q, to.int_min, to.int_max) + y_zero_point, to)
     raise ValueError(how)
+
+
+# The requantization fault models every requantizing family declares (QLinearConv's, QLinearMatMul's): (name within
+# the family, _requantize's `how`, what it does). Each family adds its own seen_in (where it was measured for that op).
+REQUANT_FAULTS: tuple[tuple[str, str, str], ...] = (
+    ("requant_float32", "float32",
+     "requantizes in float32: float(acc) * float32((x_scale * w_scale) / y_scale), rounded half to even"),
+    ("requant_float64", "float64",
+     "requantizes in float64: acc * ((x_scale * w_scale) / y_scale) in double, rounded half to even"),
+    ("requant_fixed_point", "fixed_point",
+     "requantizes in fixed point: a Q31 multiplier and shift from the double x_scale * w_scale / y_scale, "
+     "rounding doubling high multiply, rounding right shift (ties away from zero)"),
+    ("zero_point_before_rounding", "zero_point_first",
+     "adds y_zero_point before rounding: round_half_even(acc * c + y_zero_point)"),
+    ("round_half_away", "half_away",
+     "rounds requantization ties away from zero instead of to even (C roundf / std::round)"),
+    ("saturate_before_zero_point", "saturate_first",
+     "saturates round(acc * c) to the output type, then adds y_zero_point (the sum wraps)"),
+)

@@ -1,0 +1,247 @@
+"""Fault models of ONNX QLinearMatMul-10 / -21: plausible wrong implementations, each the reference
+(generator/reference/qlinear_matmul.py) with one deviation (generator/faults.py says what a fault module holds).
+
+  requantization   QLinearConv's, from the one table both read (requantize_variants.REQUANT_FAULTS): float32
+                   (onnxruntime's MLAS), float64, Q31 fixed point, y_zero_point before rounding, ties away from zero,
+                   saturation before y_zero_point; the multiplier computed in the scales' own type (float16 /
+                   bfloat16 at opset 21: onnx.reference); and the result converted to the output type without saturating
+                   (wrapped modulo 256: ONNX's own reference and backend test data before onnx PR #7868)
+  accumulation     raw a x b products summed in adjacent pairs along K with int16 saturation (x86 VPMADDUBSW), zero
+                   points applied after; acc kept in int16 (wraps modulo 2**16); acc wrapped in int32 (equivalent on
+                   every defined input)
+  quantization     a's per-row zero point subtracted along a's columns, as numpy broadcasts an [M] vector against
+                   [M, K] (refused where M != K); only element 0 of a per-row a_scale / a_zero_point, or of a
+                   per-column b_scale / b_zero_point, used for every row / column
+  shapes           batch dimensions broadcast by flattening each operand's batch and indexing it modulo its count
+                   (right only where the broadcast axes lead); a 1-D operand's promoted axis kept in y
+
+Groups (group_key): "<shape class> <a quantization> <b quantization>", from case.json "params":
+  shape class   1d (a or b 1-D) | 2d | batched (batch dimensions, each operand's batch the output's or of one
+                element) | broadcast (an operand of several batch elements broadcast along another axis)
+  a             per_tensor | per_row;  b  per_tensor | per_column
+These decide whether a fault can differ at all (the per-row and per-column faults need those vectors, the batch
+fault a partial broadcast, the 1-D fault a 1-D operand); `equivalent(params)` gives the proof where it cannot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator.faults import Fault, Refusal
+from generator.reference import qlinear_matmul as ref
+from generator.reference.requantize_variants import REQUANT_FAULTS, _requantize
+
+_NOT_SEEN = "not seen; modelled as "
+SHAPE_CLASSES = ("1d", "2d", "batched", "broadcast")
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+# ---------------------------------------------------------------------------------------
+def shape_class(a_shape, b_shape) -> str:
+    """The shape class of a case (module docstring)."""
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    if len(a_shape) == 1 or len(b_shape) == 1:
+        return "1d"
+    if len(a_shape) == 2 and len(b_shape) == 2:
+        return "2d"
+    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    for own in (a_shape[:-2], b_shape[:-2]):
+        if int(np.prod(own)) > 1 and tuple((1,) * (len(batch) - len(own)) + tuple(own)) != tuple(batch):
+            return "broadcast"
+    return "batched"
+
+
+def _parts(p: dict) -> tuple[str, bool, bool]:
+    return (shape_class(p["a_shape"], p["b_shape"]), p.get("a_quant") == "per_row",
+            p.get("b_quant") == "per_column")
+
+
+def key_of(shape: str, per_row: bool, per_column: bool) -> str:
+    return f"{shape} {'per_row' if per_row else 'per_tensor'} {'per_column' if per_column else 'per_tensor'}"
+
+
+def group_key(meta: dict) -> str:
+    """The configuration class of a case (module docstring)."""
+    return key_of(*_parts(meta.get("params") or {}))
+
+
+def all_groups() -> list[tuple[str, bool, bool]]:
+    """Every class that can exist (a 1-D a has no rows, a 1-D b no columns: the 1d class has no per-row and
+    per-column pair)."""
+    return [(s, r, c) for s in SHAPE_CLASSES for r in (False, True) for c in (False, True)
+            if not (s == "1d" and r and c)]
+
+
+# ---------------------------------------------------------------------------------------
+# the reference with one deviation
+# ---------------------------------------------------------------------------------------
+def int16_pairs(op: ref.Operands) -> np.ndarray:
+    """acc as an x86 VPMADDUBSW kernel computes it: raw products a * b added in adjacent pairs along K with int16
+    saturation, the pair sums in int32, the zero points applied after, exactly:
+        acc = sum_pairs sat16(a0 b0 + a1 b1) - b_zp * sum_k a - a_zp * sum_k b + K * a_zp * b_zp"""
+    a, b = op.a.astype(np.int64), op.b.astype(np.int64)
+    k = a.shape[-1]
+    prods = a[..., :, :, None] * b[..., None, :, :]  # [..., M, K, N]
+    if k % 2:
+        prods = np.concatenate([prods, np.zeros(prods.shape[:-2] + (1, prods.shape[-1]), np.int64)], axis=-2)
+    pairs = np.clip(prods[..., 0::2, :] + prods[..., 1::2, :], -(2**15), 2**15 - 1)
+    raw = pairs.sum(axis=-2)
+    az, bz = op.a_zero_point, op.b_zero_point
+    return (raw - bz * a.sum(axis=-1, keepdims=True) - az * b.sum(axis=-2, keepdims=True) + k * az * bz).astype(
+        np.float64)
+
+
+def _batch_modulo(op: ref.Operands) -> np.ndarray:
+    """acc with each operand's batch flattened and the output's flat batch index f reading its element f % count."""
+    batch = np.broadcast_shapes(op.a.shape[:-2], op.b.shape[:-2])
+    n = int(np.prod(batch))
+    da = (op.a.astype(np.float64) - op.a_zero_point).reshape((-1,) + op.a.shape[-2:])
+    db = (op.b.astype(np.float64) - op.b_zero_point).reshape((-1,) + op.b.shape[-2:])
+    idx = np.arange(n)
+    return np.matmul(da[idx % len(da)], db[idx % len(db)]).reshape(tuple(batch) + (op.a.shape[-2], op.b.shape[-1]))
+
+
+def _in_scale_type(acc: np.ndarray, xs: float, ws: float, ys: float, yz: int, to, st: np.dtype) -> np.ndarray:
+    """round_half_even(acc * c) + y_zero_point, saturated, with c = (a_scale * b_scale) / y_scale computed in the
+    scales' own type (each operation rounded to float / float16 / bfloat16) and the product in float64 (numpy's
+    int32 array times a float scale array, as onnx.reference writes C * (a_scale * b_scale / y_scale))."""
+    c = float((np.asarray(xs, st) * np.asarray(ws, st)) / np.asarray(ys, st))
+    v = np.clip(np.asarray(acc, np.float64) * c, to.int_min - yz, to.int_max - yz)
+    return (np.rint(v).astype(np.int64) + yz).astype(to.np_dtype)
+
+
+def _first(v: np.ndarray) -> np.ndarray:
+    return np.full(v.shape, v.reshape(-1)[0], dtype=v.dtype)
+
+
+def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool = False, wrap16: bool = False,
+            wrap32: bool = False, a_zp_columns: bool = False, a_first: bool = False, b_first: bool = False,
+            batch_modulo: bool = False, one_d_kept: bool = False) -> list[np.ndarray]:
+    """The reference QLinearMatMul with the given deviation; shape checks are the reference's."""
+    if len(inputs) != 8:
+        raise ValueError(f"QLinearMatMul takes 8 inputs, got {len(inputs)}")
+    outcome = ref.qlinear_matmul(*inputs)
+    if not outcome.defined or ref.UNDEF_FLOAT8 in outcome.undefined:
+        return list(outcome.outputs)  # undefined: the reference's placeholder
+    op = ref.operands(*inputs)
+    if a_first:
+        op.a_zero_point, op.a_scale = _first(op.a_zero_point), _first(op.a_scale)
+    if b_first:
+        op.b_zero_point, op.b_scale = _first(op.b_zero_point), _first(op.b_scale)
+    if a_zp_columns and op.a_zero_point.ndim:  # per row: [..., M, 1] read as [..., 1, M]
+        if op.a.shape[-2] != op.a.shape[-1]:  # numpy: [..., 1, M] against [..., M, K] needs M == K
+            raise Refusal(f"a_zero_point of {op.a.shape[-2]} rows does not broadcast along a's {op.a.shape[-1]} "
+                          "columns")
+        op.a_zero_point = np.swapaxes(op.a_zero_point, -1, -2)
+    acc, bound = ref.accumulate(op)
+    if batch_modulo:
+        acc = _batch_modulo(op)
+    if pairs16:
+        acc = int16_pairs(op)
+        bound = max(bound, int(np.abs(acc).max(initial=0)))
+    if wrap16:
+        acc = (acc.astype(np.int64) + 2**15) % 2**16 - 2**15
+    if wrap32:
+        acc = (acc.astype(np.int64) + 2**31) % 2**32 - 2**31
+    acc = np.clip(acc, ref.INT32_MIN, ref.INT32_MAX)  # pairs16 / zero-point faults stay in the reference's domain
+    bound = min(bound, 2**31)
+    ys, yz, to = op.y_scale, op.y_zero_point, op.y_type
+    if requant == "scale_type":
+        st = np.asarray(inputs[1]).dtype
+        y = ref.requantize_each(acc, op, lambda v, xs, ws: _in_scale_type(v, xs, ws, ys, yz, to, st))
+    else:
+        y = ref.requantize_each(acc, op, lambda v, xs, ws: _requantize(v.reshape(1, 1, -1), bound, xs, [ws], ys, yz,
+                                                                       to, requant).reshape(-1))
+    return [y if one_d_kept or not op.squeeze else np.squeeze(y, op.squeeze)]
+
+
+def _node(**deviation):
+    def fn(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
+        return _matmul(inputs, **deviation)
+    fn.__doc__ = f"QLinearMatMul with the deviation {deviation} (generator.reference.qlinear_matmul_faults)."
+    return fn
+
+
+# ---------------------------------------------------------------------------------------
+# equivalence proofs, per class
+# ---------------------------------------------------------------------------------------
+def _unless_per_row(p: dict) -> str | None:
+    return None if _parts(p)[1] else "a_scale and a_zero_point are per tensor: there is no row vector to misread"
+
+
+def _unless_per_column(p: dict) -> str | None:
+    return None if _parts(p)[2] else "b_scale and b_zero_point are per tensor: there is no column vector to misread"
+
+
+def _unless_broadcast(p: dict) -> str | None:
+    if _parts(p)[0] == "broadcast":
+        return None
+    return ("every operand's batch is the output's (leading ones aside) or one element: flat index modulo its "
+            "count is the broadcast index")
+
+
+def _unless_1d(p: dict) -> str | None:
+    return None if _parts(p)[0] == "1d" else "neither operand is 1-D: no axis is promoted"
+
+
+_WRAP32_PROOF = ("a defined input has acc within int32 (outside is undefined [reference: UNDEF_ACC_INT32] and goes to "
+                 "probe/); integer sums computed modulo 2**32 equal the exact sum whenever that lies in int32")
+
+_REQUANT_SEEN = {
+    "requant_float32": "onnxruntime (MLAS MlasRequantizeOutput / QGemm output processor: float32 scale, "
+                       "float(acc) * scale)",
+    "requant_float64": "a double requantization as in onnxruntime's reference kernels",
+    "requant_fixed_point": "gemmlowp / TFLite kernels (QuantizeMultiplier, MultiplyByQuantizedMultiplier)",
+    "zero_point_before_rounding": "onnx.reference op_qlinear_matmul (np.rint(D + y_zero_point); onnx#6169)",
+    "round_half_away": _NOT_SEEN + "C roundf / std::round in a requantization loop",
+    "saturate_before_zero_point": _NOT_SEEN + "a requantization that clamps before adding the zero point",
+}
+
+FAULTS: tuple[Fault, ...] = tuple(
+    Fault(f"qlinear_matmul.{name}", what, _node(requant=how), seen_in=_REQUANT_SEEN[name])
+    for name, how, what in REQUANT_FAULTS
+) + (
+    Fault("qlinear_matmul.requant_scale_type",
+          "computes the multiplier (a_scale * b_scale) / y_scale in the scales' own type (float32, float16 or "
+          "bfloat16: two roundings there), acc * c in float64, rounded half to even", _node(requant="scale_type"),
+          seen_in="onnx.reference op_qlinear_matmul (C * (a_scale * b_scale / y_scale) on the scale arrays); "
+                  "consistent with onnx-reference 1.23.2 on bfloat16 scales (measured here, with y_zero_point added "
+                  "before rounding)"),
+    Fault("qlinear_matmul.requant_unsaturated",
+          "converts round(acc * c) + y_zero_point to the output type without saturating (wraps modulo 256)",
+          _node(requant="unsaturated"),
+          seen_in="onnx.reference op_qlinear_matmul and ONNX's test_qlinearmatmul_2D/3D_int8 expected data before "
+                  "onnx PR #7868 (onnx#7835, onnx#6169: -236 written as 20); emmtrix/emx-onnx-cgen#735; IREE's 6 "
+                  "failing qlinearmatmul ONNX tests ([1, -75, 20] vs [1, -75, -128], iree-org/iree#24378) and "
+                  "onnxruntime's test-harness 'result diff' for qlinearmatmul 2D/3D int8_float32 are that data"),
+    Fault("qlinear_matmul.int16_pair_saturation",
+          "adds the raw a * b products in adjacent pairs along K with int16 saturation (x86 VPMADDUBSW), zero points "
+          "applied after", _node(pairs16=True),
+          seen_in="onnxruntime#16105 (MLAS QgemmU8X8KernelAvx2, x86-64 AVX2 without VNNI; QLinearMatMul and "
+                  "QLinearConv share the U8S8 QGEMM); oneDNN#518 (cblas_gemm_s8u8s32 capped at 32767)"),
+    Fault("qlinear_matmul.accumulator_wrap16", "keeps acc in int16 (wraps modulo 2**16)", _node(wrap16=True),
+          seen_in="microsoft/BitNet#629 (ggml_vec_dot_i2_i8_s: vpmaddubsw results summed in int16 lanes; latent); "
+                  "modelled as an int16 accumulator"),
+    Fault("qlinear_matmul.accumulator_wrap32", "accumulates acc in int32 with wraparound", _node(wrap32=True),
+          equivalent=lambda p: _WRAP32_PROOF,
+          seen_in=_NOT_SEEN + "every int32 accumulator (equivalent on every defined input)"),
+    Fault("qlinear_matmul.a_zero_point_per_column",
+          "subtracts a per-row a_zero_point along a's columns ([M] or [..., M, 1] read as [..., 1, M], as numpy "
+          "broadcasts an [M] vector against [M, K]; refused where M != K)", _node(a_zp_columns=True),
+          equivalent=_unless_per_row, may_refuse=True,
+          seen_in=_NOT_SEEN + "a - a_zero_point written with the [M] vector unreshaped"),
+    Fault("qlinear_matmul.per_row_first", "uses a_scale[0] and a_zero_point[0] for every row of a",
+          _node(a_first=True), equivalent=_unless_per_row,
+          seen_in=_NOT_SEEN + "a kernel that reads the per-tensor slot of a per-row model"),
+    Fault("qlinear_matmul.per_column_first", "uses b_scale[0] and b_zero_point[0] for every column of b",
+          _node(b_first=True), equivalent=_unless_per_column,
+          seen_in=_NOT_SEEN + "a kernel that reads the per-tensor slot of a per-column model"),
+    Fault("qlinear_matmul.batch_broadcast_modulo",
+          "broadcasts batch dimensions by flattening each operand's batch and reading element f % count for the "
+          "output's flat batch index f", _node(batch_modulo=True), equivalent=_unless_broadcast,
+          seen_in=_NOT_SEEN + "a batched GEMM loop with one stride per operand (right only for leading broadcast)"),
+    Fault("qlinear_matmul.one_d_axis_kept", "keeps the promoted axis of a 1-D operand in y ([1, N] / [M, 1])",
+          _node(one_d_kept=True), equivalent=_unless_1d,
+          seen_in=_NOT_SEEN + "a 1-D operand reshaped to 2-D and the result not reshaped back"),
+)
