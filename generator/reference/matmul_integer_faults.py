@@ -5,11 +5,15 @@ generator/faults.py says what a fault module holds). Every fault has the referen
   zero points     a_zero_point / b_zero_point ignored; a per-row a_zero_point subtracted along K (numpy's
                   broadcasting of an [M] vector against [M, K]: onnx.reference); a per-column b_zero_point
                   subtracted along K (per row of B); only element 0 of a per-row / per-column zero point used;
-                  the cross term K * a_zero_point * b_zero_point of the expanded product left out
+                  the cross term K * a_zero_point * b_zero_point of the expanded product left out; a - zp
+                  computed in the operand's 8-bit type (wraps)
+  refusals        a per-row a_zero_point refused (onnxruntime); an a_zero_point left out by the empty name
+                  before a given b_zero_point refused (OpenVINO)
   types           B's bits read as A's type, or A's as B's (uint8 x int8 pairs: one signedness for both)
   arithmetic      raw u8 x s8 products added in pairs with int16 saturation (x86 VPMADDUBSW), zero points
-                  applied after; each product wrapped to int16 ("The production MUST never overflow"); the sum
-                  accumulated in int16 (wraps); the sum accumulated in float32, products added in K order
+                  applied after, and the same after shifting the other pairs into u8 x s8 by 128; each product
+                  wrapped to int16 ("The production MUST never overflow"); the sum accumulated in int16 (wraps);
+                  the sum accumulated in float32, products added in K order
   vector tails    the last K % W products of each dot product left out (all of them when K < W), W = 4, 8, 16
 
 Groups (group_key): "<A type> <B type> a_zp=<absent|tensor|row> b_zp=<absent|tensor|column>", from case.json
@@ -98,7 +102,7 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
              b_along_k: bool = False, a_first: bool = False, b_first: bool = False, cross_dropped: bool = False,
              b_as_a: bool = False, a_as_b: bool = False, pairs16: bool = False, product16: bool = False,
              acc16: bool = False, acc_f32: bool = False, k_tail: int = 0, a_refused: bool = False,
-             empty_refused: bool = False) -> list[np.ndarray]:
+             empty_refused: bool = False, diff8: bool = False) -> list[np.ndarray]:
     a, b, az, bz = _operands(inputs)
     if a_refused and az is not None and not (az.ndim == 0 or az.shape == (1,)):
         raise Refusal("a_zero_point must be a scalar or a 1-D tensor of one element")
@@ -129,6 +133,14 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
         return _wrap32(np.matmul(a.astype(np.int64) - ref._zero_point(az, per_row=True), db))
     a2, b2, za, zb, y_shape = _as2(a, b, az, bz)
     k = a2.shape[-1]
+    if pairs16 and a.dtype == np.int8:  # into the u8 x s8 kernel's ranges: the differences stay the same
+        a2, za = a2 + 128, za + 128
+    if pairs16 and b.dtype == np.uint8:
+        b2, zb = b2 - 128, zb - 128
+    if diff8:  # a - za and b - zb in the operands' own types
+        da8 = (a2 - za).astype(a.dtype).astype(np.int64)
+        db8 = (b2 - zb).astype(b.dtype).astype(np.int64)
+        return _wrap32(np.matmul(da8, db8).reshape(y_shape))
     if pairs16:  # raw u8 x s8 products in adjacent pairs, saturated to int16; zero points applied after
         p = _products(a2, b2)
         if k % 2:
@@ -202,16 +214,16 @@ def _unless_product_leaves_int16(p: dict) -> str | None:
 FAULTS: tuple[Fault, ...] = (
     Fault("matmul_integer.a_zero_point_ignored", "leaves a_zero_point out (A - 0)", _node(drop_a=True),
           equivalent=_unless_present(2, "a_zero_point"),
-          seen_in="onnxruntime DynamicQuantizeMatMul / MatMulIntegerToFloat fusions that drop a non-constant "
-                  "zero point (modelled; see docs/matmul_integer.md for the threads)"),
+          seen_in="IREE (iree-org/iree#24583: MatMulInteger computes A * B, both zero points ignored)"),
     Fault("matmul_integer.b_zero_point_ignored", "leaves b_zero_point out (B - 0)", _node(drop_b=True),
           equivalent=_unless_present(3, "b_zero_point"),
-          seen_in=_NOT_SEEN + "a kernel that takes a signed B as symmetric (zero point 0) and skips its input"),
+          seen_in="IREE (iree-org/iree#24583: MatMulInteger computes A * B, both zero points ignored)"),
     Fault("matmul_integer.a_zero_point_along_k",
           "subtracts a per-row a_zero_point [M] along K (numpy broadcasting of [M] against [M, K]); refuses "
           "when M != K", _node(a_along_k=True), equivalent=_unless(2, "row", "a_zero_point is not an [M] vector"),
           may_refuse=True,
-          seen_in="onnx-reference 1.23.2 (onnx/reference/ops/op_matmul_integer.py: A32 -= a_zero_point)"),
+          seen_in="onnx-reference 1.23.2 (onnx/reference/ops/op_matmul_integer.py: A32 -= a_zero_point; measured "
+                  "here); onnx-mlir#2147 review (\"[MxK] - [M] cannot be expressed by sub\")"),
     Fault("matmul_integer.b_zero_point_along_k",
           "subtracts a per-column b_zero_point [N] per row of B (along K); refuses when N != K",
           _node(b_along_k=True), equivalent=_unless(3, "column", "b_zero_point is not per column"),
@@ -221,7 +233,7 @@ FAULTS: tuple[Fault, ...] = (
           _node(a_refused=True), equivalent=_unless(2, "row", "a_zero_point is per tensor: nothing to refuse"),
           may_refuse=True,
           seen_in="onnxruntime 1.32.0 CPU (matmul_integer.cc: \"MatmulInteger : input1 zero point must be a scalar "
-                  "or 1D tensor of size 1\"; measured here)"),
+                  "or 1D tensor of size 1\"; measured here; onnxruntime#27897, and PR #3070's CUDA kernel)"),
     Fault("matmul_integer.omitted_a_zero_point_refused",
           "refuses a model whose a_zero_point is left out by the empty name while b_zero_point is given",
           _node(empty_refused=True), may_refuse=True,
@@ -248,7 +260,19 @@ FAULTS: tuple[Fault, ...] = (
     Fault("matmul_integer.int16_pair_saturation",
           "adds the raw a * b products in adjacent K pairs with int16 saturation (x86 VPMADDUBSW), zero points "
           "applied after", _node(pairs16=True), applies=lambda p: parts(p)[:2] == ("uint8", "int8"),
-          seen_in="onnxruntime#16105 (MLAS U8S8 on x86-64 AVX2 without VNNI; QLinearConv's fault, the same kernel)"),
+          seen_in="onnxruntime#16105 (MLAS QgemmU8X8KernelAvx2 on x86-64 without VNNI); oneDNN#518 (MKL "
+                  "cblas_gemm_s8u8s32: a = [255, 255], b = [127, 127] gives 32767)"),
+    Fault("matmul_integer.int16_pair_saturation_shifted",
+          "shifts the other type pairs into u8 x s8 (int8 A + 128, uint8 B - 128, zero points alike), then adds the "
+          "raw products in adjacent K pairs with int16 saturation, zero points applied after", _node(pairs16=True),
+          applies=lambda p: parts(p)[:2] != ("uint8", "int8"),
+          seen_in="rten#1208 (every pair shifted by 128 into the u8 x s8 kernel; saturates on x86 without VNNI, "
+                  "as its docs say; rten#596)"),
+    Fault("matmul_integer.difference_in_8_bits",
+          "subtracts each zero point in the operand's 8-bit type (a - a_zero_point wraps modulo 256)",
+          _node(diff8=True), equivalent=lambda p: None if parts(p)[2:] != ("absent", "absent") else
+          "no zero point: nothing is subtracted",
+          seen_in="AMDMIGraphX#2903 review (\"sub between two uint8_t types which would result in incorrect results\")"),
     Fault("matmul_integer.product_int16",
           "wraps each product (a - za)(b - zb) to int16 before adding (\"The production MUST never overflow\")",
           _node(product16=True), equivalent=_unless_product_leaves_int16,
@@ -258,7 +282,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("matmul_integer.accumulate_float32",
           "adds the exact products in float32, in K order, then converts to int32 (|sum| > 2**24 rounds)",
           _node(acc_f32=True),
-          seen_in=_NOT_SEEN + "an integer MatMul lowered to a float32 one (a plugin with no int32 GEMM)"),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: every float32 witness; openvinotoolkit/openvino#37956, "
+                  "int32 MatMul computed in float32); onnx2tf#634 (MatMulInteger's inputs cast to float32)"),
 ) + tuple(
     Fault(f"matmul_integer.k_tail{w}_dropped",
           f"leaves out the last K % {w} products of each dot product (all of them when K < {w}): a {w}-step K "

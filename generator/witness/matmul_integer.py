@@ -9,9 +9,12 @@ checked against the reference; a fault with none would be a hole, and find() rai
             every zero-point, sign and tail fault differs here
   far       M = K = N = 3, zero points at one end, every element at the other: products of 255 * 255 (or 128 * 255,
             128 * 128 without a zero point), sums beyond int16 (product_int16, accumulate_int16)
-  pairs     uint8 x int8: a = 255, b = -128 (even columns) / 127 (odd): the raw pairs a0 b0 + a1 b1 leave int16
+  pairs     A at the top of its type, B's columns at the bottom / top: in u8 x s8 terms (int8 A + 128, uint8 B - 128)
+            a = 255 and b = -128 / 127, so the raw pairs a0 b0 + a1 b1 leave int16
   float32   M = N = 1, K - 1 far products and a last one of +-1: an exact sum (K - 1) p + 1 between 2**24 and
             2**25 that is odd, so no float32 holds it (K from the group's largest product p)
+  wrap      zero points at the top of their types, elements at the bottom: a - za = -255 leaves the 8-bit type
+            (difference_in_8_bits)
 
 Witness data (JSON): generator/catalogue/matmul_integer.py's form. The family
 (generator/families/matmul_integer/witnesses.py) turns them back into inputs.
@@ -67,9 +70,13 @@ def candidates(mm: MM) -> list[tuple[str, list]]:
     far = [np.full((3, 3), fa, at.np_dtype), np.full((3, 3), fb, bt.np_dtype), _zero_point(at, mm.a_zp, 3, s, za),
            _zero_point(bt, mm.b_zp, 3, s, zb)]
     out.append(("far", far))
-    if mm.types == ("uint8", "int8"):
-        b = np.array([[bt.int_min, bt.int_max, bt.int_min]] * 3, bt.np_dtype)
-        out.append(("pairs", [np.full((3, 3), at.int_max, at.np_dtype), b, far[2], far[3]]))
+    # wrap: zero points at the top, elements at the bottom: a - za = -255 leaves the 8-bit types
+    out.append(("wrap", [np.full((3, 3), at.int_min, at.np_dtype), np.full((3, 3), bt.int_min, bt.np_dtype),
+                         _zero_point(at, mm.a_zp, 3, s, at.int_max), _zero_point(bt, mm.b_zp, 3, s, bt.int_max)]))
+    # pairs: A at its top, B's columns at its bottom / top: after the shift into u8 x s8 (none for uint8 x int8)
+    # a = 255 and b = -128 / 127, whose pairs a0 b0 + a1 b1 leave int16
+    b = np.array([[bt.int_min, bt.int_max, bt.int_min]] * 3, bt.np_dtype)
+    out.append(("pairs", [np.full((3, 3), at.int_max, at.np_dtype), b, far[2], far[3]]))
     p = abs((fa - (za or 0)) * (fb - (zb or 0)))
     k = 2**24 // p + 2  # (k - 1) p > 2**24
     k += 1 if p % 2 and (k - 1) % 2 else 0  # (k - 1) p even, so that +-1 makes it odd

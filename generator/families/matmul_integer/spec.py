@@ -23,7 +23,7 @@ CATALOGUE = Catalogue()
 PROFILES = {
     # datasets: per catalogue case; random: seeded random configurations
     "quick": dict(datasets=1, random=0),
-    "default": dict(datasets=2, random=4),
+    "default": dict(datasets=1, random=4),
     "exhaustive": dict(datasets=6, random=48),
 }
 COMPARE = {"mode": "exact", "reason": "integer output: one exact int32 per element (the exact sum of exact products)"}
