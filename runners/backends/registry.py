@@ -26,6 +26,8 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "tflite2onnx+onnxruntime": ("runners.backends.pipelines", "Tflite2OnnxOnnxRuntime", None, "tflite2onnx"),
     "onnx2tf+litert": ("runners.backends.pipelines", "Onnx2TfLiteRT", None, "onnx2tf"),
     "tvm": ("runners.backends.tvm", "TvmBackend", "tvm", "tvm"),
+    "torch": ("runners.backends.torch_backend", "TorchBackend", "torch", "torch"),
+    "jax": ("runners.backends.jax_backend", "JaxBackend", "jax", "jax"),
 }
 
 
