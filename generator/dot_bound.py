@@ -3,17 +3,20 @@ suite's dot-product compliance mode (the TOSA specification's "Dot product accur
 reference model's verify_dot_product.cc).
 
 For each output element, from the case's own inputs (float64):
-    ref  = sum_k a_k * w_k (+ bias)           the exact result
     bnd  = sum_k |a_k * w_k| (+ |bias|)       the magnitude every rounding error scales with
     qerr = sum_k |w_k| * step_k               only where A may be quantized to int8 (step: one int8 step of k's block)
-and an implementation's value imp meets the bound when
-    ref is NaN:                              imp is NaN
+and, e the expected value (the reference's float64 sum rounded once to the output type), an implementation's
+value imp meets the bound when
+    e is NaN:                                imp is NaN
     bnd * (1 + abs_bound * 2**-(1 + frac)) overflows the output type:   anything (the sum may overflow)
-    bnd == 0 and qerr == 0:                  imp == 0 (every product is zero)
-    otherwise:  |imp - ref| <= abs_bound * max(bnd * 2**-(1 + frac), normal_min) + qerr
+    bnd == 0 and qerr == 0:                  imp == e (every product is zero)
+    otherwise:  |imp - e| <= abs_bound * max(bnd * 2**-(1 + frac), normal_min) + qerr + ulp(e) / 2
 frac and normal_min are the accumulation type's (mantissa bits, smallest normal); abs_bound is TOSA's 2 * KS,
-KS the number of terms of each sum (K, plus 1 with a bias). TOSA's two statistical checks over a tensor (error
-bias and variance across data sets of a test set) are left out: one data set here is not a test set of S.
+KS the number of terms of each sum (K, plus 1 with a bias). TOSA measures from the float64 sum; the half ulp of
+the output type at e accounts for e being that sum rounded once, so that a comparison reads the expected file
+(and the diagnosis can hold a backend against a fault model's outputs). TOSA's two statistical checks over a
+tensor (error bias and variance across the data sets of a test set) are left out: a case's data sets are no
+test set of TOSA's S kinds.
 
 A compare spec names how the runner finds a and w in the inputs ("operands", a name of OPERANDS: the
 reference module that decodes them) and carries the node's attributes those need ("node").
@@ -43,7 +46,8 @@ def accumulation(t1: str, accuracy_level: int) -> str:
 
 
 def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ref, bnd, qerr) of each output element, from a data set's inputs and the compare spec."""
+    """(ref, bnd, qerr) of each output element, from a data set's inputs and the compare spec (ref: the float64
+    sum, which the reference rounds to give the expected values)."""
     known = OPERANDS.get(spec.get("operands"))
     if known is None:
         raise ValueError(f"compare mode 'dot': unknown operands {spec.get('operands')!r} "
@@ -64,24 +68,44 @@ def tolerance(bnd: np.ndarray, qerr: np.ndarray, acc: DType, abs_bound: int) -> 
     return abs_bound * unit + qerr
 
 
-def within(ref: np.ndarray, bnd: np.ndarray, qerr: np.ndarray, imp: np.ndarray, out: DType, acc: DType,
+def half_ulp(e: np.ndarray, out: DType) -> np.ndarray:
+    """Half the spacing of out's values at e (at the smallest normal's below it), float64."""
+    mag = np.abs(np.asarray(e, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exp = np.floor(np.log2(np.maximum(mag, float(out.smallest_normal))))
+    return np.where(np.isfinite(exp), 2.0 ** (exp - out.mantissa_bits - 1), 0.0)
+
+
+def within(expected: np.ndarray, bnd: np.ndarray, qerr: np.ndarray, imp: np.ndarray, out: DType, acc: DType,
            abs_bound: int) -> np.ndarray:
-    """Element-wise: does imp (of type out) meet the bound (the module docstring)?"""
+    """Element-wise: does imp (of type out) meet the bound around expected (the module docstring)?"""
     with np.errstate(invalid="ignore", over="ignore"):
+        e = np.asarray(expected).astype(np.float64)
         x = np.asarray(imp).astype(np.float64)
         grown = bnd * (1 + abs_bound * 2.0 ** -(1 + acc.mantissa_bits))
         unlimited = grown > float(out.finite_max)
-        close = np.abs(x - ref) <= tolerance(bnd, qerr, acc, abs_bound)
+        close = np.abs(x - e) <= tolerance(bnd, qerr, acc, abs_bound) + half_ulp(e, out)
         zero = (bnd == 0) & (qerr == 0)
-    ok = np.where(zero, x == 0, close) | unlimited
-    return np.where(np.isnan(ref), np.isnan(x), ok)
+    ok = np.where(zero, x == e, close) | unlimited
+    return np.where(np.isnan(e), np.isnan(x), ok)
 
 
-def check(spec: dict, inputs: list, actual: np.ndarray, out: DType) -> np.ndarray:
-    """Element-wise verdict of one output under a "dot" compare spec (shaped like actual, raveled)."""
-    ref, bnd, qerr = terms(spec, inputs)
+def check(spec: dict, inputs: list, expected: np.ndarray, actual: np.ndarray, out: DType) -> np.ndarray:
+    """Element-wise verdict of one output under a "dot" compare spec (raveled)."""
+    _, bnd, qerr = terms(spec, inputs)
     acc = dtypes.get(spec["accumulation"])
-    return within(ref, bnd, qerr, actual, out, acc, int(spec["abs_bound"])).ravel()
+    return within(np.ravel(expected), bnd.ravel(), qerr.ravel(), np.ravel(actual), out, acc, int(spec["abs_bound"]))
+
+
+def explain(spec: dict, inputs: list, expected: np.ndarray, actual: np.ndarray, out: DType, flat: int) -> str:
+    """One line on the bound at one element (a failure message's): the allowed and the actual error."""
+    _, bnd, qerr = (x.ravel()[flat] for x in terms(spec, inputs))
+    e = float(np.asarray(expected).ravel()[flat])
+    tol = tolerance(np.float64(bnd), np.float64(qerr), dtypes.get(spec["accumulation"]), int(spec["abs_bound"]))
+    tol = float(tol + half_ulp(np.float64(e), out))
+    err = abs(float(np.asarray(actual).ravel()[flat]) - e)
+    return (f"bound at flat index {flat}: |actual - expected| = {err:.6g} > {tol:.6g} (sum |a*w| {bnd:.6g}"
+            + (f", int8 steps {qerr:.6g}" if qerr else "") + ")")
 
 
 def spec_of(node: dict, slots: list[str], t1: str, reason: str) -> dict:

@@ -29,9 +29,9 @@ Modes (NaN below means NaN of the output's own type; types without NaN never hav
            |a - e| <= rel * |e|. Integer sources: the same integer value. Unparseable text never matches.
   dot      float outputs of dot products: generator/dot_bound.py's bound (TOSA's dot-product compliance mode),
            per element from the data set's inputs (params "operands", "node", "slots", "accumulation",
-           "abs_bound", optional "a_int8_block"): |a - ref| <= abs_bound * max(bnd * 2**-(1 + frac),
-           normal_min) + qerr, ref = sum a_k w_k and bnd = sum |a_k w_k| in float64; NaN ref needs NaN; a zero
-           bound needs 0; a bound that overflows the output type allows anything. Needs the inputs.
+           "abs_bound", optional "a_int8_block"): |a - e| <= abs_bound * max(bnd * 2**-(1 + frac), normal_min)
+           + qerr + ulp(e) / 2, bnd = sum |a_k w_k| in float64; NaN e needs NaN; a zero bound needs e; a
+           bound that overflows the output type allows anything. Needs the inputs.
   none     values are not judged (probe cases); the structure still is.
   default  (spec None) what onnx's own backend-test runner accepts: non-float outputs exact, float
            outputs |a - e| <= atol + rtol * |e| (rtol 1e-3, atol 1e-7; bfloat16: rtol 2**-6), NaN == NaN.
@@ -432,7 +432,7 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
     elif mode == "dot":
         if not t.is_float:
             raise ValueError(f"compare spec of output {name!r}: mode 'dot' needs a float output, not {t.name}")
-        ok = dot_bound.check(resolved, inputs, a, t)
+        ok = dot_bound.check(resolved, inputs, ef, af, t)
     else:  # "none": probe outputs are recorded, never judged
         ok = np.ones(ef.shape, dtype=bool)
     bad = np.nonzero(~ok)[0]
@@ -460,6 +460,8 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
     lines = [f"output {name!r} ({t.name}; {describe(resolved, tier)}): {n} of {ef.size} elements differ"]
     if resolved.get("reason"):
         lines.append(f"  compare: {resolved['reason']}")
+    if mode == "dot":
+        lines.append("  " + dot_bound.explain(resolved, inputs, ef, af, t, int(bad[0])))
     lines += _table(rows)
     if n > len(shown):
         lines.append(f"  ... and {n - len(shown)} more")

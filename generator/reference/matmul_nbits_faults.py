@@ -213,6 +213,6 @@ def killed(fault: Fault, meta: dict, expected: list[np.ndarray], actual: list[np
     for y, z, t in zip(expected, actual, types):
         if np.shape(y) != np.shape(z) or np.asarray(y).dtype != np.asarray(z).dtype:
             return True
-        if not dot_bound.check(compare, inputs, z, t).all():
+        if not dot_bound.check(compare, inputs, y, z, t).all():
             return True
     return False
