@@ -16,8 +16,9 @@
                    (right only where the broadcast axes lead); a 1-D operand's promoted axis kept in y
 
 Groups (group_key): "<shape class> <a quantization> <b quantization>", from case.json "params":
-  shape class   1d (a or b 1-D) | 2d | batched (batch dimensions, each operand's batch the output's or of one
-                element) | broadcast (an operand of several batch elements broadcast along another axis)
+  shape class   1d (a or b 1-D) | 2d | batched (batch dimensions, each operand's batch, leading ones aside, the
+                output's trailing ones) | broadcast (an operand's batch broadcast along an axis after one of its own
+                of several elements: [2, 1] against [2, 3])
   a             per_tensor | per_row;  b  per_tensor | per_column
 These decide whether a fault can differ at all (the per-row and per-column faults need those vectors, the batch
 fault a partial broadcast, the 1-D fault a 1-D operand); `equivalent(params)` gives the proof where it cannot.
@@ -45,9 +46,12 @@ def shape_class(a_shape, b_shape) -> str:
         return "1d"
     if len(a_shape) == 2 and len(b_shape) == 2:
         return "2d"
-    batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    batch = tuple(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))
     for own in (a_shape[:-2], b_shape[:-2]):
-        if int(np.prod(own)) > 1 and tuple((1,) * (len(batch) - len(own)) + tuple(own)) != tuple(batch):
+        rest = tuple(own)
+        while rest and rest[0] == 1:  # leading ones: a broadcast that flat indexing modulo the count gets right
+            rest = rest[1:]
+        if rest and rest != batch[len(batch) - len(rest):]:
             return "broadcast"
     return "batched"
 

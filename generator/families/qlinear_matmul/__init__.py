@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Iterator
 
+import onnx
+
 from generator.case import Case
 from generator.families.qlinear_matmul.axes_cases import (boundary_cases, overflow_probe,
                                                            random_configurations, tail_cases)
@@ -48,9 +50,10 @@ __all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "NAMES", "NEWEST", "OPSET
 GRID = ("a_type", "b_type", ("y_type",))
 
 
-def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST) -> list[Callable[[], Iterator[Case]]]:
+def work(profile: str = "default", seed: int = 0, max_opset: int | None = None) -> list[Callable[[], Iterator[Case]]]:
     """Units of generation: the catalogue, the probes and negatives, the axes, the witnesses, the random
-    configurations."""
+    configurations; max_opset: the newest opset a model may have (default: the installed onnx's)."""
+    max_opset = onnx.defs.onnx_opset_version() if max_opset is None else max_opset
     if max_opset < OPSET:
         return []
     opts = PROFILES[profile]
@@ -68,13 +71,14 @@ def work(profile: str = "default", seed: int = 0, max_opset: int = NEWEST) -> li
             mm = fn()
             if mm.opset <= max_opset:
                 yield from matmul_cases(replace(mm, what=name), 5 if mm.scales == "bad" else 2, 0, ["probe"])
-        yield from overflow_probe()
+        yield from overflow_probe(min(max_opset, NEWEST))
         yield from (c for c in negative_cases(0) if c.meta["opset"] <= max_opset)
 
     def randoms() -> Iterator[Case]:
         for mm in random_configurations(opts["random"], seed, max_opset):
             yield from matmul_cases(mm, n, seed, ["random"])
 
-    return [fixed, others, witness_cases if max_opset >= NEWEST else (lambda: iter(())), tail_cases,
+    return [fixed, others, witness_cases if max_opset >= NEWEST else (lambda: iter(())),
+            lambda: tail_cases(min(max_opset, NEWEST)),
             lambda: boundary_cases(max_opset, n)] + \
         ([randoms] if opts["random"] else [])

@@ -20,7 +20,7 @@ from generator.reference import qlinear_matmul as ref
 _TAIL = MatMul("vector_tail", a_shape=(2, 3), b_shape=(3, 1), types=("uint8", "int8", "uint8"))
 
 
-def tail_cases() -> Iterator[Case]:
+def tail_cases(opset: int = NEWEST) -> Iterator[Case]:
     """The vector-tail axis: one model of symbolic N (b [3, N], y [2, N]), one data set per tail length; every column
     but the last has acc 0, the last acc 1 and 5 with multiplier 1/2: the ties 0.5 and 2.5, which a scalar
     remainder rounding half away from zero takes to 1 / 3 (the reference: 0 / 2)."""
@@ -36,8 +36,8 @@ def tail_cases() -> Iterator[Case]:
     f32 = dtypes.get("float")
     model = node_model(FAMILY.op, list(zip(NAMES, [u8, f32, u8, i8, f32, i8, f32, u8],
                                            [(2, 3), (), (), (3, "N"), (), (), (), ()])), [("y", u8, (2, "N"))], {},
-                       NEWEST)
-    meta = FAMILY.meta(opset=NEWEST, clause=CLAUSE, compare=COMPARE, flags=["edge", "vector_tail"], seed=0,
+                       opset)
+    meta = FAMILY.meta(opset=opset, clause=CLAUSE, compare=COMPARE, flags=["edge", "vector_tail"], seed=0,
                        params=dict(_TAIL.params(), b_shape=[3, "N"]), reading=reading(_TAIL))
     yield from split(_TAIL.name, sets, [expected(s) for s in sets], lambda _: model, meta)
 
@@ -54,11 +54,11 @@ def boundary_cases(max_opset: int, n: int) -> Iterator[Case]:
         yield from dataset_cases(mm, [draw_dataset(mm, stream, i) for i in range(n)], s, ["edge", "opset_boundary"])
 
 
-def overflow_probe() -> Iterator[Case]:
+def overflow_probe(opset: int = NEWEST) -> Iterator[Case]:
     """acc beyond int32 (reference UNDEF_ACC_INT32): a [1, K] and b [K, 1] of 255 with zero points 0, K = 33026, the
     least K with K * 255 * 255 > 2**31 - 1 (one output element)."""
     k = 33026
-    mm = MatMul("acc_int32_overflow", a_shape=(1, k), b_shape=(k, 1))
+    mm = MatMul("acc_int32_overflow", a_shape=(1, k), b_shape=(k, 1), opset=opset)
     u8 = np.uint8
     inputs = [np.full((1, k), 255, u8), np.float32(2.0**-8), u8(0), np.full((k, 1), 255, u8), np.float32(2.0**-8),
               u8(0), np.float32(1.0), u8(0)]

@@ -181,7 +181,7 @@ def draw_dataset(mm: MatMul, s: sampling.Stream, i: int) -> list[np.ndarray]:
             op = ref.operands(a, a_scale, az, b, b_scale, bz, np.float32(1), yz)
             acc, _ = ref.accumulate(op)
             spread = max(1.0, float(np.abs(acc).max(initial=0)))
-        room = 4.0 if mm.scales == "saturate" else 100.0
+        room = 1000.0 if mm.scales == "saturate" else 100.0  # |y - y_zero_point| up to room
         ys = float(np.median(np.asarray(a_scale, np.float64))) * float(np.median(np.asarray(b_scale, np.float64))) \
             * spread / room
     y_scale = scale_array([ys], mm.scale_type, ())

@@ -1,0 +1,110 @@
+"""QLinearMatMul's fault models (generator/reference/qlinear_matmul_faults.py): each is the reference with one
+deviation; the committed witnesses (generator/witness/catalogue/qlinear_matmul.json) tell each from the reference and
+are what the witness search finds today; each equivalence proof holds on random data of its class; the requantization
+faults are QLinearConv's, read from the one table both families share."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from generator import witness
+from generator.catalogue import qlinear_matmul as codec
+from generator.reference import qlinear_conv_faults as conv_faults
+from generator.reference import qlinear_matmul as ref
+from generator.reference import qlinear_matmul_faults as F
+from generator.reference.requantize_variants import REQUANT_FAULTS
+from generator.witness import qlinear_matmul as search
+
+F32 = np.float32
+BY_NAME = {f.name: f for f in F.FAULTS}
+
+
+@pytest.fixture(scope="module")
+def catalogue() -> dict:
+    return witness.load("qlinear_matmul")
+
+
+def _run(fault, inputs):
+    return fault.fn(inputs, {}, 21, [])[0]
+
+
+def test_every_fault_is_named_seen_and_described():
+    assert len(BY_NAME) == len(F.FAULTS)
+    for f in F.FAULTS:
+        assert f.name.startswith("qlinear_matmul.") and f.what and f.seen_in
+
+
+def test_the_requantization_faults_are_qlinear_convs():
+    """One table (requantize_variants.REQUANT_FAULTS) names and describes them for both families."""
+    conv = {f.name.split(".", 1)[1]: f.what for f in conv_faults.FAULTS}
+    for name, _, what in REQUANT_FAULTS:
+        assert BY_NAME[f"qlinear_matmul.{name}"].what == what == conv[name]
+
+
+def test_the_catalogue_is_what_the_search_finds(catalogue):
+    assert catalogue["groups"] == search.find(21, 0)
+
+
+def test_every_class_has_a_witness_for_every_fault_that_can_differ(catalogue):
+    groups = catalogue["groups"]
+    assert set(groups) == {F.key_of(*g) for g in F.all_groups()}
+    for key, group in groups.items():
+        for f in F.FAULTS:
+            entry = group["faults"][f.name]
+            assert ("equivalent" in entry) == bool(f.equivalent(dict(group["params"], opset=21))), (key, f.name)
+            for wit in entry.get("witnesses", []):
+                inputs = codec.decode(wit, group["params"])
+                want = ref.qlinear_matmul(*inputs)
+                assert want.defined
+                try:
+                    got = _run(f, inputs)
+                except F.Refusal:
+                    continue
+                assert got.shape != want.outputs[0].shape or (got != want.outputs[0]).any(), (key, f.name)
+
+
+def _random(rng, a_shape, b_shape, row=False, col=False):
+    a = rng.integers(0, 256, a_shape).astype(np.uint8)
+    b = rng.integers(-128, 128, b_shape).astype(np.int8)
+    aq = tuple(a_shape[:-1]) + (1,) if row else ()
+    bq = tuple(b_shape[:-2]) + (1, b_shape[-1]) if col else ()
+    return [a, rng.uniform(0.01, 0.1, aq).astype(F32), rng.integers(0, 256, aq).astype(np.uint8), b,
+            rng.uniform(0.01, 0.1, bq).astype(F32), rng.integers(-128, 128, bq).astype(np.int8), F32(2.5),
+            np.uint8(rng.integers(0, 256))]
+
+
+@pytest.mark.parametrize("name, a_shape, b_shape", [
+    ("qlinear_matmul.accumulator_wrap32", (3, 40), (40, 5)),
+    ("qlinear_matmul.per_row_first", (3, 4), (4, 5)),
+    ("qlinear_matmul.a_zero_point_per_column", (4, 4), (4, 5)),
+    ("qlinear_matmul.per_column_first", (2, 3, 4), (2, 4, 5)),
+    ("qlinear_matmul.batch_broadcast_modulo", (2, 3, 3, 4), (3, 4, 2)),  # b's batch leads: a broadcast, not wrong
+    ("qlinear_matmul.one_d_axis_kept", (2, 4, 4), (4, 3)),
+])
+def test_equivalence_proofs_hold_on_their_classes(name, a_shape, b_shape):
+    """Where equivalent() gives a proof for a class, the fault equals the reference on random data of it."""
+    fault, rng = BY_NAME[name], np.random.default_rng(7)
+    params = {"a_shape": list(a_shape), "b_shape": list(b_shape), "a_quant": "per_tensor", "b_quant": "per_tensor"}
+    assert fault.equivalent(params)
+    for _ in range(5):
+        inputs = _random(rng, a_shape, b_shape)
+        assert np.array_equal(_run(fault, inputs), ref.qlinear_matmul(*inputs).outputs[0])
+
+
+def test_int16_pairs_is_exact_where_no_pair_saturates():
+    """Values within 7 of the zero points: |pairs of raw products| stays far below 2**15 only for small raw values,
+    so take zero points 0 and small values; the fault's algebra (zero points after) equals the reference's."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 8, (3, 9)).astype(np.uint8)
+    b = rng.integers(-8, 8, (9, 4)).astype(np.int8)
+    inputs = [a, F32(0.02), np.uint8(3), b, F32(0.03), np.int8(-2), F32(0.01), np.uint8(100)]
+    assert np.array_equal(_run(BY_NAME["qlinear_matmul.int16_pair_saturation"], inputs),
+                          ref.qlinear_matmul(*inputs).outputs[0])
+
+
+def test_shape_classes():
+    assert F.shape_class((4,), (4, 2)) == F.shape_class((3, 4), (4,)) == "1d"
+    assert F.shape_class((3, 4), (4, 2)) == "2d"
+    assert F.shape_class((2, 3, 4), (4, 2)) == F.shape_class((1, 3, 3, 4), (2, 3, 4, 2)) == "batched"
+    assert F.shape_class((3, 3, 4), (2, 1, 4, 2)) == F.shape_class((1, 2, 3, 4), (2, 1, 4, 2)) == "broadcast"
