@@ -44,6 +44,8 @@ def test_the_catalogue_covers_the_text(cases):
     assert {p["accuracy_level"] for p in params} >= {0, 1, 4}
     assert any(p["K"] % p["block_size"] for p in params) and any(p["block_size"] >= 512 for p in params)
     assert any(p["g_idx"] for p in params) and any(p["bias"] for p in params)
+    probes = [c for c in cases.values() if c.kind == "probe"]
+    assert [c.meta["undefined"] for c in probes] == [[ref.UNDEF_G_IDX]]
     negatives = {c.name.removeprefix("test_matmulnbits_negative_") for c in cases.values() if c.kind == "negative"}
     assert {"block_size_8", "block_size_24", "bits_1", "b_blob_size", "scales_shape", "zero_points_shape"} <= negatives
 

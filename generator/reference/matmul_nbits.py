@@ -129,11 +129,20 @@ def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tup
     return ref, bnd, qerr
 
 
+UNDEF_G_IDX = ("g_idx names no block (a value outside 0 .. k_blocks - 1): the text, which calls the input "
+               "deprecated, says nothing of it, and the CPU kernel reads scales out of bounds")
+
+
 def matmul_nbits(inputs: list, attrs: dict) -> Outcome:
-    """Y = A @ W^T (+ bias): the float64 result rounded once to A's type (com.microsoft MatMulNBits-1)."""
-    a = np.asarray(inputs[0])
-    ref, _, _ = dot_terms(inputs, attrs)
-    return Outcome.of([ref.astype(a.dtype)])
+    """Y = A @ W^T (+ bias): the float64 result rounded once to A's type (com.microsoft MatMulNBits-1); every
+    element undefined where g_idx names no block (computed with those k's block clamped, never read)."""
+    a, b, scales, zp, g_idx, bias = _inputs(inputs)
+    kb = k_blocks(attrs["K"], attrs["block_size"])
+    why = None
+    if g_idx is not None and (np.any(np.asarray(g_idx) < 0) or np.any(np.asarray(g_idx) >= kb)):
+        why, g_idx = UNDEF_G_IDX, np.clip(g_idx, 0, kb - 1)
+    y, _, _ = dot_terms([a, b, scales, zp, g_idx, bias], attrs)
+    return Outcome.of([y.astype(np.asarray(a).dtype)], why)
 
 
 # ---------------------------------------------------------------------------------------
@@ -183,7 +192,7 @@ def validate_shapes(shapes: list, attrs: dict, opset: int) -> None:
 
 def matmul_nbits_node(inputs: list[np.ndarray], attrs: dict, opset: int,
                       input_types: list[DType]) -> list[np.ndarray]:
-    """com.microsoft MatMulNBits-1 as a graph node."""
+    """com.microsoft MatMulNBits-1 as a graph node (an undefined result: the clamped computation's)."""
     return list(matmul_nbits(inputs, attrs).outputs)
 
 

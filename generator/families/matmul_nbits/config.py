@@ -5,7 +5,8 @@ halves, bias multiples of 1/8; so the reference's only rounding is the final one
 drawn for what it must kill (kinds): "random" (every code, zero point and padding code random: kills the layout
 and zero-point faults), "int8" (each block of A one large element over a zero weight, the rest small: int8
 quantization of A loses the small ones), "overflow" (float16: block sums of a * (code - zero point) beyond
-65504 while the scaled result is small), "zero" (every code equal to its zero point: Y = bias exactly).
+65504 while the scaled result is small), "zero" (every code equal to its zero point: Y = bias exactly),
+"typed_zp" (zero points 2j + 1/2), "g_idx_out_of_range" (undefined: the probe).
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
         data["zero_points"] = zp.astype(t1)
     if cfg.g_idx:
         data["g_idx"] = g_idx
+        if kind == "g_idx_out_of_range":  # the last k names block k_blocks, and the first -1
+            data["g_idx"] = g_idx.copy()
+            data["g_idx"][-1], data["g_idx"][0] = kb, -1
     if cfg.bias:
         data["bias"] = (s.integers(-32, 32, (N,)).astype(np.float64) / 8).astype(t1)
     return [data[n] for n in cfg.slots]

@@ -103,6 +103,12 @@ def g_idx():
 
 
 @CATALOGUE
+def g_idx_out_of_range():
+    """g_idx values -1 and k_blocks: the probe (the text says nothing; what each backend returns is recorded)."""
+    return Config("g_idx_out_of_range", K=32, N=2, g_idx=True, kinds=("g_idx_out_of_range",))
+
+
+@CATALOGUE
 def bias():
     """bias [N] added to the product [bias: 'Bias to add to result']."""
     return Config("bias", bias=True, zero_points="packed")
