@@ -272,7 +272,8 @@ FAULTS: tuple[Fault, ...] = (
           "subtracts each zero point in the operand's 8-bit type (a - a_zero_point wraps modulo 256)",
           _node(diff8=True), equivalent=lambda p: None if parts(p)[2:] != ("absent", "absent") else
           "no zero point: nothing is subtracted",
-          seen_in="AMDMIGraphX#2903 review (\"sub between two uint8_t types which would result in incorrect results\")"),
+          seen_in="AMDMIGraphX#2903 review (\"sub between two uint8_t types which would result in incorrect "
+                  "results\")"),
     Fault("matmul_integer.product_int16",
           "wraps each product (a - za)(b - zb) to int16 before adding (\"The production MUST never overflow\")",
           _node(product16=True), equivalent=_unless_product_leaves_int16,

@@ -27,7 +27,7 @@ import numpy as np
 from generator import dtypes, sampling
 from generator.catalogue.matmul_integer import encode
 from generator.faults import Refusal
-from generator.families.matmul_integer.spec import FAMILY, MM, OPSET
+from generator.families.matmul_integer.spec import MM, OPSET
 from generator.families.matmul_integer.witnesses import witness_dims
 from generator.reference import matmul_integer as ref
 from generator.reference import matmul_integer_faults as F
@@ -123,5 +123,3 @@ def find(max_opset: int, budget: int = 0) -> dict:
                                     "faults": group_faults(F.FAULTS, dict(params, opset=OPSET), witnesses_of)}
     return groups
 
-
-__all__ = ["FAMILY", "candidates", "configuration", "differs", "find"]

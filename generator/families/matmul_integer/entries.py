@@ -7,7 +7,6 @@ import numpy as np
 
 from generator import axes
 from generator.families.matmul_integer.spec import CATALOGUE, I8, MM, U8, feed
-from generator.reference import matmul_integer as ref
 
 
 @CATALOGUE
@@ -221,5 +220,3 @@ def fixed(name: str):
     made = CATALOGUE[name]()
     return made if isinstance(made, tuple) else (made, None)
 
-
-__all__ = ["fixed", "int32_ends_inputs", "ref"]

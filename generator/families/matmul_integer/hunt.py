@@ -10,7 +10,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.catalogue.matmul_integer import decode, encode
-from generator.families.matmul_integer.spec import MM, OPSET, as_reference, dataset_cases, feed
+from generator.families.matmul_integer.spec import MM, OPSET, dataset_cases, feed
 
 HUNT_WHAT = "hunt"
 
@@ -94,5 +94,3 @@ def hunt(max_opset: int):
 
     return examples()
 
-
-__all__ = ["as_reference", "hunt", "hunt_args", "rebuild"]

@@ -67,7 +67,8 @@ def y_shape(a_shape: tuple, b_shape: tuple) -> tuple:
     return np.matmul(np.zeros(a_shape, np.int8), np.zeros(b_shape, np.int8)).shape
 
 
-def model(mm: MM, input_shapes: list | None = None, input_types: list | None = None, y: tuple | str | None = "infer"):
+def model(mm: MM, input_shapes: list | None = None, input_types: list | None = None,
+          y: tuple | str | None = "infer"):
     """The one-node model: A, B and the zero points present as graph inputs; an absent a_zero_point before a present
     b_zero_point is the empty name. input_shapes / input_types override the declared ones, y Y's shape ("infer":
     numpy.matmul's, None: unknown) (negative cases)."""

@@ -1,0 +1,99 @@
+"""The MatMulInteger family (generator/families/matmul_integer/): its default cases written to disk pass on the
+opconform backend, the undefined elements go to the probe only, the negatives are refused for the reason they
+state, and the hunt strategy's draws rebuild and kill the fault models."""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+
+import numpy as np
+import pytest
+
+from generator.families import matmul_integer as fam
+from generator.reference import matmul_integer as ref
+from generator.reference import matmul_integer_faults as F
+
+from family_cases import generate, opconform_failures, opconform_results
+from hunt_checks import assert_rebuilds, hunt_kills
+from hunt_draws import draw_examples
+
+
+NEWEST = 28  # gen-cases' default --max-opset
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return generate(fam, max_opset=NEWEST)
+
+
+def test_the_default_suite_passes_on_the_opconform_backend(cases, tmp_path):
+    assert opconform_failures(cases.values(), tmp_path) == []
+
+
+def test_every_catalogue_entry_and_the_axes_make_cases(cases):
+    names = set(cases)
+    for entry in fam.CATALOGUE:
+        assert f"{fam.FAMILY.prefix}_{entry}" in names, entry
+    assert {"test_matmulinteger_opset11", "test_matmulinteger_int32_ends_probe",
+            "test_matmulinteger_negative_k_mismatch"} <= names
+    assert sum(name.startswith("test_matmulinteger_witness_") for name in names) == len(F.all_groups())
+    assert sum(c.kind == "negative" for c in cases.values()) == 7
+
+
+def test_the_probe_holds_only_sums_beyond_int32_and_states_no_expectation(cases):
+    probes = [c for c in cases.values() if c.kind == "probe"]
+    assert [c.name for c in probes] == ["test_matmulinteger_int32_ends_probe"]
+    (probe,) = probes
+    assert probe.outputs is None and probe.meta["undefined"] == [ref.UNDEF_ACC_INT32]
+    for inputs in probe.inputs:
+        assert fam.expected(fam.as_reference(fam.MM(a_zp="tensor", b_zp="column"), inputs)).mask().all()
+
+
+def test_judged_cases_cite_the_reading_they_rest_on(cases):
+    """The int32 ends rest on READING_EXACT (partial sums may leave int32), [1] zero points on READING_ONE_ELEMENT;
+    a small case rests on the text alone."""
+    assert ref.READING_EXACT in cases["test_matmulinteger_int32_ends"].meta["reading"]
+    assert ref.READING_ONE_ELEMENT in cases["test_matmulinteger_zero_points_one_element"].meta["reading"]
+    assert "reading" not in cases["test_matmulinteger_schema_example"].meta
+
+
+def test_negatives_are_refused_for_the_rule_they_break(cases, tmp_path):
+    negatives = [c for c in cases.values() if c.kind == "negative"]
+    for case, result in opconform_results(negatives, tmp_path):
+        assert result.verdict == "pass", (case.name, result.message)
+        assert case.meta["invalid"] and case.meta["phase"] == "run"
+
+
+def test_quick_profile_is_smaller_and_random_cases_follow_the_seed():
+    quick = generate(fam, "quick")
+    default = generate(fam, max_opset=NEWEST)
+    assert not any("random" in n for n in quick) and sum("random" in n for n in default) == 4
+    other = generate(fam, "default", 1)
+    a = [c for n, c in default.items() if n.endswith("_random")]
+    b = [c for n, c in other.items() if n.endswith("_random")]
+    assert any(not np.array_equal(x.inputs[0][0], y.inputs[0][0]) for x, y in zip(a, b))
+
+
+def test_no_case_below_opset_10():
+    assert fam.work("default", 0, 9) == []
+
+
+@pytest.fixture(scope="module")
+def examples(hypothesis_home):
+    return draw_examples(fam.hunt(fam.OPSET), 80, zlib.crc32(b"matmul_integer"))
+
+
+def test_hunt_examples_rebuild_and_pass_on_the_opconform_backend(examples, tmp_path):
+    assert len(examples) == 80
+    assert_rebuilds(fam.rebuild, examples[::6])
+    judged = [dataclasses.replace(ex.case, name=f"{ex.case.name}_{i}") for i, ex in enumerate(examples[::6])
+              if ex.case is not None]
+    assert judged and opconform_failures(judged, tmp_path) == []
+
+
+def test_hunt_draws_kill_most_fault_models(examples):
+    """The draws reach every zero-point form, type pair and arithmetic boundary the faults need; a long K (the
+    float32 sum) and the empty-name refusal are rarer, so only most are required here."""
+    killed = hunt_kills("matmul_integer", examples)
+    assert len(killed) >= len(F.FAULTS) - 2, sorted({f.name for f in F.FAULTS} - killed)

@@ -1,0 +1,105 @@
+"""MatMulInteger's fault models (generator/reference/matmul_integer_faults.py): each is the reference with one
+deviation, its equivalence proofs hold on data, and the committed witness catalogue is what the search builds."""
+
+import numpy as np
+import pytest
+
+from generator import sampling, witness
+from generator.faults import Refusal
+from generator.reference import matmul_integer as ref
+from generator.reference import matmul_integer_faults as F
+from generator.witness import matmul_integer as W
+
+BY_NAME = {f.name: f for f in F.FAULTS}
+
+
+def _run(fault, inputs):
+    try:
+        return fault.fn(list(inputs), {}, 10, [])[0]
+    except Refusal:
+        return None
+
+
+def test_every_fault_is_named_described_and_says_where_it_was_seen():
+    assert len(BY_NAME) == len(F.FAULTS) >= 20
+    for f in F.FAULTS:
+        assert f.name.startswith("matmul_integer.") and f.what and f.seen_in, f.name
+
+
+def test_on_data_that_triggers_no_deviation_every_fault_gives_the_reference():
+    """Zero points absent, small values (every product and sum within int16 and float32, no pair saturates), K a
+    multiple of 16 (no tail), one type for A and B: each fault then computes exactly the reference's result."""
+    s = sampling.Stream(7)
+    for t in (np.uint8, np.int8):
+        a = s.integers(0, 3, (2, 3, 32)).astype(t)
+        b = s.integers(0, 3, (2, 32, 4)).astype(t)
+        want = ref.matmul_integer(a, b)
+        for f in F.FAULTS:
+            assert np.array_equal(_run(f, [a, b, None, None]), want), f.name
+
+
+@pytest.mark.parametrize("group", F.all_groups(), ids=lambda g: F.key_of(*g).replace(" ", "_"))
+def test_a_fault_proved_equivalent_in_a_group_never_differs_there(group):
+    """The group's witness data sets (every extreme the constructions use) and seeded random ones: a fault whose
+    equivalent() gives a proof (or that does not apply) agrees with the reference on each."""
+    mm = W.configuration(*group)
+    params = dict(mm.params(), opset=10)
+    quiet = [f for f in F.FAULTS if f.equivalent(params) is not None]
+    sets = [inputs for _, inputs in W.candidates(mm)]
+    s = sampling.Stream(sampling.case_seed(1, mm.name))
+    at, bt = (np.iinfo(np.dtype(t)) for t in mm.types)
+    for _ in range(4):
+        a = s.integers(at.min, at.max, (3, 5)).astype(mm.types[0])
+        b = s.integers(bt.min, bt.max, (5, 3)).astype(mm.types[1])
+        _, _, az, bz = W.candidates(mm)[0][1]
+        sets.append([a, b, az, bz])
+    for inputs in sets:
+        want = ref.matmul_integer(*inputs)
+        for f in quiet:
+            assert np.array_equal(_run(f, inputs), want), (f.name, F.key_of(*group))
+
+
+def test_each_live_fault_differs_on_its_catalogued_witness():
+    from generator.catalogue.matmul_integer import decode
+
+    groups = witness.load("matmul_integer")["groups"]
+    assert len(groups) == len(F.all_groups())
+    for key, group in groups.items():
+        types = (np.dtype(group["params"]["a_type"]), np.dtype(group["params"]["b_type"]))
+        for name, entry in group["faults"].items():
+            for wit in entry.get("witnesses", []):
+                assert W.differs(BY_NAME[name], decode(wit, types)), (key, name)
+
+
+def test_the_committed_witness_catalogue_is_what_the_constructions_build():
+    assert W.find(10) == witness.load("matmul_integer")["groups"], \
+        "regenerate: python -c \"from generator.witness import find, save; save(find('matmul_integer', 28, 0))\""
+
+
+def test_the_int16_pair_saturation_of_onnxruntime_16105():
+    """u8 x s8, a = [255, 255], b = [127, 127]: the pair 64770 saturates to 32767 (oneDNN#518's example)."""
+    f = BY_NAME["matmul_integer.int16_pair_saturation"]
+    a = np.array([[255, 255]], np.uint8)
+    b = np.array([[127], [127]], np.int8)
+    assert ref.matmul_integer(a, b).tolist() == [[64770]]
+    assert _run(f, [a, b, None, None]).tolist() == [[32767]]
+
+
+def test_the_along_k_fault_is_onnx_references_broadcasting():
+    """[M] subtracted from [M, K] as numpy broadcasts it: along K when M == K, a refusal otherwise."""
+    f = BY_NAME["matmul_integer.a_zero_point_along_k"]
+    a = np.array([[1, 2], [3, 4]], np.uint8)
+    b = np.eye(2, dtype=np.uint8)
+    az = np.array([1, 3], np.uint8)
+    assert ref.matmul_integer(a, b, az).tolist() == [[0, 1], [0, 1]]
+    assert _run(f, [a, b, az, None]).tolist() == [[0, -1], [2, 1]]
+    assert _run(f, [np.zeros((2, 3), np.uint8), np.zeros((3, 1), np.uint8), az, None]) is None
+
+
+def test_float32_accumulation_rounds_an_odd_sum_beyond_2_24():
+    f = BY_NAME["matmul_integer.accumulate_float32"]
+    a = np.full((1, 261), 255, np.uint8)
+    b = np.full((261, 1), 255, np.uint8)
+    a[0, -1], b[-1, 0] = 1, 1  # 260 * 65025 + 1 = 16906501, odd, beyond 2**24
+    assert ref.matmul_integer(a, b).tolist() == [[16906501]]
+    assert _run(f, [a, b, None, None]).tolist() != [[16906501]]
