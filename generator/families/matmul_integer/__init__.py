@@ -39,11 +39,11 @@ from generator.families.matmul_integer.data import draw_dataset, mm_cases, rando
 from generator.families.matmul_integer.entries import fixed
 from generator.families.matmul_integer.hunt import hunt, rebuild
 from generator.families.matmul_integer.negatives import negative_cases
-from generator.families.matmul_integer.spec import (CATALOGUE, CLAUSE, COMPARE, FAMILY, MM, OPSET, PROFILES,
+from generator.families.matmul_integer.spec import (CATALOGUE, CLAUSE, COMPARE, FAMILY, GRID, MM, OPSET, PROFILES,
                                                     as_reference, dataset_cases, expected, model)
 from generator.families.matmul_integer.witnesses import witness_cases
 
-__all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "MM", "OPSET", "PROFILES", "as_reference", "boundary_cases",
+__all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "GRID", "MM", "OPSET", "PROFILES", "as_reference", "boundary_cases",
            "catalogue_cases", "dataset_cases", "draw_dataset", "expected", "hunt", "model", "negative_cases",
            "random_configurations", "rebuild", "witness_cases", "work"]
 

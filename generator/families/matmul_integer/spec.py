@@ -19,6 +19,8 @@ FAMILY = Family("matmul_integer", "MatMulInteger", ref.SPEC_FILE)
 OPSET = ref.OPSET
 NAMES = ref.NAMES
 CATALOGUE = Catalogue()
+# the report's grid: a_zero_point form x b_zero_point form, one table per type pair (worst verdict per cell)
+GRID = ("a_zp", "b_zp", ("a_type", "b_type"))
 
 PROFILES = {
     # datasets: per catalogue case; random: seeded random configurations
