@@ -41,7 +41,7 @@ def _swap_codes(packed: np.ndarray, bits: int) -> np.ndarray:
 def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: bool = False,
             unpadded_zp: bool = False, row_stride: bool = False, round_zp: bool = False, ignore_g_idx: bool = False,
             ignore_bias: bool = False, zeros_above: int | None = None, a_int8: bool = False,
-            fp16_blocks: bool = False, g_idx_default_zp: bool = False):
+            fp16_blocks: bool = False, g_idx_default_zp: bool = False, g_idx_as_4bit: bool = False):
     """A node function: the reference with one thing done wrong."""
     def node(inputs, attrs, opset, input_types):
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
@@ -71,6 +71,8 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             zp = None  # the uint8 zero point read into a local that is never used: 2**(bits - 1) instead
         if zp is None and zp_default is not None:
             zp = np.full((N, kb), zp_default, dtype=np.asarray(a).dtype)
+        if g_idx_as_4bit and g_idx is not None and bits == 2:
+            return _result(a, _as_4bit(b, scales, zp, g_idx, attrs), bias)
         w = ref.weights(b, scales, zp, None if ignore_g_idx else g_idx, attrs)
         bias = None if ignore_bias else bias
         if a_int8:
@@ -79,6 +81,22 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             return [_fp16_block_sums(np.asarray(a), b, scales, zp, g_idx, bias, attrs)]
         return _result(a, w, bias)
     return node
+
+
+def _as_4bit(b, scales, zp, g_idx, attrs) -> np.ndarray:
+    """W as a 4-bit reader makes it of 2-bit B: code e (= n * k_blocks * block_size + k) the e-th nibble of B's
+    bytes (0 past their end), zero point 8 unless typed ones are given; scales by g_idx."""
+    K, N, bits, bs = _attrs(attrs)
+    kb = ref.k_blocks(K, bs)
+    nibbles = ref.unpack(np.asarray(b).reshape(-1), 4, np.asarray(b).size * 2)
+    flat = np.zeros(N * kb * bs)
+    flat[:min(flat.size, nibbles.size)] = nibbles[:flat.size]
+    codes = flat.reshape(N, kb * bs)[:, :K]
+    blk = ref.block_of(K, bs, g_idx)
+    typed = zp is not None and np.asarray(zp).dtype != np.uint8
+    z = np.asarray(zp, dtype=np.float64).reshape(N, kb) if typed else np.full((N, kb), 8.0)
+    s = np.asarray(scales).astype(np.float64).reshape(N, kb)
+    return (codes - z[:, blk]) * s[:, blk]
 
 
 def _int8_blocks(a: np.ndarray, bs: int) -> np.ndarray:
@@ -159,6 +177,12 @@ FAULTS = (
           seen_in="onnxruntime 1.32.0 CPU EP (measured here: test_matmulnbits_g_idx; Dequantize4BitsKernelReOrder in "
                   "contrib_ops/cpu/quantization/matmul_nbits_impl.cc reads the uint8 zero point into a local "
                   "and dequantizes with zp_f = 8)"),
+    Fault("matmul_nbits.g_idx_two_bit_read_as_four_bit", "with g_idx, decodes 2-bit B as 4-bit codes (the e-th "
+          "nibble of B for element e, past B's end: modelled as 0) with zero point 8", _faulty(g_idx_as_4bit=True),
+          applies=lambda p: bool(_p(p, "g_idx")) and _p(p, "bits") == 2,
+          seen_in="onnxruntime 1.32.0 CPU EP (found here by opconform hunt: the g_idx path calls "
+                  "DequantizeBlockwise<float, uint8_t>, whose kernel Dequantize4BitsKernelReOrder reads 4-bit codes "
+                  "whatever bits is, past the end of B)"),
     Fault("matmul_nbits.bias_ignored", "ignores the bias input", _faulty(ignore_bias=True),
           applies=lambda p: bool(_p(p, "bias")),
           seen_in="not seen; bias was added to the schema after the kernels (a kernel that predates it)"),

@@ -103,6 +103,12 @@ def g_idx():
 
 
 @CATALOGUE
+def g_idx_bits2():
+    """g_idx with 2-bit codes and no zero points (default 2)."""
+    return Config("g_idx_bits2", bits=2, K=48, N=2, g_idx=True)
+
+
+@CATALOGUE
 def g_idx_out_of_range():
     """g_idx values -1 and k_blocks: the probe (the text says nothing; what each backend returns is recorded)."""
     return Config("g_idx_out_of_range", K=32, N=2, g_idx=True, kinds=("g_idx_out_of_range",))
