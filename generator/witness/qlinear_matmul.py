@@ -7,11 +7,13 @@ that a per-row zero point read along the columns broadcasts; a uint8, b int8, y 
 and for each fault that can differ there, data sets built by construction and checked against the reference
 (`how: "construction"`): neutral data (a = a_zero_point, b = b_zero_point, every acc 0; zero points at the bottom of
 their types, distinct per row / column where the class has vectors), a_scale 2**-7, b_scale 2**-8, then
-  requant_float32 / float64 / scale_type   y_scale = 2b 2**-15 (c = 1 / (2b), b odd) and acc = 509 b / 507 b:
-        the exact ties 254.5 / 253.5, where fl(1 / (2b)) rounds the product off the tie (the first odd b to 127
-        that does)
-  requant_fixed_point / round_half_away / zero_point_before_rounding   c = 1/2, acc = 5: the tie 2.5, with
-        y_zero_point = type min + 1 (odd: round(2.5 + zp) is one more than round(2.5) + zp)
+  requantization (float32, float64, scale type, fixed point, half away, zero point before rounding)   exact ties
+        with y_zero_point = type min + 1 (odd: round(t + zp) differs from round(t) + zp): y_scale = 2b 2**-15
+        (c = 1 / (2b), b odd to 127) and acc = 509 b / 507 b, the ties 254.5 / 253.5, where fl(1 / (2b)) may round
+        the product off the tie; and c = 1/2, acc = 5, the tie 2.5. Each fault takes the first of these that kills
+        it, those that kill the most requantization faults first (one data set serves several); the same data
+        serve int16_pair_saturation and accumulator_wrap16 where they kill them (acc = 509 b > 2**15 for b >= 65;
+        raw products 253 x 125 in pairs leave int16), else the constructions below
   saturate_before_zero_point / requant_unsaturated   c = 1, acc = 255, y_zero_point = type min + 1
   int16_pair_saturation   a = a_zero_point = 255 and b = b_zero_point = -128 everywhere: every exact term 0, every
         pair of raw products -65280 (saturates)
@@ -23,6 +25,8 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -97,13 +101,28 @@ def _tie(mm: MatMul, acc: int, what: str, zp_offset: int = 0, scale: float = 2.0
     return d
 
 
-def _float_tie(mm: MatMul, fault) -> list[Data]:
+_REQUANT = ("requant_float32", "requant_float64", "requant_scale_type", "requant_fixed_point", "round_half_away",
+            "zero_point_before_rounding")
+_TIE_KILLS = _REQUANT + ("accumulator_wrap16", "int16_pair_saturation")  # what a tie's data may kill besides
+
+
+@functools.lru_cache(maxsize=None)
+def _ties(mm: MatMul) -> list[tuple[Data, frozenset]]:
+    """The ties 254.5 / 253.5 with c = 1 / (2b) for odd b to 127 (and the tie 2.5 with c = 1/2), y_zero_point odd, each
+    with the requantization faults it kills, those killing the most first (so that one data set serves several)."""
+    by_name = {f.name.split(".", 1)[1]: f for f in F.FAULTS}
+    found = []
     for b in range(3, 129, 2):
         for target in (509, 507):
-            d = _tie(mm, b * target, f"the tie {target / 2} with c = 1 / {2 * b}", scale=2 * b * 2.0**-15)
-            if differs(fault, d):
-                return [d]
-    return []
+            found.append(_tie(mm, b * target, f"the tie {target / 2} with c = 1 / {2 * b}, y_zero_point odd", 1,
+                              2 * b * 2.0**-15))
+    found.append(_tie(mm, 5, "the tie 2.5, y_zero_point odd", 1))
+    kills = [(d, frozenset(n for n in _TIE_KILLS if differs(by_name[n], d))) for d in found]
+    return sorted(kills, key=lambda dk: -len(dk[1]))
+
+
+def _tie_for(mm: MatMul, name: str) -> list[Data]:
+    return next(([d] for d, kills in _ties(mm) if name in kills), [])
 
 
 def _pairs16(mm: MatMul) -> list[Data]:
@@ -144,16 +163,14 @@ def _batch(mm: MatMul) -> list[Data]:
 
 def construct(fault, mm: MatMul) -> list[Data]:
     name = fault.name.split(".", 1)[1]
-    if name in ("requant_float32", "requant_float64", "requant_scale_type"):
-        return _float_tie(mm, fault)
-    if name in ("requant_fixed_point", "round_half_away", "zero_point_before_rounding"):
-        return [_tie(mm, 5, "the tie 2.5, y_zero_point odd", 1)]
+    if name in _REQUANT:
+        return _tie_for(mm, name)
     if name in ("saturate_before_zero_point", "requant_unsaturated"):
         return [_tie(mm, 255, "acc 255 with c = 1, y_zero_point type min + 1", 1, 2.0**-15)]
     if name == "int16_pair_saturation":
-        return _pairs16(mm)
+        return _tie_for(mm, name) or _pairs16(mm)
     if name == "accumulator_wrap16":
-        return [_tie(mm, 157 * 255, "acc 40035 leaves int16", 0, 2.0**-5)]
+        return _tie_for(mm, name) or [_tie(mm, 157 * 255, "acc 40035 leaves int16", 0, 2.0**-5)]
     if name == "a_zero_point_per_column":
         return _zp_columns(mm)
     if name in ("per_row_first", "per_column_first"):
