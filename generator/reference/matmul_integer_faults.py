@@ -13,7 +13,7 @@ generator/faults.py says what a fault module holds). Every fault has the referen
   arithmetic      raw u8 x s8 products added in pairs with int16 saturation (x86 VPMADDUBSW), zero points
                   applied after, and the same after shifting the other pairs into u8 x s8 by 128; each product
                   wrapped to int16 ("The production MUST never overflow"); the sum accumulated in int16 (wraps);
-                  the sum accumulated in float32, products added in K order
+                  the sum accumulated in float32, products added in K order; the exact sum rounded once to float32
   vector tails    the last K % W products of each dot product left out (all of them when K < W), W = 4, 8, 16
 
 Groups (group_key): "<A type> <B type> a_zp=<absent|tensor|row> b_zp=<absent|tensor|column>", from case.json
@@ -102,7 +102,7 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
              b_along_k: bool = False, a_first: bool = False, b_first: bool = False, cross_dropped: bool = False,
              b_as_a: bool = False, a_as_b: bool = False, pairs16: bool = False, product16: bool = False,
              acc16: bool = False, acc_f32: bool = False, k_tail: int = 0, a_refused: bool = False,
-             empty_refused: bool = False, diff8: bool = False) -> list[np.ndarray]:
+             empty_refused: bool = False, diff8: bool = False, f32_once: bool = False) -> list[np.ndarray]:
     a, b, az, bz = _operands(inputs)
     if a_refused and az is not None and not (az.ndim == 0 or az.shape == (1,)):
         raise Refusal("a_zero_point must be a scalar or a 1-D tensor of one element")
@@ -163,6 +163,9 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
                 y = np.clip(acc.astype(np.float64), ref.INT32_MIN, ref.INT32_MAX).astype(np.int64)
         else:
             y = np.matmul(da, db)
+        if f32_once:  # exact, then one rounding to float32 (|y| < 2**53: the float64 step is exact)
+            y = np.clip(np.asarray(y, np.float64).astype(np.float32).astype(np.float64), ref.INT32_MIN,
+                        ref.INT32_MAX).astype(np.int64)
         if cross_dropped:
             y = y - k * za * zb
         if acc16:
@@ -283,8 +286,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("matmul_integer.accumulate_float32",
           "adds the exact products in float32, in K order, then converts to int32 (|sum| > 2**24 rounds)",
           _node(acc_f32=True),
-          seen_in="OpenVINO 2026.4.1 CPU (measured here: every float32 witness; openvinotoolkit/openvino#37956, "
-                  "int32 MatMul computed in float32); onnx2tf#634 (MatMulInteger's inputs cast to float32)"),
+          seen_in="openvinotoolkit/openvino#37956 (CPU: int32 MatMul computed in float32, inexact beyond 2**24); "
+                  "onnx2tf#634 (MatMulInteger's inputs cast to float32)"),
+    Fault("matmul_integer.float32_result",
+          "gives the exact sum rounded once to float32 (half to even), then converted to int32: a float32 GEMM whose "
+          "blocked partial sums stay exact", _node(f32_once=True),
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: every float32 witness data set of the default suite; "
+                  "openvinotoolkit/openvino#37956)"),
 ) + tuple(
     Fault(f"matmul_integer.k_tail{w}_dropped",
           f"leaves out the last K % {w} products of each dot product (all of them when K < {w}): a {w}-step K "

@@ -8,7 +8,8 @@
               sum leaves int16 and each product does where both reach 255
   pairs       raw extremes for a u8 x s8 kernel: a = 255 and b alternating -128 / 127 along K (VPMADDUBSW's pairs of
               a0 b0 + a1 b1 saturate int16), zero points drawn
-  float32     far, but the last product +-1: the exact sum (K - 1) p + 1 is odd and beyond 2**24, no float32
+  float32     far, but the product before last +-1 and the last 0: the exact sum (K - 2) p +- 1 is odd and beyond
+              2**24 (K - 2 even), so no float32 holds it
 """
 
 from __future__ import annotations
@@ -63,15 +64,16 @@ def draw_dataset(mm: MM, s: sampling.Stream, i: int) -> list[np.ndarray]:
     if mm.data in ("far", "float32"):
         a = _far(at, az, mm.a_shape, row_axis=0)
         b = _far(bt, None if bz is None else bz, mm.b_shape, row_axis=None)
-        if mm.data == "float32":  # the last product +-1: a_K - za = +-1, b_K - zb = +-1
+        if mm.data == "float32":  # the product before last +-1, the last 0
             a, b = a.astype(np.int64), b.astype(np.int64)
             za = 0 if az is None else int(np.asarray(az).reshape(-1)[0])
             zb = 0 if bz is None else int(np.asarray(bz).reshape(-1)[0])
-            a[..., -1] = za + (1 if za < at.int_max else -1)
+            a[..., -2] = za + (1 if za < at.int_max else -1)
+            a[..., -1] = za
             if b.ndim > 1:
-                b[..., -1, :] = zb + (1 if zb < bt.int_max else -1)
+                b[..., -2, :] = zb + (1 if zb < bt.int_max else -1)
             else:
-                b[-1] = zb + (1 if zb < bt.int_max else -1)
+                b[-2] = zb + (1 if zb < bt.int_max else -1)
             a, b = a.astype(at.np_dtype), b.astype(bt.np_dtype)
     elif mm.data == "pairs":
         a = np.full(mm.a_shape, at.int_max, at.np_dtype)

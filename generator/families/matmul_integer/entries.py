@@ -158,8 +158,8 @@ def u8_s8_int16_pairs_odd_k():
 
 @CATALOGUE
 def sum_beyond_float32():
-    """An exact sum 260 * 65025 + 1, odd and beyond 2**24: no float32 holds it."""
-    return MM(a_shape=(1, 261), b_shape=(261, 2), data="float32")
+    """An exact sum 270 * 65025 + 1, odd and beyond 2**24: no float32 holds it (K = 272, a multiple of 16: no K tail)."""
+    return MM(a_shape=(1, 272), b_shape=(272, 2), data="float32")
 
 
 INT32_K = 33027  # 33025 * 65025 + 209 * 158 = 2**31 - 1: the sum reaches int32's end in K products of 8-bit values
