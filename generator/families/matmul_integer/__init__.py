@@ -43,7 +43,8 @@ from generator.families.matmul_integer.spec import (CATALOGUE, CLAUSE, COMPARE, 
                                                     as_reference, dataset_cases, expected, model)
 from generator.families.matmul_integer.witnesses import witness_cases
 
-__all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "GRID", "MM", "OPSET", "PROFILES", "as_reference", "boundary_cases",
+__all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "GRID", "MM", "OPSET", "PROFILES", "as_reference",
+           "boundary_cases",
            "catalogue_cases", "dataset_cases", "draw_dataset", "expected", "hunt", "model", "negative_cases",
            "random_configurations", "rebuild", "witness_cases", "work"]
 

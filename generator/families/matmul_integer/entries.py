@@ -158,7 +158,8 @@ def u8_s8_int16_pairs_odd_k():
 
 @CATALOGUE
 def sum_beyond_float32():
-    """An exact sum 270 * 65025 + 1, odd and beyond 2**24: no float32 holds it (K = 272, a multiple of 16: no K tail)."""
+    """An exact sum 270 * 65025 + 1, odd and beyond 2**24: no float32 holds it (K = 272, a multiple of 16: no K
+    tail)."""
     return MM(a_shape=(1, 272), b_shape=(272, 2), data="float32")
 
 
