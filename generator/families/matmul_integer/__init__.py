@@ -44,9 +44,8 @@ from generator.families.matmul_integer.spec import (CATALOGUE, CLAUSE, COMPARE, 
 from generator.families.matmul_integer.witnesses import witness_cases
 
 __all__ = ["CATALOGUE", "CLAUSE", "COMPARE", "FAMILY", "GRID", "MM", "OPSET", "PROFILES", "as_reference",
-           "boundary_cases",
-           "catalogue_cases", "dataset_cases", "draw_dataset", "expected", "hunt", "model", "negative_cases",
-           "random_configurations", "rebuild", "witness_cases", "work"]
+           "boundary_cases", "catalogue_cases", "dataset_cases", "draw_dataset", "expected", "hunt", "model",
+           "negative_cases", "random_configurations", "rebuild", "witness_cases", "work"]
 
 
 def catalogue_cases(n_datasets: int) -> Iterator[Case]:
