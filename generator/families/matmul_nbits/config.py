@@ -158,11 +158,11 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
 
 
 def kinds_for(cfg: Config) -> tuple[str, ...]:
-    """The data sets a configuration needs to kill its faults: two random ones; "int8" where A's type leaves a
-    loose bound (float16, bfloat16); "overflow" for float16 (K >= 16: a block of >= 16 terms can overflow);
+    """The data sets a configuration needs to kill its faults: two random ones; "int8" where the accumulation
+    type leaves a loose bound (float16, bfloat16: A's type or accuracy_level 2, 3); "overflow" for float16 (K >= 16: a block of >= 16 terms can overflow);
     "typed_zp" for typed zero points."""
     kinds = ["random", "random"]
-    if cfg.t1 != "float32":
+    if dot_bound.accumulation(dtypes.get(cfg.t1).name, cfg.accuracy_level or 0) != "float":
         kinds.append("int8")
     if cfg.t1 == "float16":
         kinds.append("overflow")

@@ -149,6 +149,18 @@ def accuracy_level_1():
 
 
 @CATALOGUE
+def accuracy_level_2():
+    """accuracy_level 2 (fp16) on float32 A: the bound allows float16 arithmetic (2**-11 a term)."""
+    return Config("accuracy_level_2", K=48, accuracy_level=2, zero_points="packed")
+
+
+@CATALOGUE
+def accuracy_level_3():
+    """accuracy_level 3 (bf16) on float32 A: the bound allows bfloat16 arithmetic (2**-8 a term)."""
+    return Config("accuracy_level_3", accuracy_level=3)
+
+
+@CATALOGUE
 def accuracy_level_4():
     """accuracy_level 4: 'input A can be quantized with the same block_size to int8': the bound adds one int8 step
     of each block of A times |w|."""
