@@ -23,8 +23,9 @@ from generator.families.matmul_nbits.negatives import negative_cases
 
 MIN_OPSET = OPSET
 PROFILES = {"quick": {"random": 0}, "default": {"random": 2}, "exhaustive": {"random": 12}}
+GRID = ("bits", "zero_points", ("t1",))  # the report's grid: bits x zero-point form, one table per A type
 
-__all__ = ["CATALOGUE", "CLAUSE", "Config", "FAMILY", "MIN_OPSET", "OPSET", "PROFILES", "cases", "configs",
+__all__ = ["CATALOGUE", "CLAUSE", "Config", "FAMILY", "GRID", "MIN_OPSET", "OPSET", "PROFILES", "cases", "configs",
            "datasets", "hunt", "model", "negative_cases", "rebuild", "work"]
 
 
