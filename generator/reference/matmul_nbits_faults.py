@@ -41,7 +41,8 @@ def _swap_codes(packed: np.ndarray, bits: int) -> np.ndarray:
 def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: bool = False,
             unpadded_zp: bool = False, row_stride: bool = False, round_zp: bool = False, ignore_g_idx: bool = False,
             ignore_bias: bool = False, zeros_above: int | None = None, a_int8: bool = False,
-            fp16_blocks: bool = False, g_idx_default_zp: bool = False, g_idx_as_4bit: bool = False):
+            fp16_blocks: bool = False, g_idx_default_zp: bool = False, g_idx_as_4bit: bool = False,
+            signed_codes: bool = False):
     """A node function: the reference with one thing done wrong."""
     def node(inputs, attrs, opset, input_types):
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
@@ -69,6 +70,10 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             zp = ref.pack(zp, bits)
         if g_idx is not None and g_idx_default_zp and zp is not None and np.asarray(zp).dtype == np.uint8:
             zp = None  # the uint8 zero point read into a local that is never used: 2**(bits - 1) instead
+        if signed_codes and zp is None:  # two's complement codes, no zero point: B's bytes re-read as signed
+            codes = ref.unpack(b, bits, bs)
+            signed = np.where(codes >= 1 << (bits - 1), codes - (1 << bits), codes) + (1 << (bits - 1))
+            b = ref.pack(signed, bits)  # the reference then subtracts its default 2**(bits - 1): signed * scale
         if zp is None and zp_default is not None:
             zp = np.full((N, kb), zp_default, dtype=np.asarray(a).dtype)
         if g_idx_as_4bit and g_idx is not None and bits == 2:
@@ -143,6 +148,10 @@ FAULTS = (
     Fault("matmul_nbits.default_zero_point_zero", "takes an absent zero point as 0, not 2**(bits - 1)",
           _faulty(zp_default=0.0), applies=lambda p: _p(p, "zero_points") == "none",
           seen_in="ROCm/hip-ep#134 (hip_matmul_nbits: default zero point 0 instead of 2^(bits-1))"),
+    Fault("matmul_nbits.signed_codes_without_zero_point", "without zero points, reads the codes as two's "
+          "complement signed integers (zero point 0), not unsigned minus 2**(bits - 1)",
+          _faulty(signed_codes=True), applies=lambda p: _p(p, "zero_points") == "none",
+          seen_in="ROCm/hip-ep#178 (the no-zp GEMV / WMMA paths decoded nibbles as signed int4 via (nib << 28) >> 28)"),
     Fault("matmul_nbits.large_block_zeros", "outputs zeros for block_size above 256",
           _faulty(zeros_above=256), applies=lambda p: _p(p, "block_size", 0) > 256,
           seen_in="onnxruntime#28551 (ORT 1.26 CPU EP: block_size 512 silently outputs zeros)"),
@@ -185,7 +194,7 @@ FAULTS = (
                   "whatever bits is, past the end of B)"),
     Fault("matmul_nbits.bias_ignored", "ignores the bias input", _faulty(ignore_bias=True),
           applies=lambda p: bool(_p(p, "bias")),
-          seen_in="not seen; bias was added to the schema after the kernels (a kernel that predates it)"),
+          seen_in="onnxruntime PR #28742 (the CPU LUT GEMM path, mlas.use_lut_gemm=1, dropped the optional bias)"),
     Fault("matmul_nbits.a_int8_at_any_level", "quantizes A to int8 in blocks whatever accuracy_level says",
           _faulty(a_int8=True), applies=lambda p: _p(p, "accuracy_level", 0) != 4,
           seen_in="not seen; the int8 path (accuracy_level 4) taken where the level asks for float"),
