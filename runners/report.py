@@ -10,7 +10,8 @@ settings, tier and the selection the run made; counts per family and verdict; th
 type grids (Cast, CastLike, ConvertPromoteTypes, QuantizeLinear), each cell with its counts as text and
 colored by its worst verdict; the failures per fault model (runners/diagnose.py); the failing items against
 a sentence of the texts apart from those against a reading; the probe cases as a divergence matrix (folded
-away where fewer than two backends have a probe result); and every failing item, grouped by family, fault
+away where fewer than two backends have a probe result); for columns of one runtime under different settings (cpu
+and gpu), the items whose results differ between them (report_pairs.py); and every failing item, grouped by family, fault
 model and configuration with counts (report_groups.py), each with its node, opset, spec clause, reading,
 inputs, node id and reproducer command (report_items.py). The HTML is one self-contained file: inline CSS,
 no scripts, no network; its groups are collapsed <details>. The Markdown escapes every value it shows (a
@@ -41,6 +42,7 @@ from runners.report_inputs import (ReportError, Run, load, problems, selection_t
                                    suites_here)
 from runners.report_items import Cases
 from runners.report_output import MARK
+from runners.report_pairs import pairs
 from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_markdown,  # noqa: F401
                                    failure_bases, family_counts, grids, placements, probe_matrix, tiers_met)
 
@@ -86,6 +88,7 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         "families": sorted({f for run in runs for f in family_counts(run)}),
         "order": ORDER,
         "probes": probe_matrix(runs),
+        "pairs": pairs(runs),
         "md_names": MD_NAMES,
         "md_configs": MD_CONFIGS,
         "letters": LETTERS,
