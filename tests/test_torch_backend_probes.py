@@ -18,11 +18,24 @@ from runners.backends.torch_jax_nodes import (cast_semantics_problem, e8m0_round
 FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float8e8m0")
 
 
-def cast_model(src: str, dst: str, opset: int = 24, **attrs) -> onnx.ModelProto:
+def cast_model(src: str, dst: str, opset: int = 25, **attrs) -> onnx.ModelProto:
     s, d = dtypes.get(src), dtypes.get(dst)
     node = helper.make_node("Cast", ["x"], ["y"], to=d.onnx, **attrs)
     graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", s.onnx, [3])],
                               [helper.make_tensor_value_info("y", d.onnx, [3])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def q_model(op: str, x_type: str, y_type: str, scale_shape, opset: int = 21, zero_point: bool = True, **attrs):
+    xt, yt = dtypes.get(x_type), dtypes.get(y_type)
+    scale_t = xt if op == "QuantizeLinear" else yt
+    zp_t = yt if op == "QuantizeLinear" else xt
+    inputs = [helper.make_tensor_value_info("x", xt.onnx, [2, 3]),
+              helper.make_tensor_value_info("s", scale_t.onnx, scale_shape)]
+    if zero_point:
+        inputs.append(helper.make_tensor_value_info("z", zp_t.onnx, scale_shape))
+    node = helper.make_node(op, [i.name for i in inputs], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", yt.onnx, [2, 3])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -77,7 +90,7 @@ def test_cast_semantics_problem_names_the_attribute():
 
 def test_read_node_maps_one_fed_node_and_refuses_invalid_models():
     node = read_node(cast_model("float", "float16"), "rt")
-    assert (node.op, node.inputs[0].name, node.outputs[0].name, node.opset) == ("Cast", "float", "float16", 24)
+    assert (node.op, node.inputs[0].name, node.outputs[0].name, node.opset) == ("Cast", "float", "float16", 25)
     add = helper.make_model(helper.make_graph(
         [helper.make_node("Add", ["a", "b"], ["c"])], "g",
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in "ab"],
