@@ -70,6 +70,33 @@ UNSUPPORTED = UnsupportedTable(
         r"Non-zero status code returned while running",  # a kernel refused its inputs at run
     ))
 
+# A kernel's own words that it does not implement a value of a valid model, said inside the two wrappers above
+# (its constructor or its Compute failing an ORT_ENFORCE): unsupported whatever the wrapper. Each quotes the
+# sentence of onnxruntime 1.32's CPU kernel (contrib_ops/cpu/quantization/matmul_nbits.cc, measured with
+# hand-built models: docs/matmul_backends.md). A kernel's check of its inputs phrased as a requirement ("input zero
+# point must be a scalar") is not here: it refuses what the spec allows, an error.
+KERNEL_UNSUPPORTED = UnsupportedTable(text=(
+    r"Only 2b, 4b and 8b quantization is supported for MatMulNBits op",  # bits 3, 5, 6, 7 ("support is planned")
+    r"MatMulNBits on CPU does not support \d+-bit weights with floating-point zero points",  # bits 8, float zp
+    r"Only [0-9b, and]+ quantization is supported for unpacked compute",  # g_idx / float zp path: bits 8
+))
+
+
+def unsupported(exc: BaseException) -> bool:
+    """Whether onnxruntime says it does not implement what `exc` is about (UNSUPPORTED, KERNEL_UNSUPPORTED)."""
+    return KERNEL_UNSUPPORTED.matches(exc) or UNSUPPORTED.matches(exc)
+
+
+def _reason(exc: BaseException) -> str:
+    """The words that say so: a kernel's sentence (from KERNEL_UNSUPPORTED's match to the end of its line, not the
+    source path and the failed condition before it), else the first line."""
+    for pattern in KERNEL_UNSUPPORTED.text:
+        said = re.search(pattern + r".*", str(exc), re.IGNORECASE)
+        if said:
+            return said.group(0).strip()
+    return _first_line(exc)
+
+
 # With a plugin EP in the session, a node that no provider has a kernel for (what the CPU provider alone reports
 # as "Could not find an implementation") fails in the memcpy transformer instead, wrapped in "Exception during
 # initialization" (an error pattern above): the node was left unassigned, so it is unsupported.
@@ -272,8 +299,8 @@ class OnnxRuntimeBackend(Backend):
         try:
             session = self._session(model)
         except Exception as exc:
-            if UNSUPPORTED.matches(exc) or NO_PROVIDER.search(str(exc)):
-                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+            if unsupported(exc) or NO_PROVIDER.search(str(exc)):
+                raise Unsupported(f"onnxruntime: {_reason(exc)}") from None
             raise
         place = ort_placement.placement(session, self.providers[0])
         away = ort_placement.elsewhere(place)
@@ -290,8 +317,8 @@ class OnnxRuntimeBackend(Backend):
         try:
             return self._run(prepared, inputs)
         except Exception as exc:
-            if UNSUPPORTED.matches(exc):
-                raise Unsupported(f"onnxruntime: {_first_line(exc)}") from None
+            if unsupported(exc):
+                raise Unsupported(f"onnxruntime: {_reason(exc)}") from None
             raise
 
     def _run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:

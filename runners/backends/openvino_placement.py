@@ -11,7 +11,8 @@ A node is `lowered` when an execution node made from it computes or writes a flo
 bits than every float type the ONNX node declares (an f64 node run in f32, as the CPU plugin runs f64; an f32
 node run in f16 / bf16 under an inference_precision hint), or an integer type narrower than every integer type it
 declares (i64 run as i32). Narrower than the narrowest declared type, so that a Cast f32 -> f64 computed in f32
-(exact) is not flagged. The verdict is judged as usual (see runners/backends/openvino.py): the placement and a
+(exact) is not flagged. A node that declares integer types only is lowered when it runs in a float type whose
+significand cannot hold its widest one (MatMulInteger's int32 sum computed by an f32 MatMul). The verdict is judged as usual (see runners/backends/openvino.py): the placement and a
 note say why a result is what it is.
 """
 
@@ -59,6 +60,26 @@ def _declared(model: onnx.ModelProto) -> dict[str, DType]:
     return out
 
 
+# Inputs whose declared integer type is a container of packed narrower elements: (domain, op) -> (input slots,
+# the attribute giving the element width, its default). MatMulNBits' uint8 B (and packed uint8 zero_points) hold
+# `bits`-wide weights (default 4), which OpenVINO decompresses as u4 / u2: the declared width, not a lowering.
+PACKED = {("com.microsoft", "MatMulNBits"): ((1, 3), "bits", 4)}
+
+
+def _node_types(node: onnx.NodeProto, declared: dict[str, DType]) -> list[DType]:
+    """The element types a node declares (its inputs and outputs), a packed container as its element's type."""
+    slots, attribute, default = PACKED.get((node.domain, node.op_type), ((), "", None))
+    width = next((a.i for a in node.attribute if a.name == attribute), default)
+    out = []
+    for j, v in enumerate(node.input):
+        t = declared.get(v)
+        if t is not None and j in slots and width is not None and t.kind == "uint":
+            t = dtypes.find(f"uint{width}") or t
+        if t is not None:
+            out.append(t)
+    return out + [declared[v] for v in node.output if v in declared]
+
+
 def _label(node: onnx.NodeProto) -> str:
     return node.name or (node.output[0] if node.output else node.op_type)
 
@@ -74,6 +95,12 @@ def _owner(name: str, nodes: list[onnx.NodeProto]) -> onnx.NodeProto | None:
 
 def _narrower(ran: DType, declared: list[DType]) -> DType | None:
     """The narrowest declared type of ran's kind when ran is narrower than all of them, else None."""
+    ints = [d for d in declared if d.kind in ("int", "uint")]
+    if ran.is_float and ran.mantissa_bits is not None and ints and not any(d.is_float for d in declared):
+        # an integer-only node (MatMulInteger) computed in a float type whose significand cannot hold its widest
+        # integer type: int32 sums in f32 round past 2**24
+        wide = max(ints, key=lambda d: d.bits)
+        return wide if ran.mantissa_bits + 1 < wide.bits - (wide.kind == "int") else None
     if ran.is_float:
         same = [d for d in declared if d.is_float and d.mantissa_bits is not None]
         low = min(same, key=lambda d: d.mantissa_bits, default=None)
@@ -110,7 +137,7 @@ def placement(compiled, model: onnx.ModelProto | None, device: str) -> dict:
         entry = {"node": [_label(o) for o in owners] or names,
                  "op": "+".join(dict.fromkeys(o.op_type for o in owners)) or layer, "layer": layer,
                  "device": devices[0] if len(devices) == 1 else None, "precision": precision, "outputs": outputs}
-        types = [declared[v] for o in owners for v in (*o.input, *o.output) if v in declared]
+        types = [t for o in owners for t in _node_types(o, declared)]
         for ran in filter(None, map(_dtype, [precision, *outputs])):
             low = _narrower(ran, types)
             if low is not None:
