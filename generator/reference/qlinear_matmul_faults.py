@@ -12,6 +12,7 @@
   quantization     a's per-row zero point subtracted along a's columns, as numpy broadcasts an [M] vector against
                    [M, K] (refused where M != K); only element 0 of a per-row a_scale / a_zero_point, or of a
                    per-column b_scale / b_zero_point, used for every row / column
+  refusals         a per-row a, a per-column b or a 1-D operand refused (the text defines them)
   shapes           batch dimensions broadcast by flattening each operand's batch and indexing it modulo its count
                    (right only where the broadcast axes lead); a 1-D operand's promoted axis kept in y
 
@@ -121,10 +122,14 @@ def _first(v: np.ndarray) -> np.ndarray:
 
 def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool = False, wrap16: bool = False,
             wrap32: bool = False, a_zp_columns: bool = False, a_first: bool = False, b_first: bool = False,
-            batch_modulo: bool = False, one_d_kept: bool = False) -> list[np.ndarray]:
+            batch_modulo: bool = False, one_d_kept: bool = False, refuse: str | None = None) -> list[np.ndarray]:
     """The reference QLinearMatMul with the given deviation; shape checks are the reference's."""
     if len(inputs) != 8:
         raise ValueError(f"QLinearMatMul takes 8 inputs, got {len(inputs)}")
+    if refuse == "per_row" and np.size(inputs[1]) > 1 or refuse == "per_column" and np.size(inputs[4]) > 1:
+        raise Refusal(f"{refuse} quantization: a scale of more than one element")
+    if refuse == "one_d" and (np.ndim(inputs[0]) == 1 or np.ndim(inputs[3]) == 1):
+        raise Refusal("a 1-D operand")
     outcome = ref.qlinear_matmul(*inputs)
     if not outcome.defined or ref.UNDEF_FLOAT8 in outcome.undefined:
         return list(outcome.outputs)  # undefined: the reference's placeholder
@@ -241,6 +246,18 @@ FAULTS: tuple[Fault, ...] = tuple(
     Fault("qlinear_matmul.per_column_first", "uses b_scale[0] and b_zero_point[0] for every column of b",
           _node(b_first=True), equivalent=_unless_per_column,
           seen_in=_NOT_SEEN + "a kernel that reads the per-tensor slot of a per-column model"),
+    Fault("qlinear_matmul.per_row_refused", "refuses a per-row a_scale / a_zero_point (more than one element)",
+          _node(refuse="per_row"), equivalent=_unless_per_row, may_refuse=True,
+          seen_in="onnxruntime 1.32.0 (quantize_linear_matmul.cc:78: 'QLinearMatmul : input zero point must be a "
+                  "scalar or 1D tensor of size 1'), OpenVINO 2026.4.1 ONNX frontend ('Scalar value can't be derived "
+                  "from a node with [3]'): measured here"),
+    Fault("qlinear_matmul.per_column_refused", "refuses a per-column b_scale / b_zero_point (more than one element)",
+          _node(refuse="per_column"), equivalent=_unless_per_column, may_refuse=True,
+          seen_in="OpenVINO 2026.4.1 ONNX frontend ('Scalar value can't be derived from a node with [5]'): measured "
+                  "here"),
+    Fault("qlinear_matmul.one_d_refused", "refuses a 1-D a or b", _node(refuse="one_d"), equivalent=_unless_1d,
+          may_refuse=True,
+          seen_in="OpenVINO 2026.4.1 ONNX frontend ('axis 1 out of tensor range [-1, 0]'): measured here"),
     Fault("qlinear_matmul.batch_broadcast_modulo",
           "broadcasts batch dimensions by flattening each operand's batch and reading element f % count for the "
           "output's flat batch index f", _node(batch_modulo=True), equivalent=_unless_broadcast,

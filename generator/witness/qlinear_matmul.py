@@ -9,9 +9,10 @@ and for each fault that can differ there, data sets built by construction and ch
 their types, distinct per row / column where the class has vectors), a_scale 2**-7, b_scale 2**-8, then
   requantization (float32, float64, scale type, fixed point, half away, zero point before rounding)   exact ties
         with y_zero_point = type min + 1 (odd: round(t + zp) differs from round(t) + zp): y_scale = 2b 2**-15
-        (c = 1 / (2b), b odd to 127) and acc = 509 b / 507 b, the ties 254.5 / 253.5, where fl(1 / (2b)) may round
-        the product off the tie; and c = 1/2, acc = 5, the tie 2.5. Each fault takes the first of these that kills
-        it, those that kill the most requantization faults first (one data set serves several); the same data
+        (c = 1 / (2b), b odd) and acc = 509 b / 507 b, the ties 254.5 / 253.5, where fl(1 / (2b)) may round the
+        product off the tie; and c = 1/2, acc = 5, the tie 2.5: a greedy cover of these found once (_tie_choices);
+        each fault takes the first that kills it, those that kill the most first (one data set serves several); the
+        same data
         serve int16_pair_saturation and accumulator_wrap16 where they kill them (acc = 509 b > 2**15 for b >= 65;
         raw products 253 x 125 in pairs leave int16), else the constructions below
   saturate_before_zero_point / requant_unsaturated   c = 1, acc = 255, y_zero_point = type min + 1
@@ -21,7 +22,8 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
   a_zero_point_per_column   b[0, 0] one above its zero point: the misread zero points give acc[m, 0] = zp[m] - zp[0]
   per_row_first / per_column_first   a_scale / b_scale doubled on row / column 1, acc = 10 there
   batch_broadcast_modulo   a[..., 0, 0] one above its zero point, b's batch 1 likewise: y[0, 1] reads b's batch 0
-  one_d_axis_kept   the tie's data (y's shape differs whatever the data)
+  one_d_axis_kept, per_row_refused, per_column_refused, one_d_refused   a tie's data (y's shape differs, or the
+        model is refused, whatever the data)
 """
 
 from __future__ import annotations
@@ -106,17 +108,37 @@ _REQUANT = ("requant_float32", "requant_float64", "requant_scale_type", "requant
 _TIE_KILLS = _REQUANT + ("accumulator_wrap16", "int16_pair_saturation")  # what a tie's data may kill besides
 
 
+def _tie_data(mm: MatMul, b: int, target: int) -> Data:
+    if b == 1:
+        return _tie(mm, 5, "the tie 2.5, y_zero_point odd", 1)
+    return _tie(mm, b * target, f"the tie {target / 2} with c = 1 / {2 * b}, y_zero_point odd", 1, 2 * b * 2.0**-15)
+
+
+@functools.lru_cache(maxsize=None)
+def _tie_choices() -> tuple[tuple[int, int], ...]:
+    """(b, target) of the ties to try, (1, 5) the tie 2.5: a greedy cover of the requantization faults on the 2d
+    configuration, scanning b upward until each one is killed (whether a float multiplier rounds a product off
+    its tie depends on c and acc only, the same in every class)."""
+    mm, by_name = configuration("2d", False, False), {f.name.split(".", 1)[1]: f for f in F.FAULTS}
+    kills = {}
+    for bt in [(1, 5)] + [(b, t) for b in range(3, 129, 2) for t in (509, 507)]:
+        kills[bt] = frozenset(n for n in _TIE_KILLS if differs(by_name[n], _tie_data(mm, *bt)))
+        if set(_TIE_KILLS) <= set().union(*kills.values()):
+            break
+    chosen, left = [], set().union(*kills.values())
+    while left:
+        best = max(kills, key=lambda bt: (len(kills[bt] & left), -bt[0]))
+        chosen.append(best)
+        left -= kills[best]
+    return tuple(chosen)
+
+
 @functools.lru_cache(maxsize=None)
 def _ties(mm: MatMul) -> list[tuple[Data, frozenset]]:
-    """The ties 254.5 / 253.5 with c = 1 / (2b) for odd b to 127 (and the tie 2.5 with c = 1/2), y_zero_point odd, each
-    with the requantization faults it kills, those killing the most first (so that one data set serves several)."""
+    """The chosen ties (_tie_choices) on mm, y_zero_point odd, each with the faults of _TIE_KILLS it kills, those
+    killing the most first (so that one data set serves several)."""
     by_name = {f.name.split(".", 1)[1]: f for f in F.FAULTS}
-    found = []
-    for b in range(3, 129, 2):
-        for target in (509, 507):
-            found.append(_tie(mm, b * target, f"the tie {target / 2} with c = 1 / {2 * b}, y_zero_point odd", 1,
-                              2 * b * 2.0**-15))
-    found.append(_tie(mm, 5, "the tie 2.5, y_zero_point odd", 1))
+    found = [_tie_data(mm, b, t) for b, t in _tie_choices()]
     kills = [(d, frozenset(n for n in _TIE_KILLS if differs(by_name[n], d))) for d in found]
     return sorted(kills, key=lambda dk: -len(dk[1]))
 
@@ -177,7 +199,7 @@ def construct(fault, mm: MatMul) -> list[Data]:
         return _first(mm, name == "per_row_first")
     if name == "batch_broadcast_modulo":
         return _batch(mm)
-    return [_tie(mm, 5, "the tie 2.5, y_zero_point odd", 1)]  # one_d_axis_kept: any data (y's shape differs)
+    return _tie_for(mm, "requant_fixed_point")  # one_d_axis_kept and the refusals: any data
 
 
 def differs(fault, d: Data) -> bool:
