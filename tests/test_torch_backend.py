@@ -130,3 +130,19 @@ def test_cuda_device_converts(backend):
     x = all_patterns(dtypes.get("float8e4m3fn"))
     (y,) = gpu.run(gpu.prepare(cast_model("float8e4m3fn", "float8e4m3fn"), None), [x])
     assert y.tobytes() == x.tobytes() and gpu.settings()["device_name"]
+
+
+def test_a_scalar_stays_a_scalar(backend):
+    model = cast_model("float", "float16")
+    model.graph.input[0].type.tensor_type.shape.ClearField("dim")
+    model.graph.output[0].type.tensor_type.shape.ClearField("dim")
+    (y,) = backend.run(backend.prepare(model, None), [np.array(1.5, dtype=np.float32)])
+    assert y.shape == () and y.dtype == np.float16 and float(y) == 1.5
+
+
+def test_shapes_the_schema_rules_out_are_refused(backend):
+    """QuantizeLinear-10 takes a scalar scale: torch would quantize per channel, the adapter refuses."""
+    prepared = backend.prepare(q_model("QuantizeLinear", "float", "uint8", [3], opset=10), None)
+    x = np.zeros((2, 3), dtype=np.float32)
+    with pytest.raises(ValueError, match="takes a scalar y_scale"):
+        backend.run(prepared, [x, np.ones(3, np.float32), np.zeros(3, np.uint8)])

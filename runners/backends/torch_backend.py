@@ -51,8 +51,8 @@ def torch_dtype(t: DType) -> torch.dtype | None:
 
 def to_torch(a: np.ndarray, t: DType, device: str) -> torch.Tensor:
     """a (of type t) as a torch tensor of the same bits on `device`."""
-    bits = np.ascontiguousarray(a).view(np.dtype(f"i{t.bits // 8}"))
-    return torch.from_numpy(bits.copy()).view(torch_dtype(t)).to(device)
+    bits = np.array(a, dtype=t.np_dtype, order="C").view(np.dtype(f"i{t.bits // 8}"))  # a copy; 0-d stays 0-d
+    return torch.from_numpy(bits).view(torch_dtype(t)).to(device)
 
 
 def from_torch(x: torch.Tensor, t: DType) -> np.ndarray:

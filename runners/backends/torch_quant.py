@@ -6,7 +6,8 @@ into float32. A quantized tensor with given integer contents is made by torch._m
 _make_per_channel_quantized_tensor (what torch's own quantization code uses). So the node maps when:
 x (QuantizeLinear) / y (DequantizeLinear) and the scale are float32, the integer side is uint8, int8 or int32,
 the scale is a scalar (per tensor) or 1-D (per axis; `axis` as the node says), there is no block_size and no
-`precision` other than float32. Everything else (float16 / bfloat16 scales, 4- and 2-bit, 16-bit, float8 and
+`precision` other than float32. Which of the two a scale's shape means, and which shapes the node's version rules
+out (refused, as a frontend would), is the schema's reading in generator/reference (check_shapes). Everything else (float16 / bfloat16 scales, 4- and 2-bit, 16-bit, float8 and
 float4 outputs, blocked quantization) is unsupported: torch has no such quantized type or op.
 torch computes as its kernels do (measured on 2.13 CPU: zero_point + x * (1 / scale), then rounded half to even,
 then clamped); the suite judges that against the spec, the adapter does not correct it.
@@ -19,6 +20,9 @@ import warnings
 import numpy as np
 import torch
 
+from generator.reference import dequantize_linear as dql
+from generator.reference import quantize_linear as ql
+from generator.reference.quant_axes import QuantShapeError
 from runners.backends.base import Unsupported
 from runners.backends.torch_jax_nodes import Node
 
@@ -48,10 +52,10 @@ def prepare(node: Node, device: str):
 
     def run(inputs: list[np.ndarray]) -> list[np.ndarray]:
         x, scale = np.asarray(inputs[0]), np.asarray(inputs[1])
-        zero = np.asarray(inputs[2]) if len(inputs) > 2 else np.zeros(scale.shape, dtype=integer.np_dtype)
-        per_axis = scale.ndim == 1 and not (x.ndim <= 1 and scale.size == 1)
-        if scale.ndim > 1:
-            raise Unsupported(f"torch quantizes per tensor or per axis only (a scale of rank {scale.ndim})")
+        zero = np.asarray(inputs[2]) if len(inputs) > 2 else None
+        per_axis = granularity(node, x, scale, zero) == "per-axis"
+        if zero is None:
+            zero = np.zeros(scale.shape, dtype=integer.np_dtype)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=DEPRECATED)
             if quantize:
@@ -60,6 +64,19 @@ def prepare(node: Node, device: str):
             q = _quantized(torch.from_numpy(x.copy()).to(device), scale, zero, axis, x.ndim, per_axis)
             return [q.dequantize().cpu().numpy()]
     return run
+
+
+def granularity(node: Node, x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None) -> str:
+    """"per-tensor" or "per-axis", as the node's schema reads these shapes (generator/reference's check_shapes);
+    ValueError (a refusal) for shapes the schema rules out: torch would quantize them, the node is invalid."""
+    axis, opset = node.attrs.get("axis", 1), node.opset
+    zshape = None if zero is None else zero.shape
+    try:
+        if node.op == "QuantizeLinear":
+            return ql.check_shapes(opset, x.shape, scale.shape, zshape, axis, 0)
+        return dql.check_shapes(x.shape, scale.shape, zshape, axis, 0, opset)
+    except QuantShapeError as exc:
+        raise ValueError(f"{node.op}-{opset} rules these shapes out: {exc}") from None
 
 
 def _scales(scale: np.ndarray, zero: np.ndarray, device: str):
