@@ -8,12 +8,14 @@ generator/faults.py says what a fault module holds). Every fault has the referen
                   the cross term K * a_zero_point * b_zero_point of the expanded product left out; a - zp
                   computed in the operand's 8-bit type (wraps)
   refusals        a per-row a_zero_point refused (onnxruntime); an a_zero_point left out by the empty name
-                  before a given b_zero_point refused (OpenVINO)
+                  before a given b_zero_point refused (OpenVINO); A int8 with B uint8 refused (onnxruntime
+                  before PR #26744)
   types           B's bits read as A's type, or A's as B's (uint8 x int8 pairs: one signedness for both)
   arithmetic      raw u8 x s8 products added in pairs with int16 saturation (x86 VPMADDUBSW), zero points
                   applied after, and the same after shifting the other pairs into u8 x s8 by 128; each product
-                  wrapped to int16 ("The production MUST never overflow"); the sum accumulated in int16 (wraps);
-                  the sum accumulated in float32, products added in K order; the exact sum rounded once to float32
+                  wrapped to int16 ("The production MUST never overflow"); the sum accumulated in int16 (wraps) or
+                  wrapped to 8 bits; the sum accumulated in float32, products added in K order; the exact sum rounded
+                  once to float32
   vector tails    the last K % W products of each dot product left out (all of them when K < W), W = 4, 8, 16
 
 Groups (group_key): "<A type> <B type> a_zp=<absent|tensor|row> b_zp=<absent|tensor|column>", from case.json
@@ -102,10 +104,13 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
              b_along_k: bool = False, a_first: bool = False, b_first: bool = False, cross_dropped: bool = False,
              b_as_a: bool = False, a_as_b: bool = False, pairs16: bool = False, product16: bool = False,
              acc16: bool = False, acc_f32: bool = False, k_tail: int = 0, a_refused: bool = False,
-             empty_refused: bool = False, diff8: bool = False, f32_once: bool = False) -> list[np.ndarray]:
+             empty_refused: bool = False, diff8: bool = False, f32_once: bool = False, s8u8_refused: bool = False,
+             acc8: bool = False) -> list[np.ndarray]:
     a, b, az, bz = _operands(inputs)
     if a_refused and az is not None and not (az.ndim == 0 or az.shape == (1,)):
         raise Refusal("a_zero_point must be a scalar or a 1-D tensor of one element")
+    if s8u8_refused and a.dtype == np.int8 and b.dtype == np.uint8:
+        raise Refusal("no kernel for A int8 with B uint8")
     if empty_refused and az is None and bz is not None:
         raise Refusal("an optional input left out by the empty name before a present one")
     if b_as_a and a.dtype != b.dtype:  # B's bits (and its zero point's) read as A's type
@@ -170,6 +175,8 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
             y = y - k * za * zb
         if acc16:
             y = (y + 2**15) % 2**16 - 2**15
+        if acc8:
+            y = (y + 2**7) % 2**8 - 2**7
     return _wrap32(np.asarray(y).reshape(y_shape))
 
 
@@ -244,6 +251,12 @@ FAULTS: tuple[Fault, ...] = (
           "a_zero_point is given, or both zero points are left out (no empty name before a present input)",
           seen_in="OpenVINO 2026.4.1 CPU (measured here: compile_model raises \"CPU plug-in doesn't support NullNode "
                   "operation\")"),
+    Fault("matmul_integer.int8_uint8_refused",
+          "refuses A int8 with B uint8 (no kernel for that pair), though T1 and T2 allow it", _node(s8u8_refused=True),
+          may_refuse=True, equivalent=lambda p: None if parts(p)[:2] == ("int8", "uint8") else
+          "the pair is not int8 x uint8: nothing to refuse",
+          seen_in="onnxruntime before PR #26744 (onnxruntime#26743: NOT_IMPLEMENTED; measured here: 1.18.1, 1.20 and "
+                  "1.22.1 report every int8 x uint8 item unsupported)"),
     Fault("matmul_integer.a_zero_point_first", "uses a_zero_point[0] for every row", _node(a_first=True),
           equivalent=_unless(2, "row", "a_zero_point is per tensor: one value"),
           seen_in=_NOT_SEEN + "a kernel that reads the per-tensor zero point slot of a per-row model"),
@@ -283,6 +296,10 @@ FAULTS: tuple[Fault, ...] = (
           seen_in=_NOT_SEEN + "a 16-bit multiply (PMULLW / int16 SIMD lanes) of two 8-bit differences"),
     Fault("matmul_integer.accumulate_int16", "accumulates the sum in int16 (wraps modulo 2**16)",
           _node(acc16=True), seen_in=_NOT_SEEN + "an int16 accumulator (the issue's 'accumulation in int16')"),
+    Fault("matmul_integer.result_int8", "wraps the sum to 8 bits (the operands' width) before widening to int32",
+          _node(acc8=True),
+          seen_in="int8 matmuls of compilers: iree-org/iree#8491 (an i8 dot_general wrapped to int8), "
+                  "triton-lang/triton#2296 (an int8 matmul's output typed int8)"),
     Fault("matmul_integer.accumulate_float32",
           "adds the exact products in float32, in K order, then converts to int32 (|sum| > 2**24 rounds)",
           _node(acc_f32=True),
