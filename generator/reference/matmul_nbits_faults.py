@@ -140,6 +140,16 @@ def _fp16_block_sums(a, b, scales, zp, g_idx, bias, attrs) -> np.ndarray:
     return out.reshape(a.shape[:-1] + (N,)).astype(a.dtype)
 
 
+def _same_stride(p: dict) -> str | None:
+    """Why the row-stride fault cannot differ: one row, or ceil(K * bits / 8) == k_blocks * blob_size."""
+    K, bs, bits = p.get("K", 0), p.get("block_size", 1), p.get("bits", ref.DEFAULT_BITS)
+    if p.get("N", 1) == 1:
+        return "one row of B: no stride is used"
+    if -(-K * bits // 8) == ref.k_blocks(K, bs) * ref.blob_size(bs, bits):
+        return "ceil(K * bits / 8) == k_blocks * blob_size: both strides agree"
+    return None
+
+
 def _p(params: dict, key: str, default=None):
     return params.get(key, default)
 
@@ -157,8 +167,7 @@ FAULTS = (
           seen_in="onnxruntime#28551 (ORT 1.26 CPU EP: block_size 512 silently outputs zeros)"),
     Fault("matmul_nbits.k_tail_row_stride", "reads the rows of B ceil(K * bits / 8) bytes apart, not "
           "k_blocks * blob_size (the padding of the last block not skipped)", _faulty(row_stride=True),
-          equivalent=lambda p: None if _p(p, "K", 0) % _p(p, "block_size", 1) else
-          "K is a multiple of block_size: both strides are K * bits / 8",
+          equivalent=_same_stride,
           seen_in="ROCm/hip-ep#720 (dequant_u4_to_fp16 row stride K / 2, not k_blocks * block_size / 2); "
                   "onnxruntime#31152 (WebNN EP reshaped the dequantized weights to [N, K])"),
     Fault("matmul_nbits.b_code_order_swapped", "reads the codes of a byte of B from the high bits first",

@@ -6,7 +6,8 @@ drawn for what it must kill (kinds): "random" (every code, zero point and paddin
 and zero-point faults), "int8" (each block of A one large element over a zero weight, the rest small: int8
 quantization of A loses the small ones), "overflow" (float16: block sums of a * (code - zero point) beyond
 65504 while the scaled result is small), "zero" (every code equal to its zero point: Y = bias exactly),
-"typed_zp" (zero points 2j + 1/2), "g_idx_out_of_range" (undefined: the probe).
+"typed_zp" (zero points 2j + 1/2), "bias_only" (A = 0), "g_idx" (one term whose g_idx block has another scale
+than k // block_size's), "g_idx_out_of_range" (undefined: the probe).
 """
 
 from __future__ import annotations
@@ -125,6 +126,16 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
         zp = 2 * s.integers(0, (top - 1) // 2, (N, kb)).astype(np.float64) + 0.5
         codes[:, :K] = (zp - 0.5)[:, blk].astype(np.int64)
         scales = np.abs(scales)
+    elif kind == "bias_only":  # A = 0: Y = bias exactly, and |bias| is the whole bound
+        a = np.zeros(cfg.a_shape + (K,))
+    elif kind == "g_idx":  # one term, at k = 0, whose block (g_idx) has a scale 16 times block 0's
+        g_idx[0] = 1 % kb
+        blk = ref.block_of(K, bs, g_idx)
+        scales = 2.0 ** -(2 + 4 * (np.arange(kb)[None, :] % 2)) * np.ones((N, 1))
+        zpk = (zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1)))[:, blk[0]]
+        codes[:, 0] = np.where(np.floor(zpk) < top, np.floor(zpk) + 1, np.floor(zpk) - 1)
+        a = np.zeros(cfg.a_shape + (K,))
+        a[..., 0] = 1.5
     elif kind == "overflow":
         zpk = zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1))
         if cfg.zero_points != "none":
@@ -160,7 +171,8 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
 def kinds_for(cfg: Config) -> tuple[str, ...]:
     """The data sets a configuration needs to kill its faults: two random ones; "int8" where the accumulation
     type leaves a loose bound (float16, bfloat16: A's type or accuracy_level 2, 3); "overflow" for float16 (K >= 16: a block of >= 16 terms can overflow);
-    "typed_zp" for typed zero points."""
+    "typed_zp" for typed zero points; "bias_only" with a bias, "g_idx" with g_idx (both decisive whatever the
+    bound's looseness: float16 at large K allows 2K * 2**-11 of sum |a * w|)."""
     kinds = ["random", "random"]
     if dot_bound.accumulation(dtypes.get(cfg.t1).name, cfg.accuracy_level or 0) != "float":
         kinds.append("int8")
@@ -168,6 +180,10 @@ def kinds_for(cfg: Config) -> tuple[str, ...]:
         kinds.append("overflow")
     if cfg.zero_points == "typed":
         kinds.append("typed_zp")
+    if cfg.bias:
+        kinds.append("bias_only")
+    if cfg.g_idx:
+        kinds.append("g_idx")
     return tuple(kinds)
 
 

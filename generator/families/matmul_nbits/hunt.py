@@ -17,7 +17,7 @@ from generator.reference import matmul_nbits as ref
 HUNT_WHAT = "hunt"
 BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
 ZERO_POINTS = ("none", "packed", "typed")
-KINDS = ("random", "int8", "overflow", "zero", "typed_zp")
+KINDS = ("random", "int8", "overflow", "zero", "typed_zp", "bias_only", "g_idx")
 LEVELS = (None, 0, 1, 4)
 FIELDS = ("t1", "bits", "block_size", "K", "N", "a_shape", "zero_points", "g_idx", "bias", "accuracy_level")
 
@@ -25,7 +25,8 @@ FIELDS = ("t1", "bits", "block_size", "K", "N", "a_shape", "zero_points", "g_idx
 def _config(what: str, t1: str, bits: int, bs: int, K: int, N: int, rows: int, zp: str, g_idx: bool, bias: bool,
             level, kind: str) -> Config:
     g_idx = g_idx and ref.k_blocks(K, bs) > 1
-    kind = kind if (kind != "overflow" or t1 == "float16") and (kind != "typed_zp" or zp == "typed") else "random"
+    needs = {"overflow": t1 == "float16", "typed_zp": zp == "typed", "bias_only": bias, "g_idx": g_idx}
+    kind = kind if needs.get(kind, True) else "random"
     return Config(what, t1, bits, bs, K, N, (rows,), zp, g_idx, bias, level, (kind,))
 
 
