@@ -44,7 +44,7 @@ def reference_runtime(src: str, dst: str, saturate: bool = True, round_mode: str
     return lambda a: cast(a, src, dst, saturate=saturate, round_mode=round_mode, opset=24)[0]
 
 
-@pytest.mark.parametrize("src", ["float", "double", "bfloat16", "float16", "int32"])
+@pytest.mark.parametrize("src", ["float", "double", "bfloat16", "float16", "int32", "float8e5m2", "bool", "uint8"])
 @pytest.mark.parametrize("dst", FLOAT8)
 def test_overflow_behaviour_tells_saturating_from_overflowing(src, dst):
     s, d = dtypes.get(src), dtypes.get(dst)

@@ -84,26 +84,36 @@ Convert = Callable[[np.ndarray], np.ndarray]  # src-typed array -> dst-typed arr
 
 
 def overflow_behaviour(convert: Convert, src: DType, dst: DType) -> str | None:
-    """How the runtime converts a finite `src` value beyond the largest finite `dst` (a float8 type):
-    "saturates" (to the largest finite), "overflows" (to Inf / NaN), "other: <bits>" (neither), or None where
-    no finite `src` value overflows `dst` (saturate cannot matter). The value is 4 x dst's max where src holds
-    it, else src's largest finite value (where that rounds beyond dst's max to nearest).""" 
-    big = dst.finite_max * 4
-    x = exactly(big, src)
+    """How the runtime converts a `src` value that the float8 type `dst` holds only under `saturate`: "saturates"
+    (to dst's largest finite value; float8e8m0: its smallest for 0), "overflows" (to Inf / NaN), "other: <bits>"
+    (neither), or None where src has no such value (saturate cannot matter). The value: a finite one beyond dst's
+    max (4 x dst's max where src holds it, else src's largest where that rounds beyond dst's max to nearest);
+    where src has none, +Inf; for float8e8m0 from a type without either, 0."""
+    x, boundary = _beyond(src, dst), dst.finite_max
+    if x is None and src.has_inf:
+        x = np.array([np.inf]).astype(src.np_dtype)
+    if x is None and dst.name == "float8e8m0" and src.kind != "string":
+        x, boundary = np.zeros(1, dtype=src.np_dtype), 2.0 ** -127  # below its smallest: saturate gives that
     if x is None:
-        top = src.finite_max if src.is_float else float(src.int_max)
-        if top < dst.finite_max + _last_step(dst) / 2:  # rounds to dst's max or below, to nearest
-            return None
-        x = exactly(top, src)
-        if x is None:
-            return None
+        return None
     y = np.asarray(convert(x)).reshape(-1)[:1]
     value = float(y.astype(np.float64)[0])
-    if value == dst.finite_max:
+    if value == boundary:
         return "saturates"
     if np.isnan(value) or np.isinf(value):
         return "overflows"
     return f"other: 0x{int(dst.to_bits(y)[0]):02x}"
+
+
+def _beyond(src: DType, dst: DType) -> np.ndarray | None:
+    """A finite src value that rounds beyond dst's largest finite value, or None."""
+    x = exactly(dst.finite_max * 4, src)
+    if x is not None:
+        return x
+    top = src.finite_max if src.is_float else float(src.int_max) if src.is_integer else 0.0
+    if top < dst.finite_max + _last_step(dst) / 2:  # rounds to dst's max or below, to nearest
+        return None
+    return exactly(top, src)
 
 
 def _last_step(t: DType) -> float:
