@@ -14,7 +14,7 @@ from generator import axes, dtypes, sampling
 from generator.case import Case, node_model
 from generator.family import split
 from generator.families.qlinear_matmul.mm import (CLAUSE, COMPARE, FAMILY, NAMES, NEWEST, OPSET, MatMul,
-                                                  dataset_cases, draw_dataset, expected, reading)
+                                                  dataset_cases, draw_dataset, expected, reading, spec_file)
 from generator.reference import qlinear_matmul as ref
 
 _TAIL = MatMul("vector_tail", a_shape=(2, 3), b_shape=(3, 1), types=("uint8", "int8", "uint8"))
@@ -38,6 +38,7 @@ def tail_cases(opset: int = NEWEST) -> Iterator[Case]:
                                            [(2, 3), (), (), (3, "N"), (), (), (), ()])), [("y", u8, (2, "N"))], {},
                        opset)
     meta = FAMILY.meta(opset=opset, clause=CLAUSE, compare=COMPARE, flags=["edge", "vector_tail"], seed=0,
+                       spec_file=spec_file(opset),
                        params=dict(_TAIL.params(), b_shape=[3, "N"]), reading=reading(_TAIL))
     yield from split(_TAIL.name, sets, [expected(s) for s in sets], lambda _: model, meta)
 

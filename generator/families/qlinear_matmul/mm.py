@@ -111,6 +111,11 @@ def expected(inputs: list[np.ndarray]) -> Outcome:
     return ref.qlinear_matmul(*inputs)
 
 
+def spec_file(opset: int) -> str:
+    """The schema version a model of this opset runs: QLinearMatMul-10 below 21, -21 from 21 on."""
+    return f"onnx.defs:QLinearMatMul-{NEWEST if opset >= NEWEST else OPSET}"
+
+
 def reading(mm: MatMul) -> str:
     return "; ".join(ref.readings(mm.a_quant != "per_tensor", mm.b_quant != "per_tensor"))
 
@@ -119,7 +124,7 @@ def dataset_cases(mm: MatMul, datasets: list[list[np.ndarray]], s: int, flags: l
     """The node case of the data sets the text defines (expected outputs from the reference) and the probe case of
     the others (generator.family.split)."""
     meta = FAMILY.meta(opset=mm.opset, clause=CLAUSE, compare=COMPARE, flags=flags, seed=s, params=mm.params(),
-                       reading=reading(mm), **extra)
+                       reading=reading(mm), spec_file=spec_file(mm.opset), **extra)
     yield from split(mm.name, datasets, [expected(inputs) for inputs in datasets], lambda _: model(mm), meta)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from generator import dtypes, sampling
 from generator.case import Case
-from generator.families.qlinear_matmul.mm import CLAUSE, FAMILY, MatMul, draw_dataset, model
+from generator.families.qlinear_matmul.mm import CLAUSE, FAMILY, MatMul, draw_dataset, model, spec_file
 
 _BASE = MatMul("negative", a_shape=(3, 4), b_shape=(4, 5), types=("uint8", "int8", "uint8"))
 
@@ -58,6 +58,7 @@ def negative_case(what: str, base: MatMul, inputs: list[np.ndarray], seed: int) 
     shapes = [np.shape(v) for v in inputs]
     types = [dtypes.from_numpy(np.asarray(v).dtype) for v in inputs]
     return FAMILY.negative(mm.name, model(mm, shapes, types), [inputs], phase="run", opset=opset, clause=CLAUSE,
+                           spec_file=spec_file(opset),
                            seed=sampling.case_seed(seed, mm.name), flags=["negative"], params=mm.params(),
                            invalid=why)
 
