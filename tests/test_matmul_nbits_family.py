@@ -73,8 +73,11 @@ def test_hunt_examples_rebuild_and_pass(tmp_path):
     from hypothesis import given, settings, HealthCheck
     drawn = []
 
+    slices = fam.hunt(fam.OPSET)
+    assert set(slices) == {"float32", "float32_g_idx", "float16", "float16_g_idx"}
+
     @settings(max_examples=12, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(fam.hunt(fam.OPSET))
+    @given(slices["float32"] | slices["float16_g_idx"])
     def collect(example):
         drawn.append(example)
 

@@ -86,6 +86,13 @@ def block_size_512():
 
 
 @CATALOGUE
+def bits2_block_size_512():
+    """bits 2, block_size 512: any power of 2 >= 16 is allowed (onnxruntime's CPU kernel refuses 2-bit blocks
+    above 256)."""
+    return Config("bits2_block_size_512", bits=2, block_size=512, K=512, N=2, a_shape=(1,))
+
+
+@CATALOGUE
 def block_size_1024_k_tail():
     """block_size 1024 with K = 1000: one block, 24 padding codes."""
     return Config("block_size_1024_k_tail", block_size=1024, K=1000, N=2, a_shape=(1,), zero_points="packed")
