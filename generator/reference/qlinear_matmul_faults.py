@@ -12,6 +12,7 @@
   quantization     a's per-row zero point subtracted along a's columns, as numpy broadcasts an [M] vector against
                    [M, K] (refused where M != K); only element 0 of a per-row a_scale / a_zero_point, or of a
                    per-column b_scale / b_zero_point, used for every row / column
+  vector tails     the last N % W output columns (W = 4, 8, 16; all when N < W) rounded half away from zero
   refusals         a per-row a, a per-column b or a 1-D operand refused (the text defines them)
   shapes           batch dimensions broadcast by flattening each operand's batch and indexing it modulo its count
                    (right only where the broadcast axes lead); a 1-D operand's promoted axis kept in y
@@ -31,6 +32,7 @@ import numpy as np
 
 from generator.faults import Fault, Refusal
 from generator.reference import qlinear_matmul as ref
+from generator.reference.qlinear_conv_faults import TAIL_WIDTHS
 from generator.reference.requantize_variants import REQUANT_FAULTS, _requantize
 
 _NOT_SEEN = "not seen; modelled as "
@@ -122,7 +124,8 @@ def _first(v: np.ndarray) -> np.ndarray:
 
 def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool = False, wrap16: bool = False,
             wrap32: bool = False, a_zp_columns: bool = False, a_first: bool = False, b_first: bool = False,
-            batch_modulo: bool = False, one_d_kept: bool = False, refuse: str | None = None) -> list[np.ndarray]:
+            batch_modulo: bool = False, one_d_kept: bool = False, refuse: str | None = None,
+            tail: int | None = None) -> list[np.ndarray]:
     """The reference QLinearMatMul with the given deviation; shape checks are the reference's."""
     if len(inputs) != 8:
         raise ValueError(f"QLinearMatMul takes 8 inputs, got {len(inputs)}")
@@ -162,6 +165,13 @@ def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool =
     else:
         y = ref.requantize_each(acc, op, lambda v, xs, ws: _requantize(v.reshape(1, 1, -1), bound, xs, [ws], ys, yz,
                                                                        to, requant).reshape(-1))
+    if tail is not None:  # the last N % tail columns (all when N < tail) rounded half away by scalar code
+        n = y.shape[-1]
+        k = n % tail if n >= tail else n
+        if k:
+            away = ref.requantize_each(acc, op, lambda v, xs, ws: _requantize(v.reshape(1, 1, -1), bound, xs, [ws], ys,
+                                                                              yz, to, "half_away").reshape(-1))
+            y[..., n - k:] = away[..., n - k:]
     return [y if one_d_kept or not op.squeeze else np.squeeze(y, op.squeeze)]
 
 
@@ -267,6 +277,12 @@ FAULTS: tuple[Fault, ...] = tuple(
           "broadcasts batch dimensions by flattening each operand's batch and reading element f % count for the "
           "output's flat batch index f", _node(batch_modulo=True), equivalent=_unless_broadcast,
           seen_in=_NOT_SEEN + "a batched GEMM loop with one stride per operand (right only for leading broadcast)"),
+    *(Fault(f"qlinear_matmul.column_tail{w}_round_half_away",
+            f"rounds ties half away from zero in the last N % {w} output columns (all of them when N < {w}): the "
+            "vectorized loop rounds to even, its scalar remainder with std::round", _node(tail=w),
+            seen_in=_NOT_SEEN + f"a {w}-lane requantization loop whose scalar remainder calls std::round (issue 21's "
+                                "vector-tail axis; QLinearConv's width_tail faults)")
+      for w in TAIL_WIDTHS),
     Fault("qlinear_matmul.one_d_axis_kept", "keeps the promoted axis of a 1-D operand in y ([1, N] / [M, 1])",
           _node(one_d_kept=True), equivalent=_unless_1d,
           seen_in=_NOT_SEEN + "a 1-D operand reshaped to 2-D and the result not reshaped back"),

@@ -22,6 +22,7 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
   a_zero_point_per_column   b[0, 0] one above its zero point: the misread zero points give acc[m, 0] = zp[m] - zp[0]
   per_row_first / per_column_first   a_scale / b_scale doubled on row / column 1, acc = 10 there
   batch_broadcast_modulo   a[..., 0, 0] one above its zero point, b's batch 1 likewise: y[0, 1] reads b's batch 0
+  column_tail<W>_round_half_away   the tie 2.5 (every class's y is at most 3 wide: every column is in the tail)
   one_d_axis_kept, per_row_refused, per_column_refused, one_d_refused   a tie's data (y's shape differs, or the
         model is refused, whatever the data)
 """
@@ -105,7 +106,9 @@ def _tie(mm: MatMul, acc: int, what: str, zp_offset: int = 0, scale: float = 2.0
 
 _REQUANT = ("requant_float32", "requant_float64", "requant_scale_type", "requant_fixed_point", "round_half_away",
             "zero_point_before_rounding")
-_TIE_KILLS = _REQUANT + ("accumulator_wrap16", "int16_pair_saturation")  # what a tie's data may kill besides
+# what the ties (_tie_choices) may kill: the requantization faults and, where they do, these
+_TIE_KILLS = _REQUANT + ("accumulator_wrap16", "int16_pair_saturation", "column_tail4_round_half_away",
+                         "column_tail8_round_half_away", "column_tail16_round_half_away")
 
 
 def _tie_data(mm: MatMul, b: int, target: int) -> Data:
@@ -185,7 +188,7 @@ def _batch(mm: MatMul) -> list[Data]:
 
 def construct(fault, mm: MatMul) -> list[Data]:
     name = fault.name.split(".", 1)[1]
-    if name in _REQUANT:
+    if name in _REQUANT or name.startswith("column_tail"):
         return _tie_for(mm, name)
     if name in ("saturate_before_zero_point", "requant_unsaturated"):
         return [_tie(mm, 255, "acc 255 with c = 1, y_zero_point type min + 1", 1, 2.0**-15)]
