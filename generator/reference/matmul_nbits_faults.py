@@ -42,7 +42,7 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             unpadded_zp: bool = False, row_stride: bool = False, round_zp: bool = False, ignore_g_idx: bool = False,
             ignore_bias: bool = False, zeros_above: int | None = None, a_int8: bool = False,
             fp16_blocks: bool = False, g_idx_default_zp: bool = False, g_idx_as_4bit: bool = False,
-            signed_codes: bool = False):
+            signed_codes: bool = False, g_idx_first_code_only: bool = False):
     """A node function: the reference with one thing done wrong."""
     def node(inputs, attrs, opset, input_types):
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
@@ -70,6 +70,8 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             zp = ref.pack(zp, bits)
         if g_idx is not None and g_idx_default_zp and zp is not None and np.asarray(zp).dtype == np.uint8:
             zp = None  # the uint8 zero point read into a local that is never used: 2**(bits - 1) instead
+        if g_idx_first_code_only and g_idx is not None and bits < 8:  # the other codes of each byte read as 0
+            b = np.asarray(b) & np.uint8((1 << bits) - 1)
         if signed_codes and zp is None:  # two's complement codes, no zero point: B's bytes re-read as signed
             codes = ref.unpack(b, bits, bs)
             signed = np.where(codes >= 1 << (bits - 1), codes - (1 << bits), codes) + (1 << (bits - 1))
@@ -201,6 +203,12 @@ FAULTS = (
           seen_in="onnxruntime 1.32.0 CPU EP (found here by opconform hunt: the g_idx path calls "
                   "DequantizeBlockwise<float, uint8_t>, whose kernel Dequantize4BitsKernelReOrder reads 4-bit codes "
                   "whatever bits is, past the end of B)"),
+    Fault("matmul_nbits.g_idx_first_code_of_byte_only", "with g_idx, reads only the first (low-bits) code of "
+          "each byte of B; the other codes of the byte read as 0", _faulty(g_idx_first_code_only=True),
+          applies=lambda p: bool(_p(p, "g_idx")) and _p(p, "bits", 4) < 8,
+          seen_in="OpenVINO 2026.4.1 CPU (measured here with --inputs initializers: the weights probed with unit rows "
+                  "of A are (0 - zero point) * scale of block g_idx[k] at odd k of 4-bit B; it reproduces some data "
+                  "sets of test_matmulnbits_g_idx exactly, others differ, and 2-bit ones vary from run to run)"),
     Fault("matmul_nbits.bias_ignored", "ignores the bias input", _faulty(ignore_bias=True),
           applies=lambda p: bool(_p(p, "bias")),
           seen_in="onnxruntime PR #28742 (the CPU LUT GEMM path, mlas.use_lut_gemm=1, dropped the optional bias)"),
