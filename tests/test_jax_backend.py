@@ -117,3 +117,21 @@ def test_types_xla_cannot_hold_are_unsupported(backend):
         backend.prepare(cast_model("float", "float6e2m3", opset=28), None)
     except Unsupported as exc:
         assert "float6e2m3" in str(exc)
+
+
+def test_unsupported_table_entries_are_documented():
+    """Each pattern of the adapter's table is shown in docs/frameworks.md; what XLA says for float6 on this CPU
+    (where it has no buffer for it) matches the table."""
+    from pathlib import Path
+
+    from runners.backends.jax_backend import UNSUPPORTED
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "frameworks.md").read_text(encoding="utf-8")
+    assert all(f"`{pattern}`" in docs for pattern in UNSUPPORTED.text)
+    for attempt in (lambda: jax.device_put(np.zeros(1, dtype=dtypes.get("float6e2m3").np_dtype)),
+                    lambda: jax.jit(lambda a: a.astype(dtypes.get("float6e3m2").np_dtype))(np.zeros(1, np.float32))):
+        try:
+            np.asarray(attempt())
+        except Exception as exc:  # noqa: BLE001 - what XLA raises
+            assert UNSUPPORTED.matches(exc), exc
+    assert not UNSUPPORTED.matches(ValueError("Incompatible shapes for broadcasting: (2,) and (3,)"))

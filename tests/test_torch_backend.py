@@ -40,7 +40,7 @@ def test_bits_travel_unchanged(backend, name):
     and -0 included, so the adapter's views neither convert nor canonicalize."""
     t = dtypes.get(name)
     x = all_patterns(t) if t.is_float else np.arange(256).astype(t.np_dtype)
-    prepared = backend.prepare(cast_model(name, name), None)
+    prepared = backend.prepare(cast_model(name, name, saturate=0) if t.is_float8 else cast_model(name, name), None)
     (y,) = backend.run(prepared, [x])
     assert y.dtype == t.np_dtype and t.to_bits(y).tobytes() == t.to_bits(x).tobytes()
 
@@ -146,3 +146,23 @@ def test_shapes_the_schema_rules_out_are_refused(backend):
     x = np.zeros((2, 3), dtype=np.float32)
     with pytest.raises(ValueError, match="takes a scalar y_scale"):
         backend.run(prepared, [x, np.ones(3, np.float32), np.zeros(3, np.uint8)])
+
+
+def test_unsupported_table_entries_are_said_by_torch_and_documented():
+    """Each pattern of the adapter's table is matched by what this torch says, and shown in docs/frameworks.md."""
+    import re
+    from pathlib import Path
+
+    from runners.backends.torch_backend import UNSUPPORTED
+
+    said = []
+    for attempt in (lambda: torch.zeros(2).to(torch.int4),
+                    lambda: torch.quantize_per_tensor(torch.zeros(2).half(), 1.0, 0, torch.quint8)):
+        with pytest.raises(Exception) as info:
+            attempt()
+        said.append(info.value)
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "frameworks.md").read_text(encoding="utf-8")
+    for pattern in UNSUPPORTED.text:
+        assert any(re.search(pattern, str(e)) for e in said) and f"`{pattern}`" in docs, pattern
+    assert all(UNSUPPORTED.matches(e) for e in said)
+    assert not UNSUPPORTED.matches(RuntimeError("The size of tensor a (2) must match the size of tensor b (3)"))

@@ -30,11 +30,10 @@ from runners.backends.torch_jax_nodes import (Node, cast_semantics_problem, cast
                                               overflow_behaviour, read_node)
 
 # What JAX / XLA says when it has no buffer or conversion for an element type on a device (jax names float6 types
-# that XLA's CPU client rejects: measured on 0.10.2). Anything else it raises stays an error.
+# that XLA's CPU client rejects: measured on 0.10.2; docs/frameworks.md). Anything else it raises stays an error.
 UNSUPPORTED = UnsupportedTable(text=(
-    r"Unknown NumPy dtype",
-    r"Invalid XLA PrimitiveType",
-    r"UNIMPLEMENTED",
+    r"Unknown NumPy dtype",  # device_put of an ml_dtypes type the client has no buffer for
+    r"Invalid XLA PrimitiveType",  # a conversion to such a type
 ))
 DEVICES = {"cpu": "cpu", "gpu": "gpu"}
 SWITCH = {"1": True, "0": False, "true": True, "false": False}

@@ -92,8 +92,8 @@ def overflow_behaviour(convert: Convert, src: DType, dst: DType) -> str | None:
     x, boundary = _beyond(src, dst), dst.finite_max
     if x is None and src.has_inf:
         x = np.array([np.inf]).astype(src.np_dtype)
-    if x is None and dst.name == "float8e8m0" and src.kind != "string":
-        x, boundary = np.zeros(1, dtype=src.np_dtype), 2.0 ** -127  # below its smallest: saturate gives that
+    if x is None and dst.name == "float8e8m0":
+        x, boundary = exactly(0.0, src), 2.0 ** -127  # below its smallest: saturate gives that
     if x is None:
         return None
     y = np.asarray(convert(x)).reshape(-1)[:1]
