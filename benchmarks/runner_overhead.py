@@ -56,6 +56,8 @@ def _parse(argv=None) -> argparse.Namespace:
     p.add_argument("--whole", action="store_true",
                    help="the whole suite: plugin and runner on it, and the bare loop (onnxruntime: every case, "
                         "the same work; OpenVINO: node / graph data sets of ordinary types) (--cases is ignored)")
+    p.add_argument("--jobs", default="",
+                   help="with --whole: also the runner with each of these -j values (comma-separated, e.g. 1,3)")
     p.add_argument("--parallel", action="store_true",
                    help="with --whole: also the plugin with -n auto (pytest-xdist) and the runner with -j 1 "
                         "(its default is -j 2)")
@@ -248,7 +250,7 @@ def _installed(backend: str) -> bool:
 
 
 def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
-            parallel: bool = False, with_plugin: bool = True) -> dict[str, list[float]]:
+            parallel: bool = False, with_plugin: bool = True, jobs: tuple[int, ...] = ()) -> dict[str, list[float]]:
     """Alternated timed runs. Without `suite`: the bare loop, the plugin (both isolations) and the runner on
     root's cases; with it (--whole): the bare loop on root/cases.txt, the plugin and the runner on the whole suite
     (parallel: also the plugin with -n auto and the runner with -j 1)."""
@@ -269,8 +271,8 @@ def measure(backend: str, root: Path, repeats: int, suite: Path | None = None,
                                       "-p", "no:cacheprovider", "-q", "--no-header", "-o", "addopts="]
         if _runner_cmd(backend, suite) is not None:
             cmds["runner (opconform run)"] = _runner_cmd(backend, suite)
-            if parallel:
-                cmds["runner -j 1"] = _runner_cmd(backend, suite) + ["-j", "1"]
+            for j in sorted(set(jobs) | ({1} if parallel else set())):
+                cmds[f"runner -j {j}"] = _runner_cmd(backend, suite) + ["-j", str(j)]
     runs = {what: [] for what in cmds}
     cpus = CPU.setdefault(backend, {})
     for r in range(repeats):
@@ -317,7 +319,8 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if args.whole:
-        return whole_suite(suite, backends, args.repeats, args.parallel, not args.no_plugin)
+        jobs = tuple(int(j) for j in args.jobs.split(",") if j.strip())
+        return whole_suite(suite, backends, args.repeats, args.parallel, not args.no_plugin, jobs)
     cases = choose_cases(suite, args.cases)
     with tempfile.TemporaryDirectory(prefix="opconform-bench-") as tmp:
         root = Path(tmp)
@@ -333,7 +336,7 @@ def main(argv=None) -> int:
 
 
 def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool = False,
-                with_plugin: bool = True) -> int:
+                with_plugin: bool = True, jobs: tuple[int, ...] = ()) -> int:
     """--whole: the plugin and the runner on the whole suite against the bare loop. On onnxruntime the bare
     loop does the same work over every case (benchmarks/bare_loop.py): the ratio is like for like. On OpenVINO
     it runs the node / graph data sets of ordinary numpy types only, so the per-data-set ratio is printed
@@ -343,9 +346,10 @@ def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool =
         if backend == "onnxruntime":
             print(f"whole suite {suite} ({items} items), onnxruntime; bare loop: every case, the same work; "
                   f"{repeats} alternated run(s) of each kind")
-            results = {backend: measure(backend, suite, repeats, suite, parallel, with_plugin)}
+            results = {backend: measure(backend, suite, repeats, suite, parallel, with_plugin, jobs)}
             _table(results, f"whole suite: {items} items, the same work on every side")
-            _ratios(results, ("runner (opconform run)", "runner -j 1", "plugin, isolation process"))
+            _ratios(results, ("runner (opconform run)", *(w for w in results[backend] if w.startswith("runner -j")),
+                              "plugin, isolation process"))
             continue
         cases = choose_cases(suite, None, ("node", "graph"))
         n_datasets = sum(1 for c in cases for p in c.iterdir() if p.name.startswith("test_data_set_"))
@@ -354,7 +358,7 @@ def whole_suite(suite: Path, backends: list[str], repeats: int, parallel: bool =
             (root / "cases.txt").write_text("".join(f"{c.resolve()}\n" for c in cases))
             print(f"whole suite {suite}, {backend}; bare loop: {len(cases)} node / graph cases of ordinary types "
                   f"({n_datasets} data sets), {repeats} alternated run(s) of each kind")
-            results = {backend: measure(backend, root, repeats, suite, parallel, with_plugin)}
+            results = {backend: measure(backend, root, repeats, suite, parallel, with_plugin, jobs)}
         _table(results, f"whole suite: {items} items; bare loop: {n_datasets} data sets",
                per_item={"bare loop": n_datasets, "*": items})
     return 0

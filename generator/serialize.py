@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +206,13 @@ class LoadedCase:
     @property
     def n_datasets(self) -> int:
         return len(self.inputs)
+
+    @cached_property
+    def io_types(self) -> tuple[tuple[tuple[str, dtypes.DType], ...], tuple[tuple[str, dtypes.DType], ...]]:
+        """graph_io_types of the case's model, worked out once (the runner asks per data set and per fault
+        model diagnosed); KeyError as graph_io_types raises it."""
+        ins, outs = graph_io_types(self.model)
+        return tuple(ins), tuple(outs)
 
 
 def content_hash(case_json_bytes: bytes) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator import dtypes
-from generator.serialize import LoadedCase, graph_io_types
+from generator.serialize import LoadedCase
 from runners.compare import not_text, type_name
 from runners.results import float_value, jsonable
 
@@ -23,7 +23,7 @@ def describe_exception(exc: BaseException) -> str:
 def _probe_outputs(case: LoadedCase, outputs) -> list[dict]:
     """What the backend returned, per output: declared type, returned dtype, shape, values, bits."""
     try:
-        _, outs = graph_io_types(case.model)
+        _, outs = case.io_types
     except KeyError:
         outs = []
     recorded = []

@@ -38,7 +38,7 @@ import numpy as np
 
 from generator import faults as fault_models
 from generator.faults import Fault
-from generator.serialize import LoadedCase, graph_io_types
+from generator.serialize import LoadedCase
 
 NO_MATCH = "matches no known fault"
 NOT_DIAGNOSED = "not diagnosed"  # a failure without a diagnosis (no fault models, an older results file)
@@ -101,7 +101,7 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
     from runners.compare import compare_outputs
 
     try:
-        _, outs = graph_io_types(case.model)
+        _, outs = case.io_types
         names, types = [n for n, _ in outs], [t for _, t in outs]
         produced = fault_models.fault_outputs(fault, case.model, [np.asarray(x) for x in inputs], case.meta or {})
         if len(produced) != len(types):  # [] is how a family's `run` says the fault refuses the model

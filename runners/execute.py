@@ -42,7 +42,7 @@ from collections.abc import MutableMapping
 import numpy as np
 import onnx
 
-from generator.serialize import CaseError, LoadedCase, graph_io_types
+from generator.serialize import CaseError, LoadedCase
 # _probe_output: imported from here by tests/test_backends.py
 from runners.backend_output import _probe_output, _probe_outputs, describe_exception  # noqa: F401
 from runners.backends.base import Unsupported
@@ -437,7 +437,7 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
     label = f"{case.name}[{i}]"
     expected = case.outputs[i] if twin is None else twin.outputs[i]
     try:
-        _, outs = graph_io_types(case.model)
+        _, outs = case.io_types
     except KeyError as exc:
         r.verdict = INVALID_CASE
         r.message = f"{label}: invalid case: {case.dir / 'model.onnx'}: {exc.args[0]}"

@@ -114,16 +114,22 @@ def attach_output(r: Result, tail: bytes, total: int) -> None:
                       + printable(shown.decode("utf-8", errors="replace"), newlines=True))
 
 
+_STATUS_FD: dict[int, int] = {}  # pid -> /proc/self/status opened once (held() is asked after every data set);
+# by pid, as a forked child's copy of the descriptor would still show its parent
+
+
 def held() -> int | None:
-    """The bytes this process holds against its cap (VmData: what RLIMIT_DATA counts), None where unknown."""
+    """The bytes this process holds against its cap (VmData: what RLIMIT_DATA counts), None where unknown.
+    The file is read again from its start each time (procfs makes it anew on each read)."""
     try:
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmData:"):
-                    return int(line.split()[1]) << 10
+        pid = os.getpid()
+        if pid not in _STATUS_FD:
+            _STATUS_FD[pid] = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+        text = os.pread(_STATUS_FD[pid], 1 << 16, 0)
+        at = text.index(b"VmData:")
+        return int(text[at + 7:text.index(b"\n", at)].split()[0]) << 10
     except (OSError, ValueError, IndexError):
-        pass
-    return None
+        return None
 
 
 def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None,

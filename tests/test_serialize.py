@@ -522,3 +522,12 @@ def _raises(fn, *args) -> str | None:
     except CaseError as exc:
         return str(exc)
     return None
+
+
+def test_loaded_case_io_types_are_the_models(tmp_path):
+    """LoadedCase.io_types: graph_io_types of its model, worked out once."""
+    from generator.serialize import graph_io_types
+
+    case = read_case(next(p for p in sorted((SUITE / "node").iterdir()) if p.name.startswith("test_qlinearconv")))
+    ins, outs = graph_io_types(case.model)
+    assert case.io_types == (tuple(ins), tuple(outs)) and case.io_types is case.io_types
