@@ -65,6 +65,13 @@ def test_overflow_behaviour_sees_an_overflow_by_rounding():
     assert overflow_behaviour(reference_runtime("float16", "float8e5m2", False), s, d) == "overflows"
 
 
+def test_float8e8m0_from_bool_is_probed_with_false():
+    # bool holds neither an overflow nor Inf; False -> float8e8m0 is what saturate decides (Cast-24's table)
+    s, d = dtypes.get("bool"), dtypes.get("float8e8m0")
+    assert overflow_behaviour(reference_runtime("bool", "float8e8m0", True), s, d) == "saturates"
+    assert overflow_behaviour(reference_runtime("bool", "float8e8m0", False), s, d) == "overflows"
+
+
 def test_overflow_behaviour_names_anything_else():
     s, d = dtypes.get("float"), dtypes.get("float8e4m3fn")
     zero = overflow_behaviour(lambda a: np.zeros(a.shape, dtype=d.np_dtype), s, d)

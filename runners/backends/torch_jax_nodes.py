@@ -72,7 +72,7 @@ def cast_types(node: Node) -> tuple[DType, DType]:
 
 def exactly(value: float, t: DType) -> np.ndarray | None:
     """A one-element array of `value` in type t, or None where t does not hold it exactly."""
-    if t.kind not in ("float", "int", "uint"):
+    if t.kind not in ("float", "int", "uint", "bool"):
         return None
     with np.errstate(all="ignore"):
         a = np.array([value], dtype=np.float64).astype(t.np_dtype)
