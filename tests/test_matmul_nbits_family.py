@@ -14,7 +14,7 @@ from generator.kill_matrix import KillMatrix
 from generator.reference import matmul_nbits as ref
 from generator.serialize import case_files
 from family_cases import generate, opconform_failures
-from hunt_checks import assert_rebuilds
+from hunt_checks import assert_rebuilds, hunt_kills
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +86,18 @@ def test_hunt_examples_rebuild_and_pass(tmp_path):
     assert_rebuilds(fam.rebuild, drawn[:4])
     named = [dataclasses.replace(ex.case, name=f"{ex.case.name}_{i}") for i, ex in enumerate(drawn[:6])]
     assert opconform_failures(named, tmp_path) == []
+
+
+def test_hunt_draws_kill_every_fault_model():
+    """40 draws of each slice kill every fault model (the hunt is biased toward them through its data kinds)."""
+    from hypothesis import given, settings, HealthCheck
+    from generator import faults
+    drawn = []
+    for strategy in fam.hunt(fam.OPSET).values():
+        @settings(max_examples=40, derandomize=True, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        @given(strategy)
+        def collect(example):
+            drawn.append(example)
+        collect()
+    assert hunt_kills("matmul_nbits", drawn) == {f.name for f in faults.catalogue("matmul_nbits")}
