@@ -89,12 +89,12 @@ def test_hunt_examples_rebuild_and_pass(tmp_path):
 
 
 def test_hunt_draws_kill_every_fault_model():
-    """40 draws of each slice kill every fault model (the hunt is biased toward them through its data kinds)."""
+    """100 draws of each slice kill every fault model (the hunt is biased toward them through its data kinds)."""
     from hypothesis import given, settings, HealthCheck
     from generator import faults
     drawn = []
     for strategy in fam.hunt(fam.OPSET).values():
-        @settings(max_examples=40, derandomize=True, deadline=None, database=None,
+        @settings(max_examples=100, derandomize=True, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
         @given(strategy)
         def collect(example):
