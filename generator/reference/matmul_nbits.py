@@ -174,13 +174,13 @@ def validate(attrs: dict, opset: int, input_types: list, input_ranks: list) -> N
 
 
 def validate_shapes(shapes: list, attrs: dict, opset: int) -> None:
-    """The shapes the text gives: A [..., K], B [N, k_blocks, blob_size], scales [N, k_blocks], zero_points
+    """The shapes the text gives: A [..., K] (1-D too, as MatMul's A: Y then [N]), B [N, k_blocks, blob_size], scales [N, k_blocks], zero_points
     [N, ceil(k_blocks * bits / 8)] (uint8) or [N, k_blocks], g_idx [K], bias [N] (unknown shapes pass)."""
     K, N, bs, bits = attrs["K"], attrs["N"], attrs["block_size"], attrs.get("bits", DEFAULT_BITS)
     kb = k_blocks(K, bs)
     a, b, s, zp, g, bias = _inputs(shapes)
     want = {1: (N, kb, blob_size(bs, bits)), 2: (N, kb), 4: (K,), 5: (N,)}
-    if a is not None and (len(a) < 2 or a[-1] != K):
+    if a is not None and (len(a) < 1 or a[-1] != K):
         raise ValueError(f"MatMulNBits: A must be [..., K = {K}], not {list(a)}")
     for i, shape in ((1, b), (2, s), (4, g), (5, bias)):
         if shape is not None and tuple(shape) != want[i]:

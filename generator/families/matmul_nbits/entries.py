@@ -134,6 +134,12 @@ def a_3d():
 
 
 @CATALOGUE
+def a_1d():
+    """A [K]: Y [N] ('The output tensor has the same rank as the input')."""
+    return Config("a_1d", a_shape=(), zero_points="packed")
+
+
+@CATALOGUE
 def a_1_row():
     return Config("a_1_row", a_shape=(1,), N=8)
 
