@@ -182,28 +182,24 @@ def results_document(records: list[dict], header: dict) -> dict:
 
 
 def write_results(path: Path | str, records: list[dict], header: dict) -> Path:
-    """Write the results file atomically (a reader never sees half a file): the header indented, each record
-    on a line of its own (a diff or grep shows whole records; and json's C encoder takes a record, whereas it
-    leaves any indented output to the pure-Python one, which took seconds on a whole suite's records)."""
-    path = Path(path)
+    """Write the results file atomically (a reader never sees half a file)."""
     write_atomically(path, results_text(records, header))
-    return path
+    return Path(path)
 
 
 _RECORDS_HERE = "\x00records\x00"  # stands for the records in the header's indented text
 
 
 def results_text(records: list[dict], header: dict) -> str:
-    """The results file's text (results_document's content)."""
+    """The results file's text: the header indented, each record on a line of its own (whole records for diff
+    and grep; and json's C encoder, which indented output never gets: seconds saved on a whole suite). The records
+    replace the top-level key at its one-space indent after a line break, which no string or nested key can be."""
     doc = results_document(records, header)
     records = doc.pop("records")
     text = json.dumps({**doc, "records": _RECORDS_HERE}, indent=1, sort_keys=True, ensure_ascii=False,
                       allow_nan=False)
     encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False).encode
-    lines = ",\n".join(f"  {encode(r)}" for r in records)
-    listed = f"[\n{lines}\n ]" if records else "[]"
-    # at the top level's one-space indent after a line break: no string (whose line breaks are escaped) and no
-    # nested key (indented deeper) can look like it
+    listed = "[\n" + ",\n".join(f"  {encode(r)}" for r in records) + "\n ]" if records else "[]"
     here = f'\n "records": {json.dumps(_RECORDS_HERE)}'
     return text.replace(here, f'\n "records": {listed}', 1) + "\n"
 
