@@ -195,9 +195,8 @@ def results_text(records: list[dict], header: dict) -> str:
     and grep; and json's C encoder, which indented output never gets: seconds saved on a whole suite). The records
     replace the top-level key at its one-space indent after a line break, which no string or nested key can be."""
     doc = results_document(records, header)
-    records = doc.pop("records")
-    text = json.dumps({**doc, "records": _RECORDS_HERE}, indent=1, sort_keys=True, ensure_ascii=False,
-                      allow_nan=False)
+    records, doc["records"] = doc["records"], _RECORDS_HERE
+    text = json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
     encode = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False).encode
     listed = "[\n" + ",\n".join(f"  {encode(r)}" for r in records) + "\n ]" if records else "[]"
     here = f'\n "records": {json.dumps(_RECORDS_HERE)}'
