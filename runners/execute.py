@@ -328,11 +328,14 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
     _placement(entry, r)
     if case.kind == "negative":
         phase = _negative_phase(case)
-        if entry.unsupported and entry.placement is not None:
-            # the backend accepted the model but its node ran elsewhere than asked (an Unsupported carrying
-            # placement is the adapter's placement check, not the backend refusing the model): no refusal to judge
+        if entry.unsupported:
+            # the node ran elsewhere than asked (an Unsupported carrying placement: the adapter's placement check),
+            # or the backend says it does not implement the model (an unknown op, a type it lacks): either way it
+            # never checked what the negative case is about, so its refusal shows nothing
             r.verdict, r.error = UNSUPPORTED, entry.error
             r.message = f"{label}: unsupported at prepare: {unsupported_reason(entry.error)}"
+            if entry.placement is None:
+                r.message += " (a backend that does not implement the model cannot show the refusal required)"
             return
         if entry.error is not None:
             r.verdict, r.error = PASS, entry.error

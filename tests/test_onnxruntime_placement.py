@@ -121,8 +121,10 @@ def test_recording_turned_off_by_a_config_option_leaves_placement_unchecked_not_
 
 def test_a_negative_case_whose_node_ran_elsewhere_is_unsupported_not_refused():
     """The placement check's Unsupported is the adapter's, not the backend refusing the model: a negative case
-    whose model the backend accepted (and ran elsewhere) is unsupported, never a pass by refusal; a backend's
-    own refusal (no placement) still passes."""
+    whose model the backend accepted (and ran elsewhere) is unsupported, never a pass by refusal. A backend that
+    says it does not implement the model (its own Unsupported, no placement) is unsupported too: it never checked
+    the rule the case breaks (onnx-reference "refused" every MatMulNBits negative for want of the op); any other
+    refusal passes."""
     from pathlib import Path
 
     from generator.serialize import read_case
@@ -156,4 +158,7 @@ def test_a_negative_case_whose_node_ran_elsewhere_is_unsupported_not_refused():
     assert r.verdict == "unsupported" and "not XExecutionProvider" in r.message
     assert r.placement["requested"] == "XExecutionProvider"
     backend.placed = False
+    r = run_case_dataset(backend, case, 0, "strict", {})
+    assert r.verdict == "unsupported" and "cannot show the refusal required" in r.message
+    backend.prepare = lambda model, case: (_ for _ in ()).throw(ValueError("bias must have length M"))
     assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass"
