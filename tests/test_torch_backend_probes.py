@@ -84,6 +84,12 @@ def test_e8m0_rounding_names_the_runtimes_mode(src, mode):
     assert e8m0_rounding(reference_runtime(src, "float8e8m0", round_mode=mode), dtypes.get(src)) == mode
 
 
+@pytest.mark.parametrize("mode,read", [("up", "up|nearest"), ("nearest", "up|nearest"), ("down", "down")])
+def test_e8m0_rounding_from_float4_tells_what_its_ties_can(mode, read):
+    # float4e2m1 holds only ties between powers of two (1.5, 3, 6): up and nearest (ties up) agree on all of them
+    assert e8m0_rounding(reference_runtime("float4e2m1", "float8e8m0", round_mode=mode), dtypes.get("float4e2m1")) == read
+
+
 def test_cast_semantics_problem_names_the_attribute():
     model = cast_model("float", "float8e4m3fn", saturate=0)
     node = read_node(model, "rt")

@@ -127,9 +127,10 @@ class JaxBackend(Backend):
 
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
         self.device()  # jax_enable_x64 set before any type is asked about
-        node = read_node(model, "jax")
-        if node.op not in ("Cast", "CastLike"):
-            raise Unsupported(f"jax has no op computing {node.op} one to one (the adapter maps Cast and CastLike)")
+        if any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in model.graph.node):
+            raise Unsupported("jax has no op computing QuantizeLinear / DequantizeLinear one to one "
+                              "(the adapter maps Cast and CastLike)")
+        node = read_node(model, "jax", ("Cast", "CastLike"))
         src, dst = cast_types(node)
         for t in (src, dst):
             if jax_dtype(t) is None:
