@@ -348,6 +348,10 @@ def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, 
             return
         try:
             value = backend.run(entry.value, _inputs(backend, case, i, mode))
+        except Unsupported as exc:  # as at prepare: not implementing the model shows no refusal
+            r.verdict, r.error = UNSUPPORTED, describe_exception(exc)
+            r.message = f"{label}: unsupported at run: {unsupported_reason(r.error)}"
+            return
         except Exception as exc:  # noqa: BLE001
             r.error = describe_exception(exc)
             if phase == "run":

@@ -162,3 +162,39 @@ def test_a_negative_case_whose_node_ran_elsewhere_is_unsupported_not_refused():
     assert r.verdict == "unsupported" and "cannot show the refusal required" in r.message
     backend.prepare = lambda model, case: (_ for _ in ()).throw(ValueError("bias must have length M"))
     assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass"
+
+
+def test_a_negative_case_the_backend_does_not_implement_at_run_is_unsupported():
+    """A negative case refused at run with the backend's own Unsupported (an adapter that cannot take the data,
+    torch's reading of the shapes) shows no refusal either: unsupported; any other exception at run passes."""
+    from pathlib import Path
+
+    from generator.serialize import read_case
+    from runners.backends.base import Unsupported
+    from runners.execute import run_case_dataset
+
+    case = read_case(Path(__file__).parents[1] / "cases" / "negative"
+                     / "test_dequantizelinear_negative_per_axis_scale_opset10")
+    assert case.meta["phase"] == "run" and case.n_datasets >= 1
+
+    class AtRun:
+        name = "at-run"
+        error = Unsupported("the adapter cannot take these shapes")
+
+        def version(self):
+            return "1"
+
+        def settings(self):
+            return {}
+
+        def prepare(self, model, case):
+            return model
+
+        def run(self, prepared, inputs):
+            raise self.error
+
+    backend = AtRun()
+    r = run_case_dataset(backend, case, 0, "strict", {})
+    assert r.verdict == "unsupported" and "cannot take these shapes" in r.message
+    backend.error = ValueError("scale must be a scalar")
+    assert run_case_dataset(backend, case, 0, "strict", {}).verdict == "pass"

@@ -112,5 +112,5 @@ def test_read_node_maps_one_fed_node_and_refuses_invalid_models():
         read_node(add, "rt")
     bad = cast_model("float", "float16")
     bad.graph.node[0].attribute[0].i = 12345  # no such type: onnx.checker refuses the model
-    with pytest.raises(ValueError, match="onnx.checker"):
+    with pytest.raises(Unsupported, match="reads no ONNX model; the adapter's onnx.checker refuses"):
         read_node(bad, "rt")

@@ -40,8 +40,8 @@ class Node:
 
 def read_node(model: onnx.ModelProto, runtime: str, ops: tuple[str, ...] = OPS) -> Node:
     """The one node of `model`. Unsupported for another op, several nodes, or a node input that is not fed
-    (an initializer, a Constant): the adapter maps a single fed node. ValueError (a refusal) for a model
-    onnx.checker rejects."""
+    (an initializer, a Constant): the adapter maps a single fed node. Unsupported too for a model onnx.checker
+    rejects: that refusal is the adapter's, the runtime reads no model, so a negative case is not judged here."""
     ins, outs = io_types(model)
     graph = model.graph
     if len(graph.node) != 1:
@@ -57,8 +57,8 @@ def read_node(model: onnx.ModelProto, runtime: str, ops: tuple[str, ...] = OPS) 
     try:
         onnx.checker.check_model(model, full_check=True)
     except Exception as exc:  # noqa: BLE001 - the checker's own error types vary by release
-        raise ValueError(f"refused by onnx.checker (the adapter's frontend): {' '.join(str(exc).split())[:300]}") \
-            from None
+        raise Unsupported(f"{runtime} reads no ONNX model; the adapter's onnx.checker refuses this one: "
+                          f"{' '.join(str(exc).split())[:300]}") from None
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
     attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}

@@ -68,7 +68,8 @@ def prepare(node: Node, device: str):
 
 def granularity(node: Node, x: np.ndarray, scale: np.ndarray, zero: np.ndarray | None) -> str:
     """"per-tensor" or "per-axis", as the node's schema reads these shapes (generator/reference's check_shapes);
-    ValueError (a refusal) for shapes the schema rules out: torch would quantize them, the node is invalid."""
+    Unsupported for shapes the schema rules out: torch would quantize them, and a refusal would be the
+    adapter's, not torch's."""
     axis, opset = node.attrs.get("axis", 1), node.opset
     zshape = None if zero is None else zero.shape
     try:
@@ -76,7 +77,8 @@ def granularity(node: Node, x: np.ndarray, scale: np.ndarray, zero: np.ndarray |
             return ql.check_shapes(opset, x.shape, scale.shape, zshape, axis, 0)
         return dql.check_shapes(x.shape, scale.shape, zshape, axis, 0, opset)
     except QuantShapeError as exc:
-        raise ValueError(f"{node.op}-{opset} rules these shapes out: {exc}") from None
+        raise Unsupported(f"{node.op}-{opset} rules these shapes out ({exc}); torch reads no model, so the refusal "
+                          "would be the adapter's") from None
 
 
 def _scales(scale: np.ndarray, zero: np.ndarray, device: str):
