@@ -110,7 +110,7 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
             return False  # another element type than the backend's (a ConvertPromoteTypes decision)
         produced = [as_declared(y, t) for y, t in zip(produced, types)]
         outcome = compare_outputs(produced, list(actual), names, types, (case.meta or {}).get("compare"),
-                                  "strict", max_shown=0)
+                                  "strict", inputs=[np.asarray(x) for x in inputs], max_shown=0)
     except Exception:  # noqa: BLE001 - a fault that raises here is simply not what the backend did
         return False
     return bool(outcome.ok)

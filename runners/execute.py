@@ -455,15 +455,14 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
     types = [t for _, t in outs][: len(expected)]
     outputs = list(outputs) if outputs is not None else []
     spec = case.meta.get("compare") if case.meta else None
+    inputs = list((twin or case).inputs[i])  # a bound of mode "dot" is worked out from the data set's inputs
     try:
-        outcome = compare_outputs(expected, outputs, names, types, spec, tier,
-                                  inputs=list((twin or case).inputs[i]),
-                                  max_shown=MAX_SHOWN)
+        outcome = compare_outputs(expected, outputs, names, types, spec, tier, inputs=inputs, max_shown=MAX_SHOWN)
         # judged in every tier, so that a report can say which tiers a backend meets (the verdict is `tier`'s)
         if tier_independent(spec, names):
             met = dict.fromkeys(TIERS, outcome.ok)
         else:
-            met = {t: compare_outputs(expected, outputs, names, types, spec, t, max_shown=0).ok
+            met = {t: compare_outputs(expected, outputs, names, types, spec, t, inputs=inputs, max_shown=0).ok
                    for t in TIERS if t != tier}
             met[tier] = outcome.ok
     except ValueError as exc:  # compare_outputs: a bad compare spec in case.json (or a bad tier)

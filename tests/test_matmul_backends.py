@@ -265,6 +265,12 @@ SAYINGS = [
     ("onnxruntime", "KERNEL_UNSUPPORTED", ORT_RUN.format("MatMulNBits", "... ComputeBUnpacked(...) const [with T1 = "
      "float] nbits_ == 2 || nbits_ == 4 was false. Only 2b and 4b quantization is supported for unpacked compute "
      "for now"), True),
+    ("onnxruntime", "KERNEL_UNSUPPORTED", ORT_RUN.format("MatMulNBits", "... ComputeBUnpacked(...) const [with T1 = "
+     "float; onnxruntime::AllocatorPtr = std::shared_ptr<onnxruntime::IAllocator>] reorder_idx_data == nullptr was "
+     "false. g_idx (reorder index) is not supported for 2-bit quantization with floating-point zero points"), True),
+    # a limit the contrib text does not state (any power of two >= 16): a kernel check refusing a valid model, an error
+    ("onnxruntime", "KERNEL_UNSUPPORTED", ORT_SAID.format(365, "nbits_ != 2 was false. 2-bit MatMulNBits block_size "
+     "must not exceed 256. Got 512"), False),
     ("onnxruntime", "KERNEL_UNSUPPORTED", ORT_SAID.format(349, "logical_block_size_ >= 16 && (logical_block_size_ & "
      "(logical_block_size_ - 1)) == 0 was false. Only power-of-two block sizes >= 16 are supported for MatMulNBits "
      "op, got: 8"), False),

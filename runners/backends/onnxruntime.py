@@ -79,6 +79,7 @@ KERNEL_UNSUPPORTED = UnsupportedTable(text=(
     r"Only 2b, 4b and 8b quantization is supported for MatMulNBits op",  # bits 3, 5, 6, 7 ("support is planned")
     r"MatMulNBits on CPU does not support \d+-bit weights with floating-point zero points",  # bits 8, float zp
     r"Only [0-9b, and]+ quantization is supported for unpacked compute",  # g_idx / float zp path: bits 8
+    r"g_idx \(reorder index\) is not supported for \d+-bit quantization with floating-point zero points",  # at run
 ))
 
 
