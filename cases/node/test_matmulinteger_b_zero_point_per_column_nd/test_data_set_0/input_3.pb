@@ -1,0 +1,3 @@
+Bb_zero_pointJ
+αXινΪT
+‡Κ

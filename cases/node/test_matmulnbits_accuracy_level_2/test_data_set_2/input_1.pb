@@ -1,0 +1,1 @@
+BBJ`поооооооefffffffCDDDDDDDCDDDDDDDю€€€€€€€CDDDDDDDпооооооо!"""""""CDDDDDDDю€€€€€€€TUUUUUUUЇїїїїїїї

@@ -1,0 +1,1 @@
+Bzero_pointsJЩжеM8

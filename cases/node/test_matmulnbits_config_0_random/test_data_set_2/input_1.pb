@@ -1,0 +1,1 @@
+BBJ`eVUdfefTUEddDUEETdFEEDDfDdVTVTVecUEdVdUefFVfUEEeº¹»±»‘¹¹™‘‘¹›‘‘™™»™¹±¸‘¹¹±»›»‘‘±
