@@ -12,7 +12,7 @@ y_scale set from the accumulators so outputs spread over the output range):
   opset<n>     the opset-boundary axis: the opsets just below, at and above 21
   vector_tail  the vector-tail axis (generator/axes.py): one model of symbolic N, a tie in the last column, N over
                the tail lengths
-  random_<i>   configurations from seeded PCG64 draws (the only cases --seed changes)
+  config_<i>_random   configurations from seeded PCG64 draws (the only cases --seed changes)
   witness_<class>  one case per configuration class of qlinear_matmul_faults.group_key, from the committed
                witness catalogue (generator/witness/catalogue/qlinear_matmul.json)
   negative_*   (negative/) models the text rules out (types, zero point types, scale types, ranks, shapes)

@@ -81,5 +81,5 @@ def random_configurations(count: int, seed: int, max_opset: int = NEWEST) -> lis
         a_quant = s.choice(("per_tensor", "per_row_nd")) if len(a_shape) > 1 else "per_tensor"
         b_quant = s.choice(("per_tensor", "per_column_nd")) if len(b_shape) > 1 else "per_tensor"
         scale_type = s.choice(ref.SCALE_TYPES[opset if opset >= NEWEST else OPSET])
-        out.append(MatMul(f"random_{i}", a_shape, b_shape, types, scale_type, a_quant, b_quant, opset=opset))
+        out.append(MatMul(f"config_{i:03d}_random", a_shape, b_shape, types, scale_type, a_quant, b_quant, opset=opset))
     return out

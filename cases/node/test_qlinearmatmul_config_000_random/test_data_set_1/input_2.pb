@@ -1,0 +1,1 @@
+Ba_zero_pointJïÍ“vş9¸`ĞQ­RíOİX
