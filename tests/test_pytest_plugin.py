@@ -545,7 +545,8 @@ def loaded(tmp_path):
     ("prepare", None, ValueError("bad at run"), "fail"),  # refused, but later than the spec says
     ("prepare", None, None, "fail"),
     ("run", None, RuntimeError("bad at run"), "pass"),
-    ("run", Unsupported("no such type"), None, "pass"),  # a refusal is a refusal
+    ("run", Unsupported("no such type"), None, "unsupported"),  # lacking the model is no refusal of it
+    ("run", None, Unsupported("cannot take it"), "unsupported"),
     ("run", None, None, "fail"),
 ])
 def test_negative_verdicts(loaded, phase, prepare_raises, run_raises, verdict):

@@ -69,8 +69,12 @@ def test_real_cases_unsupported(backend, name, says):
 
 
 def test_real_negative_case_is_refused(backend):
-    r = verdict(backend, "negative", "test_qlinearconv_negative_bias_length")
+    """A model TVM's frontend converts and then refuses (a K mismatch) passes as refused; one whose op it does not
+    convert at all (QLinearConv) is unsupported: that refusal shows nothing about the rule the case breaks."""
+    r = verdict(backend, "negative", "test_matmulinteger_negative_k_mismatch")
     assert r.verdict == "pass" and "refused at prepare" in r.message, r.message
+    r = verdict(backend, "negative", "test_qlinearconv_negative_bias_length")
+    assert r.verdict == "unsupported" and "OpNotImplemented" in r.message, r.message
 
 
 def test_local_functions_are_inlined(backend):
