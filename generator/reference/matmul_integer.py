@@ -24,11 +24,11 @@ import numpy as np
 
 from generator.dtypes import DType
 from generator.outcome import Outcome
+from generator.reference.requantize import INT32_MAX, INT32_MIN
 
 SPEC_FILE = "onnx.defs:MatMulInteger-10"
 OPSET = 10
 INPUT_TYPES = ("int8", "uint8")
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 NAMES = ("A", "B", "a_zero_point", "b_zero_point")
 
 UNDEF_ACC_INT32 = ("the exact sum leaves int32: \"The accumulation may overflow if and only if in 32 bits\" allows "

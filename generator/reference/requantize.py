@@ -15,9 +15,10 @@ from math import gcd, prod
 
 import numpy as np
 
+from generator import dtypes
 from generator.dtypes import DType
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+INT32_MIN, INT32_MAX = dtypes.get("int32").int_min, dtypes.get("int32").int_max
 # the float64 estimate of an unsaturated value (|acc * c| < 2**9) is within 2**-42 of it: well inside
 _WINDOW = 2.0**-36
 
