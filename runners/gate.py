@@ -84,10 +84,37 @@ def read_baseline(path: Path | str) -> dict:
         hint = " (create it with --update-baseline)" if "no such" in str(exc) else ""
         raise GateError(f"--baseline {exc}{hint}") from None
     try:
+        _refuse_repeated_keys(path)
         return _baseline(doc)
     except _Malformed as exc:
         where = _line_of(path, exc.key)
         raise GateError(f"--baseline {path}: not a baseline file ({where}{exc})") from None
+
+
+def _refuse_repeated_keys(path: Path | str) -> None:
+    """A key written twice in one object is refused, naming both lines: JSON readers keep the last one, so an
+    item's "pass" line left in place and a second line for the same key would turn a regression into a known
+    failure (or the other way round) unseen. (Parsed again with a hook: the file was read and depth-checked.)"""
+    def pairs(items: list) -> dict:
+        seen = set()
+        for key, _ in items:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(read_regular(path).decode("utf-8"), object_pairs_hook=pairs)
+    except _Repeated as exc:
+        lines = _lines_of(path, exc.key)
+        where = f"lines {lines[0]} and {lines[1]}: " if len(lines) > 1 else _line_of(path, exc.key)
+        raise _Malformed(f"{where}key {_q(exc.key)} is written twice (keep one entry an item)") from None
+
+
+class _Repeated(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
 
 
 class _Malformed(ValueError):
@@ -107,7 +134,11 @@ def _baseline(doc: dict) -> dict:
     suites = doc.get("suites", {})
     if not isinstance(suites, dict) or not all(isinstance(v, str) for v in suites.values()):
         raise _Malformed('its "suites" is not an object of manifest hashes', "suites")
-    return {"format": BASELINE_FORMAT, "backend": backend, "suites": suites, "items": _items(doc)}
+    machine = doc.get("machine")
+    if machine is not None and not (isinstance(machine, dict) and all(isinstance(k, str) for k in machine)):
+        raise _Malformed('its "machine" is not an object', "machine")
+    return {"format": BASELINE_FORMAT, "backend": backend, "suites": suites, "machine": machine,
+            "items": _items(doc)}
 
 
 def _items(doc: dict) -> dict:
@@ -124,12 +155,14 @@ def _items(doc: dict) -> dict:
                 raise _Malformed(f'item {_q(key)} has no "{"verdict" if "verdict" not in e else "content"}"', key)
             if e["content"] is not None and not isinstance(e["content"], str):
                 raise _Malformed(f"item {_q(key)}: its content is not a string or null", key)
-            out[key] = {"verdict": _verdict(key, e["verdict"]), "content": e["content"]}
+            if e.get("family") is not None and not isinstance(e["family"], str):
+                raise _Malformed(f"item {_q(key)}: its family is not a string or null", key)
+            out[key] = {"verdict": _verdict(key, e["verdict"]), "content": e["content"], "family": e.get("family")}
         return out
     verdicts = doc.get("verdicts")
     if not isinstance(verdicts, dict):
         raise _Malformed('no "verdicts" object' if verdicts is None else 'its "verdicts" is not an object', "verdicts")
-    return {k: {"verdict": _verdict(k, v), "content": None} for k, v in verdicts.items()}
+    return {k: {"verdict": _verdict(k, v), "content": None, "family": None} for k, v in verdicts.items()}
 
 
 def _verdict(key: str, verdict) -> str:
@@ -150,18 +183,19 @@ def _q(value) -> str:
 
 def _line_of(path: Path | str, key: str | None) -> str:
     """ "line N: " of the first line of the file where `key` is written as a JSON key, "" where none is."""
-    if key is None:
-        return ""
+    lines = _lines_of(path, key) if key is not None else []
+    return f"line {lines[0]}: " if lines else ""
+
+
+def _lines_of(path: Path | str, key: str) -> list[int]:
+    """The numbers of the lines of the file where `key` is written as a JSON key (in either spelling)."""
     try:
         lines = read_regular(path).decode("utf-8").splitlines()
     except (OSError, ValueError):
-        return ""
-    for spelling in dict.fromkeys((json.dumps(key), json.dumps(key, ensure_ascii=False))):
-        pattern = re.compile(re.escape(spelling) + r"\s*:")
-        for n, line in enumerate(lines, 1):
-            if pattern.search(line):
-                return f"line {n}: "
-    return ""
+        return []
+    spellings = dict.fromkeys((json.dumps(key), json.dumps(key, ensure_ascii=False)))
+    patterns = [re.compile(re.escape(s) + r"\s*:") for s in spellings]
+    return [n for n, line in enumerate(lines, 1) if any(p.search(line) for p in patterns)]
 
 
 def baseline_verdict(baseline: dict, key: str, content: str | None) -> str | None:
@@ -243,25 +277,45 @@ def check_baseline_writable(path: str | os.PathLike) -> None:
 
 # ---- writing --------------------------------------------------------------------------------------
 
-def write_baseline(path: Path | str, records: list[dict], backend: dict, suites: dict[str, str] | None = None) -> Path:
-    """Record every judged item's verdict and case content, and the suites run (their manifest hashes).
+def write_baseline(path: Path | str, records: list[dict], backend: dict, suites: dict[str, str] | None = None,
+                   scope=None, extra: dict | None = None) -> dict:
+    """Record every judged item's verdict, case content and family, and the suites run (their manifest hashes).
     Under a lock on the file, what the file holds now is read again and this run's items are merged into
-    it: items this run did not judge (other shards, -k, skips) keep their entries, even when another
-    shard wrote them a moment ago. GateError when the file is no baseline or one of another backend or
-    settings."""
+    it: items outside this run's scope (other shards, families, -k) keep their entries, even when another
+    shard wrote them a moment ago; items inside it that the run did not judge (vanished: their case left the
+    suite, a skips file skipped them) are dropped. `scope`: a runners.gate_judge.Scope (None: drop nothing).
+    `extra`: more top-level fields (the machine). GateError when the file is no baseline or one of another
+    backend or settings.
+
+    Returns what the update did: {"items": items the file holds, "dropped": items dropped, "previous": {item key:
+    the verdict the file recorded for the same content of its case, or None, for each item this run judged; empty
+    when the file is new}} (runners.gate_judge.update_changes makes the classes of them)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    previous: dict[str, str | None] = {}
+    dropped = 0
     with _locked(path):
-        items, known = {}, {}
+        items, known, current = {}, {}, None
         if path.exists():
             current = read_baseline(path)
             check_baseline_backend(current, backend, path)
             items, known = current["items"], current["suites"]
+        judged = set()
         for r in records:
             if r.get("verdict") in RANK:
-                items[item_key(r["case"], r["dataset"])] = {"verdict": r["verdict"], "content": r.get("content")}
-        write_atomically(path, baseline_text(jsonable(backend), items, {**known, **(suites or {})}))
-    return path
+                key = item_key(r["case"], r["dataset"])
+                judged.add(key)
+                if current is not None:
+                    previous[key] = baseline_verdict(current, key, r.get("content"))
+                items[key] = {"verdict": r["verdict"], "content": r.get("content"), "family": r.get("family")}
+        if scope is not None:
+            collected = {r["case"] for r in records}
+            gone = [k for k, e in items.items() if k not in judged and scope.covers(k, e, collected)]
+            for key in gone:
+                del items[key]
+            dropped = len(gone)
+        write_atomically(path, baseline_text(jsonable(backend), items, {**known, **(suites or {})}, extra))
+    return {"items": len(items), "dropped": dropped, "previous": previous}
 
 
 def other_suites(baseline: dict, suites: dict[str, str]) -> list[str]:
@@ -272,11 +326,15 @@ def other_suites(baseline: dict, suites: dict[str, str]) -> list[str]:
             for d, h in sorted(suites.items()) if d in recorded and recorded[d] != h]
 
 
-def baseline_text(backend: dict, items: dict[str, dict], suites: dict[str, str] | None = None) -> str:
-    """The baseline file: sorted keys, one item a line."""
-    text = json.dumps({"backend": backend, "format": BASELINE_FORMAT, "items": "@ITEMS@",
+def baseline_text(backend: dict, items: dict[str, dict], suites: dict[str, str] | None = None,
+                  extra: dict | None = None) -> str:
+    """The baseline file: sorted keys, one item a line (an entry's null family left out)."""
+    text = json.dumps({**jsonable(extra or {}), "backend": backend, "format": BASELINE_FORMAT, "items": "@ITEMS@",
                        "suites": dict(sorted((suites or {}).items()))}, indent=1, sort_keys=True)
-    lines = ",\n  ".join(f"{json.dumps(k)}: {json.dumps(e, sort_keys=True)}" for k, e in sorted(items.items()))
+    def entry(e: dict) -> dict:
+        return {k: v for k, v in e.items() if k != "family" or v is not None}
+
+    lines = ",\n  ".join(f"{json.dumps(k)}: {json.dumps(entry(e), sort_keys=True)}" for k, e in sorted(items.items()))
     return text.replace('"@ITEMS@"', "{\n  " + lines + "\n }" if items else "{}") + "\n"
 
 

@@ -30,6 +30,9 @@ class _Crash:
     def __init__(self, path: str, lineno: int, message: str):
         self.path, self.lineno, self.message = path, lineno, message
 
+    def __str__(self) -> str:  # --tb=line prints it
+        return f"{self.path}: {self.message}"
+
 
 class CaseFailureRepr:
     """A failure shown as the verdict message only (pytest duck-types longrepr on toterminal)."""
@@ -279,7 +282,8 @@ class CaseItem(_InCase, pytest.Item):
         if self.result.verdict == UNSUPPORTED:
             from runners.execute import unsupported_reason
 
-            run.gate(self)
+            if run.gate(self):
+                raise CaseFailure(self.result)  # lost support: a regression against the baseline
             pytest.skip(printable(f"unsupported: {unsupported_reason(self.result.error)}"))
         run.gate(self)
         raise CaseFailure(self.result)

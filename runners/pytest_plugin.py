@@ -30,20 +30,20 @@ from __future__ import annotations
 import gc
 import json
 import os
-import types
 from pathlib import Path
 
 import pytest
 
 from runners.escape import has_unsafe, printable
 from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir
+from runners.pytest_refusals import REFUSED, guard_conftests, refuse_cases_without_backend, refuse_config_in_suite
 from runners.run_options import OPTIONS, OptionError, save_error
 from runners.session import MAX_BATCH, RunCore, make_record
-from runners.suite_tree import SuiteTree, checked_meta, is_case_dir, never_imported, relpath
-from runners.summary import gate_lines, results_header, selected_cases, selection, suites_run, verdict_line
+from runners.suite_tree import SuiteTree, checked_meta, is_case_dir, never_imported
+from runners.summary import (gate_lines, judged_line, results_header, selected_cases, selection, suites_run,
+                              update_line, verdict_line, whole_suites)
 from runners.tiers import tier_summary, tiers_entry
 
-REFUSED = pytest.StashKey[list]()  # one line for each thing found in a suite and not read (shown at the end)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,40 +58,22 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     directories (and their test*/ subdirectories: every case directory) right after this hook, and those of
     every folder it collects later. A guard in front of pytest's one way of importing a conftest refuses them."""
     if getattr(early_config.known_args_namespace, "backend", None):
-        _guard_conftests(early_config)
+        guard_conftests(early_config)
 
 
-def _guard_conftests(config: pytest.Config) -> None:
-    pm = config.pluginmanager
-    importconftest = getattr(pm, "_importconftest", None)
-    if importconftest is None:  # fail closed: without the guard a suite's conftest.py would run
-        raise pytest.UsageError("opconform: this pytest offers no way to keep a suite's conftest.py from "
-                                "being imported; use pytest 8 or 9")
-    refused = config.stash.setdefault(REFUSED, [])
-    tree = SuiteTree()
-
-    def guarded(conftestpath, *args, **kwargs):
-        if tree.root_of(Path(conftestpath).parent) is None:
-            return importconftest(conftestpath, *args, **kwargs)
-        line = never_imported(Path(conftestpath), config.invocation_params.dir)
-        if line not in refused:  # pytest may ask for one conftest twice (the argument, then its collection)
-            refused.append(line)
-        return types.ModuleType("conftest")  # an empty module: no hook, no fixture, no option
-
-    pm._importconftest = guarded
 
 
 def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("backend", None)
     if not spec:
-        _refuse_cases_without_backend(config)
+        refuse_cases_without_backend(config)
         return
     from runners import cancel
 
     # first, while this process has one thread (numpy's thread pools start with the backend): SIGTERM / SIGHUP
     # end the run as Ctrl-C does, a worker cannot signal the runner, no stale results file is left
     cancel.configure(config, config.getoption("report"))
-    _refuse_config_in_suite(config)
+    refuse_config_in_suite(config)
     try:
         run = _configured_run(config, spec)
     except OptionError as exc:
@@ -119,6 +101,11 @@ def _configured_run(config: pytest.Config, spec: str) -> "OpconformRun":
     if o.configure_gate(core, report, config.getoption("baseline"), config.getoption("update_baseline"),
                         config.getoption("shard")):
         run.want_records = True
+    from runners.gate_judge import Scope
+
+    whole = whole_suites(list(config.args), config.invocation_params.dir, run._manifests,
+                         config.getoption("keyword"), config.getoption("markexpr"))
+    core.scope = Scope(whole=whole, families=families, shard=core.shard)
     if config.getoption("isolation") == "process":
         from runners.worker import IsolatedRunner
 
@@ -127,33 +114,6 @@ def _configured_run(config: pytest.Config, spec: str) -> "OpconformRun":
         if not (config.getoption("collectonly") or xdist_controller):
             core.isolated.launch()  # the worker loads the backend while this process collects
     return run
-
-
-def _refuse_config_in_suite(config: pytest.Config) -> None:
-    """pytest's configuration file must not lie in a suite: its addopts (-k, --deselect, --xfails-file, -p)
-    would decide which verdicts count. pytest has applied it already, so the run is refused."""
-    ini = config.inipath
-    if ini is not None and SuiteTree().root_of(ini.parent) is not None:
-        where = relpath(ini, config.invocation_params.dir)
-        raise pytest.UsageError(printable(f"{where}: a pytest configuration file inside a suite is never used (its "
-                                          "options could drop or excuse cases); run from outside the suite, or "
-                                          "name another one with -c"))
-
-
-def _refuse_cases_without_backend(config: pytest.Config) -> None:
-    """`pytest SUITE` without --backend would collect nothing and say nothing: an argument that is a suite,
-    one of its kind folders, a case directory or a case's model needs a backend, so say so. Other pytest runs
-    (whose arguments are none of these) are left alone."""
-    from generator.serialize import is_suite
-
-    base = config.invocation_params.dir
-    for arg in config.args:
-        path = Path(os.path.abspath(base / arg.split("::", 1)[0]))
-        if path.name == "model.onnx":
-            path = path.parent
-        if path.is_dir() and (is_case_dir(path) or is_suite(path) or is_suite(path.parent)):
-            raise pytest.UsageError(f"{arg}: opconform cases run only with --backend NAME "
-                                    "(`opconform backends` lists the backends)")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -166,6 +126,8 @@ def pytest_terminal_summary(terminalreporter, config):
         run = config.pluginmanager.get_plugin(PLUGIN_NAME)
         if run is not None and run.core.verdicts and not run.is_worker:
             core = run.core
+            if run.judged:
+                terminalreporter.write_line(run.judged, red=run.judged.startswith("opconform: nothing"))
             terminalreporter.write_line(printable(verdict_line(core.verdicts, f"{core.name} {core.version}")))
 
 
@@ -208,6 +170,8 @@ class OpconformRun:
         self.want_records = self.report is not None  # (workers get --report too: they send records)
         self.written = False  # the results file
         self.baseline_written = False
+        self.baseline_changes: dict = {}  # what the --update-baseline write recorded
+        self.judged = ""  # the judged / selected line (runners.summary.judged_line)
         self._items: list = []  # the session's items, in run order (for _following)
         self._positions: dict[int, int] = {}
         self._manifests = Manifests()
@@ -267,13 +231,15 @@ class OpconformRun:
             pytest.exit(printable(f"opconform: --backend {self.core.isolated.backend_spec}: {exc}"),
                         returncode=pytest.ExitCode.USAGE_ERROR)
 
-    def gate(self, item: CaseItem) -> None:
+    def gate(self, item: CaseItem) -> bool:
         """The gate's judgement (runners.session.RunCore.gate) as pytest sees it: noted in the item's user
-        properties (xdist carries them), an xfail for a failure no worse than the baseline."""
+        properties (xdist carries them), an xfail for a failure no worse than the baseline. Returns whether the
+        item is a regression (an unsupported one then fails: lost support)."""
         props, xfail = self.core.gate(item.case_name, item.index, item.result)
         item.user_properties.extend(props)
         if xfail is not None:
             pytest.xfail(xfail)
+        return any(k == "opconform_regression" for k, _ in props)
 
     def _following(self, item: CaseItem) -> list[int]:
         """The data sets of item's case that run right after it in this session (so that the worker can
@@ -300,9 +266,15 @@ class OpconformRun:
     # ---- hooks ------------------------------------------------------------------------
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         core = self.core
+        from runners.machine import describe
+
         lines = [f"opconform: backend {core.name} {core.version}, tier {core.tier}"]
         if core.settings:
             lines.append("opconform: settings " + ", ".join(f"{k}={v}" for k, v in sorted(core.settings.items())))
+        lines.append(f"opconform: machine {describe(core.machine)}")
+        elsewhere = core.elsewhere_line()
+        if elsewhere:
+            lines.append(elsewhere)
         return [printable(line) for line in lines]
 
     @pytest.hookimpl(wrapper=True)
@@ -428,6 +400,12 @@ class OpconformRun:
             self.config.workeroutput["opconform_refused"] = list(self.refused)
             return
         _drop_silent_reports(self.config)
+        tally = self.core.finish_gate()
+        if session.exitstatus == pytest.ExitCode.OK and tally is not None and tally.failed:
+            session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED  # vanished items
+        self.judged, nothing = judged_line(self.core)
+        if session.exitstatus == pytest.ExitCode.OK and nothing:
+            session.exitstatus = exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
         # the results file first: whatever else fails, the run's verdicts are not lost
         if self.report is not None and self._save(session, "--report", self.report, self._write_report, exitstatus):
             self.written = True
@@ -463,7 +441,8 @@ class OpconformRun:
         suites = suites_run(config.args, config.invocation_params.dir, self._manifests)
         chosen = selection(config.getoption("family"), config.getoption("keyword"), config.getoption("markexpr"),
                            config.getoption("shard"), list(config.args),
-                           selected_cases(config.args, config.invocation_params.dir, core.records, self._manifests))
+                           selected_cases(config.args, config.invocation_params.dir, core.records, self._manifests),
+                           core.scope is not None and core.scope.whole)
         header = results_header(core, config.invocation_params.args, exitstatus, config.getoption("xfails_file"),
                                 config.getoption("skips_file"), suites, config.getoption("shard"), chosen)
         write_results(self.report, core.records, header)
@@ -471,8 +450,10 @@ class OpconformRun:
     def _write_baseline(self) -> None:
         from runners.gate import write_baseline
 
-        write_baseline(self.core.baseline_path, self.core.records, self.core.identity,
-                       suites_run(self.config.args, self.config.invocation_params.dir, self._manifests))
+        core = self.core
+        self.baseline_changes = write_baseline(core.baseline_path, core.records, core.identity,
+                                               suites_run(self.config.args, self.config.invocation_params.dir,
+                                                          self._manifests), core.scope, core.baseline_extra())
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         core = self.core
@@ -484,10 +465,10 @@ class OpconformRun:
         if self.written:
             terminalreporter.write_line(printable(f"opconform: results written to {self.report}"))
         if self.baseline_written:
-            terminalreporter.write_line(printable(f"opconform: baseline written to {core.baseline_path}"))
-        if core.baseline is not None and not self.is_worker:
+            terminalreporter.write_line(update_line(core.baseline_path, core.records, self.baseline_changes))
+        if core.baseline is not None and not self.is_worker and core.tally is not None:
             suites = suites_run(self.config.args, self.config.invocation_params.dir, self._manifests)
-            for line, colour in gate_lines(core, suites):
+            for line, colour in gate_lines(core, suites, self.report if self.written else None):
                 terminalreporter.write_line(line, **({colour: True} if colour else {}))
 
 

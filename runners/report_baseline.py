@@ -1,8 +1,8 @@
 """The report against a gate's baseline (`opconform report ... --baseline B.baseline.json`): per column of the
-baseline's backend, the new failures (what the gate fails on: an item worse than the baseline recorded, a
-failing item the baseline does not know or recorded for other content of its case), the known ones (failing
-no worse than recorded), and the fixed ones (recorded failing, now better). The judgement is the gate's own
-(runners/gate.py: read_baseline, baseline_verdict, is_worse, is_better), so the report and the gate agree.
+baseline's backend, what the gate fails on (new or worse failures, lost support: pass / probe -> unsupported,
+vanished items), the known failures, the fixed ones, and the items now refused (failing -> unsupported, neither
+better nor a regression). The judgement is the gate's own, through the same functions (runners/gate_judge.py:
+judge_item, Tally, Scope), so the report and the gate give the same counts item for item.
 
 A baseline applies to the columns of its backend and settings (check_baseline_backend; another version is
 what a gate compares); a baseline that matches no column is a usage error, one line.
@@ -12,32 +12,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.gate import (RANK, GateError, baseline_verdict, check_baseline_backend, is_better, is_worse, item_key,
-                          no_verdict_reason, read_baseline)
+from runners.gate import GateError, check_baseline_backend, item_key, read_baseline
+from runners.gate_judge import BETTER, KNOWN, LOST, NEW, REFUSED, WORSE, Scope, Tally, judge_item
 from runners.report_inputs import Run
-from runners.results import FAIL
-
-
-def _failing(verdict: str | None) -> bool:
-    return verdict in RANK and RANK[verdict] >= RANK[FAIL]
+from runners.results import UNSUPPORTED
 
 
 def judge(run: Run, baseline: dict) -> dict:
-    """{"new": [records, each with "was": the baseline's verdict or "new case" / "changed case"], "known":
-    [records], "fixed": [{"item", "was", "now"}], "not_run": baseline items this column has no record for}."""
-    new, known, fixed = [], [], []
-    seen = set()
+    """The gate's judgement of one column (runners.gate_judge: the classes and the vanished items the gate
+    itself finds, through the same Tally): {"new": [failing records, each with "was"], "lost": [{"item", "was",
+    "words"}], "refused": [...], "known": [records], "fixed": [{"item", "was", "now"}], "vanished": [lines per
+    family], "counts": the gate's counts (Tally.counts), "regressions": their number, "failed": whether the
+    gate fails, "not_run": baseline items this column has no record for}."""
+    from runners.execute import unsupported_reason
+
+    tally = Tally(baseline)
+    new, known, fixed, lost, refused = [], [], [], [], []
     for r in run.records:
         key = item_key(r["case"], r["dataset"])
-        seen.add(key)
-        was = baseline_verdict(baseline, key, r.get("content"))
-        if is_worse(r["verdict"], was):
-            new.append(dict(r, was=was or f"{no_verdict_reason(baseline, key)} case"))
-        elif _failing(r["verdict"]):
-            known.append(r)
-        elif is_better(r["verdict"], was) and _failing(was):
+        cls, was = judge_item(baseline, key, r["verdict"], r.get("content"))
+        words = unsupported_reason(r.get("error")) if r["verdict"] == UNSUPPORTED else ""
+        tally.count(key, cls, was, r["verdict"], words)
+        if cls in (NEW, WORSE):
+            new.append(dict(r, was=was if cls == WORSE else f"{was} case"))
+        elif cls in (LOST, REFUSED):
+            (lost if cls == LOST else refused).append({"item": key, "was": was, "words": words})
+        elif cls == BETTER:
             fixed.append({"item": key, "was": was, "now": r["verdict"]})
-    return {"new": new, "known": known, "fixed": fixed, "not_run": len(baseline["items"].keys() - seen)}
+        elif cls == KNOWN:
+            known.append(r)
+    tally.finish(Scope.of_selection(run.selection))
+    seen = set(tally.seen)
+    return {"new": new, "lost": lost, "refused": refused, "known": known, "fixed": fixed,
+            "vanished": tally.vanished_by_family(), "counts": tally.counts(), "regressions": tally.regressions,
+            "failed": tally.failed, "not_run": len(baseline["items"].keys() - seen)}
 
 
 def against(runs: list[Run], paths: list[Path | str]) -> list[dict]:

@@ -95,8 +95,8 @@ SELECTION_TEXTS = ("k", "m", "shard")  # ... and that are a string or null
 
 def read_selection(value) -> dict | None:
     """The header's "selection" with every field of the type the report uses: {"family": [str], "k": str |
-    None, "m": str | None, "shard": str | None, "paths": [str], "cases": sorted [str] | None}. None where the
-    header has none (an older file) or it is not an object; a field of another type reads as absent."""
+    None, "m": str | None, "shard": str | None, "paths": [str], "cases": sorted [str] | None, "whole": bool}.
+    None where the header has none (an older file) or it is not an object; a field of another type reads as absent."""
     if not isinstance(value, dict):
         return None
     out: dict = {}
@@ -108,6 +108,7 @@ def read_selection(value) -> dict | None:
         out[key] = v if isinstance(v, str) else None
     cases = value.get("cases")
     out["cases"] = sorted({c for c in cases if isinstance(c, str)}) if isinstance(cases, list) else None
+    out["whole"] = value.get("whole") is True  # whole suites (runners.summary.whole_suites): the gate's scope
     return out
 
 

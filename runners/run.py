@@ -104,11 +104,16 @@ def _main(args: argparse.Namespace) -> int:
                    for _ in range(jobs)]
         for w in workers:
             w.launch()  # the workers load the backend while this process collects
+    from runners.gate_judge import Scope
     from runners.run_items import Runner, select
-
+    from runners.summary import whole_suites
     from runners.suite_tree import Manifests
 
     manifests = Manifests()
+    core.scope = Scope(whole=whole_suites(args.paths, base, manifests), families=families, shard=core.shard)
+    elsewhere = core.elsewhere_line()
+    if elsewhere:
+        print(elsewhere, flush=True)  # before any verdict: what the gate compares across
     try:
         items, refused = collect(args.paths, base, manifests)
         items = select(items, core)

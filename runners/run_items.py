@@ -149,7 +149,7 @@ class Runner:
             outcome = "xpassed" if xfail is not None else "passed"
         elif r.verdict == UNSUPPORTED:
             props += self.core.gate(item.case_name, item.index, r)[0]
-            outcome = "skipped"
+            outcome = "failed" if any(k == "opconform_regression" for k, _ in props) else "skipped"  # lost support
         else:
             noted, baseline_xfail = self.core.gate(item.case_name, item.index, r)
             props += noted
@@ -169,7 +169,8 @@ class Runner:
     def finish(self, status: str, args, refused: list[str], seconds: float) -> int:
         """Write the results file and the baseline, print the summary; the exit status."""
         from runners import cancel
-        from runners.summary import gate_lines, results_header, selected_cases, selection, suites_run, verdict_line
+        from runners.summary import (gate_lines, judged_line, results_header, selected_cases, selection, suites_run,
+                                     update_line, verdict_line)
         from runners.tiers import tier_summary
 
         core, out = self.core, sys.stdout
@@ -177,21 +178,32 @@ class Runner:
             print(self.fatal, file=sys.stderr)
             return EXIT["usage"]
         code = EXIT[status]
+        tally = core.finish_gate()
+        if code == EXIT["ok"] and tally is not None and tally.failed:
+            code = EXIT["failed"]  # lost support or vanished items (a lost-support item fails already)
+        judged, nothing = judged_line(core)
+        if code == EXIT["ok"] and nothing:
+            code = EXIT["none"]
         suites = suites_run(args.paths, core.base, self.manifests)
         if args.report:
             from runners.results import write_results
 
             chosen = selection(args.family, None, None, args.shard, list(args.paths),
-                               selected_cases(args.paths, core.base, core.records, self.manifests))
+                               selected_cases(args.paths, core.base, core.records, self.manifests),
+                               core.scope is not None and core.scope.whole)
             header = results_header(core, sys.argv[1:], code, args.xfails_file, args.skips_file, suites, args.shard,
                                     chosen)
             self.written = self._save("--report", args.report, lambda: write_results(args.report, core.records, header))
+        changes = None
         if core.baseline_path is not None and args.update_baseline:
             from runners.gate import write_baseline
 
-            self.baseline_written = self._save("--baseline", core.baseline_path,
-                                               lambda: write_baseline(core.baseline_path, core.records,
-                                                                      core.identity, suites))
+            def write() -> None:
+                nonlocal changes
+                changes = write_baseline(core.baseline_path, core.records, core.identity, suites, core.scope,
+                                         core.baseline_extra())
+
+            self.baseline_written = self._save("--baseline", core.baseline_path, write)
         for line in self.failures:
             print(line, file=out)
         for line in refused:
@@ -202,13 +214,14 @@ class Runner:
         if self.written:
             print(printable(f"opconform: results written to {args.report}"), file=out)
         if self.baseline_written:
-            print(printable(f"opconform: baseline written to {core.baseline_path}"), file=out)
+            print(update_line(core.baseline_path, core.records, changes or {}), file=out)
         if core.baseline is not None:
-            for line, _ in gate_lines(core, suites):
+            for line, _ in gate_lines(core, suites, args.report if self.written else None):
                 print(line, file=out)
         for line, _ in cancel.end_lines():
             print(line, file=out)
         if core.verdicts:
+            print(judged, file=out)
             print(printable(verdict_line(core.verdicts, f"{core.name} {core.version}")), file=out)
         order = ("failed", "passed", "skipped", "xfailed", "xpassed")
         counts = ", ".join(f"{self.outcomes[o]} {o}" for o in order if self.outcomes.get(o))

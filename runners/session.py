@@ -37,14 +37,45 @@ class RunCore:
         self.shard: tuple[int, int] | None = None
         self.families: frozenset[str] = frozenset()
         self.records: list[dict] = []
-        self.regressions: list[str] = []
-        self.better: list[str] = []
+        self.tally = None  # gate mode: runners.gate_judge.Tally, each item's class against the baseline
+        self.scope = None  # runners.gate_judge.Scope: what the run selected (set by the runner)
+        self.claims = None  # --claims: runners.claims.Claims
         self.tier_counts: dict[str, dict[str, int]] = {}  # family -> data sets judged / passing per tier
         self.verdicts: dict[str, int] = {}  # verdict -> items (the summary's last line)
 
     @property
     def identity(self) -> dict:
         return {"name": self.name, "version": self.version, "settings": self.settings}
+
+    @property
+    def machine(self) -> dict:
+        """This machine (runners.machine) and the backend's build where its adapter says (asked once)."""
+        if self._machine is None:
+            from runners.machine import machine
+
+            self._machine = machine()
+            try:
+                build = self.backend.build() if hasattr(self.backend, "build") else None
+            except Exception:  # noqa: BLE001 - a backend that cannot say records none
+                build = None
+            if build:
+                self._machine["backend_build"] = str(build)
+        return self._machine
+
+    _machine = None
+
+    def baseline_extra(self) -> dict:
+        """What a baseline records beside its items: the machine it was written on."""
+        return {"machine": self.machine}
+
+    def elsewhere_line(self) -> str | None:
+        """In gate mode, one line when the baseline was recorded on another machine class or backend version."""
+        if self.baseline is None:
+            return None
+        from runners.machine import differences
+
+        line = differences(self.baseline.get("machine"), self.baseline.get("backend"), self.machine, self.identity)
+        return printable(line) if line else None
 
     # ---- running ----------------------------------------------------------------------
     def load(self, path: Path):
@@ -125,28 +156,37 @@ class RunCore:
 
     # ---- the gate ---------------------------------------------------------------------
     def gate(self, case_name: str, index: int, r) -> tuple[list[tuple[str, str]], str | None]:
-        """In gate mode, a failing item no worse than the baseline is an xfail; a worse one fails as a
-        regression (its message says what the baseline had). The baseline's verdict counts only for the
-        case content it was recorded for: a changed case is judged as a new one.
+        """In gate mode, the item's class against the baseline (runners.gate_judge): a failing item no worse
+        than the baseline is an xfail; a regression fails, its message saying what the baseline had: a worse
+        or new failure, or lost support (pass / probe -> unsupported, which fails although its verdict stays
+        unsupported). The baseline's verdict counts only for the case content it was recorded for: a changed
+        case is judged as a new one.
 
-        Returns (properties to note: opconform_baseline, opconform_regression; the xfail reason or None)."""
+        Returns (properties to note: opconform_gate (the class), opconform_baseline (what the baseline had),
+        opconform_words (an unsupported item's reason), opconform_regression (for a regression); the xfail
+        reason or None)."""
         if self.baseline is None:
             return [], None
-        from runners.gate import baseline_verdict, is_worse, item_key, no_verdict_reason
+        from runners.execute import unsupported_reason
+        from runners.gate import item_key
+        from runners.gate_judge import LOST, NEW, REGRESSIONS, judge_item
+        from runners.results import UNSUPPORTED
 
-        key = item_key(case_name, index)
-        base = baseline_verdict(self.baseline, key, r.content)
-        props = [("opconform_baseline", base)]
-        if not r.failed:
-            return props, None  # pass, probe, unsupported: noted, for the items now better than the baseline
-        if is_worse(r.verdict, base):
+        cls, was = judge_item(self.baseline, item_key(case_name, index), r.verdict, r.content)
+        props = [("opconform_gate", cls), ("opconform_baseline", was)]
+        words = unsupported_reason(r.error) if r.verdict == UNSUPPORTED else ""
+        if words:
+            props.append(("opconform_words", words))
+        if cls in REGRESSIONS:
             why = {"new": "has no verdict (a new case)",
                    "changed": "has a verdict for other content of the case (the case changed)"}
-            reason = no_verdict_reason(self.baseline, key)
-            props.append(("opconform_regression", base or reason))
-            r.message = f"regression: {r.verdict}, baseline {base or why[reason]}\n{r.message}"
+            props.append(("opconform_regression", was))
+            if cls == LOST:
+                r.message = f"regression: lost support (baseline {was}): {words}\n{r.message}".rstrip("\n")
+            else:
+                r.message = f"regression: {r.verdict}, baseline {why[was] if cls == NEW else was}\n{r.message}"
             return props, None
-        return props, printable(f"baseline: {base}")
+        return props, printable(f"baseline: {was}") if r.failed else None  # known, or milder than recorded
 
     # ---- counting (what the summary and the results file are made of) ----------------
     def note(self, name: str, verdict: str | None, props: dict, record: dict | None = None,
@@ -159,15 +199,36 @@ class RunCore:
             self.records.append(record)
         if tiers is not None:
             count_tiers(self.tier_counts, *tiers)
-        if self.baseline is not None and "opconform_verdict" in props:
-            if "opconform_regression" in props:
-                self.regressions.append(f"{name} (baseline: {props['opconform_regression']})")
-            elif "opconform_baseline" in props:
-                from runners.gate import is_better
+        if self.baseline is not None and verdict is not None:
+            if self.tally is None:
+                from runners.gate_judge import Tally
 
-                base = props["opconform_baseline"]
-                if is_better(props["opconform_verdict"], base):
-                    self.better.append(f"{name}: {props['opconform_verdict']} (baseline: {base})")
+                self.tally = Tally(self.baseline)
+            if "opconform_gate" in props:
+                self.tally.count(name, props["opconform_gate"], props.get("opconform_baseline"), verdict,
+                                 props.get("opconform_words", ""))
+            else:
+                self.tally.seen.setdefault(name, verdict)  # skipped (not run): for the vanished items
+
+    def finish_gate(self):
+        """In gate mode, at the run's end: the tally with its vanished items found (runners.gate_judge.Scope);
+        None without a baseline."""
+        if self.baseline is None:
+            return None
+        from runners.gate_judge import Scope, Tally
+
+        if self.tally is None:
+            self.tally = Tally(self.baseline)
+        self.tally.finish(self.scope or Scope(whole=False))
+        return self.tally
+
+    def judged(self) -> tuple[int, int]:
+        """(items judged: a verdict of the spec's, pass / fail / error / invalid-case / timeout / crash; items
+        selected: every item the run noted, unsupported, skipped and probes included)."""
+        from runners.results import PROBE, SKIPPED, UNSUPPORTED
+
+        selected = sum(self.verdicts.values())
+        return selected - sum(self.verdicts.get(v, 0) for v in (PROBE, SKIPPED, UNSUPPORTED)), selected
 
 
 def make_record(result, nodeid: str, outcome: str, xfail: str | None) -> dict:

@@ -2,8 +2,9 @@
 
 Chosen by the environment (spawned worker processes inherit it), one variable per behaviour, each a
 comma-separated list of case names (every data set) or `name[i]` (data set i only):
-OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEAK (keeps another
-OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
+OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _UNSUPPORTED (raises Unsupported),
+_LEAK (keeps another OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend
+that leaks),
 _OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory).
 Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
 --backend-option (tag, recorded in its settings). `FailsInWorker` loads only outside a worker process.
@@ -17,6 +18,7 @@ import time
 
 import numpy as np
 
+from runners.backends.base import Unsupported
 from runners.backends.opconform import OpconformBackend
 
 _LEAKED: list = []  # what LEAK keeps, for the life of the worker
@@ -52,6 +54,8 @@ class Misbehaving(OpconformBackend):
             _LEAKED.append(np.empty(int(os.environ.get("OPCONFORM_TEST_LEAK_MIB", "128")) << 20, np.uint8))
         if _chosen("RAISE", case, inputs):
             raise RuntimeError("fixture backend: raised on purpose")
+        if _chosen("UNSUPPORTED", case, inputs):
+            raise Unsupported("fixture backend: refused on purpose")
         outputs = super().run(prepared, inputs)
         if _chosen("OURS_OOM", case, inputs):
             return _OutOfMemory()

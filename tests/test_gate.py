@@ -76,13 +76,13 @@ def test_baseline_gate_end_to_end(pytester, monkeypatch, suite):
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"wrong_dtype": [b, c]})
     assert r.ret == 1
     r.assert_outcomes(passed=len(PICKS) - 2, xfailed=1, failed=1)
-    r.stdout.fnmatch_lines(["*regression: fail, baseline pass*", f"*REGRESSION {c}[[]0[]] (baseline: pass)*",
+    r.stdout.fnmatch_lines(["*regression: fail, baseline pass*", f"*REGRESSION {c}[[]0[]] (fail, baseline: pass)*",
                             f"*better*{a}[[]0[]]: pass (baseline: error)*"])
 
     # worse than a known failure (fail -> error) is a regression too
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a, b]})
     assert r.ret == 1
-    r.stdout.fnmatch_lines([f"*REGRESSION {b}[[]0[]] (baseline: fail)*"])
+    r.stdout.fnmatch_lines([f"*REGRESSION {b}[[]0[]] (error, baseline: fail)*"])
 
 
 def test_a_failing_case_the_baseline_does_not_know_is_a_regression(pytester, monkeypatch, suite):
@@ -93,7 +93,7 @@ def test_a_failing_case_the_baseline_does_not_know_is_a_regression(pytester, mon
     base.write_text(json.dumps(doc))
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [PICKS[5]]})
     assert r.ret == 1
-    r.stdout.fnmatch_lines([f"*REGRESSION {PICKS[5]}[[]0[]] (baseline: new)*"])
+    r.stdout.fnmatch_lines([f"*REGRESSION {PICKS[5]}[[]0[]] (error, baseline: new)*"])
 
 
 def test_shards_run_every_case_exactly_once(pytester, monkeypatch, suite):
@@ -187,11 +187,11 @@ def test_format_1_baselines_are_read_and_compared_as_before(tmp_path):
     base = tmp_path / "b.json"
     base.write_text(json.dumps({"format": "opconform-baseline/1", "backend": BACKEND, "verdicts": {"x[0]": "fail"}}))
     doc = read_baseline(base)
-    assert doc["items"] == {"x[0]": {"verdict": "fail", "content": None}}
+    assert doc["items"] == {"x[0]": {"verdict": "fail", "content": None, "family": None}}
     assert baseline_verdict(doc, "x[0]", "anything") == "fail"
     write_baseline(base, [item("y", "pass")], BACKEND)  # an update rewrites it as format 2, keeping x
-    assert read_baseline(base)["items"] == {"x[0]": {"verdict": "fail", "content": None},
-                                            "y[0]": {"verdict": "pass", "content": "h1"}}
+    assert read_baseline(base)["items"] == {"x[0]": {"verdict": "fail", "content": None, "family": None},
+                                            "y[0]": {"verdict": "pass", "content": "h1", "family": None}}
 
 
 @pytest.mark.parametrize("doc", [
@@ -429,7 +429,7 @@ def test_a_case_changed_since_the_baseline_is_judged_as_new(pytester, monkeypatc
     base.write_text(json.dumps(doc))
     r = run(pytester, monkeypatch, suite, "--baseline", str(base), **{"raise": [a]})
     assert r.ret == 1
-    r.stdout.fnmatch_lines([f"*REGRESSION {a}[[]0[]] (baseline: changed)*"])
+    r.stdout.fnmatch_lines([f"*REGRESSION {a}[[]0[]] (error, baseline: changed)*"])
 
 
 def test_a_baseline_records_the_suites_it_judged_and_names_a_changed_one(pytester, monkeypatch, small_suite):

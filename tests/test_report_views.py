@@ -282,7 +282,7 @@ def test_the_baseline_view_says_what_is_new_known_and_fixed(tmp_path):
     assert html.index("Against the baseline") < html.index("Scoreboard")
     assert '<td class="num new">3</td>' in html and "test_worse[0]</code> (baseline: pass)" in html
     md = render(load([results]), "md", baselines=[base])
-    assert f"| ort 2 | `{base}` | 3 | 1 | 1 | 1 |" in md
+    assert f"| ort 2 | `{base}` | 3 | 3 | 0 | 0 | 1 | 1 | 0 | 1 |" in md
 
 
 def run_cli(*args):

@@ -73,7 +73,8 @@ def test_same_results_file_and_exit_status_as_the_plugin(pytester, monkeypatch, 
     _same_results(pytester.path / "a.json", pytester.path / "b.json")
     doc = json.loads((pytester.path / "b.json").read_text())
     assert {r["outcome"] for r in doc["records"]} == {"passed", "failed"}
-    assert doc["selection"] == {"family": [], "k": None, "m": None, "shard": None, "paths": ["suite"], "cases": None}
+    assert doc["selection"] == {"family": [], "k": None, "m": None, "shard": None, "paths": ["suite"], "cases": None,
+                                "whole": True}
 
 
 def test_same_baseline_and_gate_as_the_plugin(pytester, monkeypatch, mixed_suite):
@@ -106,7 +107,7 @@ def test_selection_and_skips_as_the_plugin(pytester, monkeypatch, mixed_suite):
     doc = json.loads((pytester.path / "b.json").read_text())
     assert {r["outcome"] for r in doc["records"]} == {"passed", "skipped", "xfailed"}
     assert doc["selection"] == {"family": ["cast"], "k": None, "m": None, "shard": "1/1", "paths": ["suite/node"],
-                                "cases": [F16, F8]}
+                                "cases": [F16, F8], "whole": False}
 
 
 def test_a_crash_costs_the_data_set_not_the_run(pytester, monkeypatch):
@@ -168,4 +169,4 @@ def test_the_plugin_records_its_selection(pytester, monkeypatch, mixed_suite):
     _plugin(pytester, "suite", "--backend", "opconform", "-k", "float8", "-m", "family_cast", "--report", "a.json")
     selection = json.loads((pytester.path / "a.json").read_text())["selection"]
     assert selection == {"family": [], "k": "float8", "m": "family_cast", "shard": None, "paths": ["suite"],
-                         "cases": [F8]}
+                         "cases": [F8], "whole": False}

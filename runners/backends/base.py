@@ -66,6 +66,11 @@ class Backend:
         """Settings that change results, recorded in reports (e.g. precision hints), options included."""
         return {}
 
+    def build(self) -> str | None:
+        """Optional: the build of the runtime beyond its version (a commit, build flags), recorded with the
+        machine in results files and baselines (runners/machine.py)."""
+        return None
+
     def prepare(self, model: onnx.ModelProto, case) -> object:
         """case: generator.serialize.LoadedCase or None. May raise Unsupported."""
         raise NotImplementedError

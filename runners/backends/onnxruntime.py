@@ -256,6 +256,10 @@ class OnnxRuntimeBackend(Backend):
     def version(self) -> str:
         return ort.__version__
 
+    def build(self) -> str:
+        """The build's own line (git commit, build type): two wheels of one version may differ."""
+        return ort.get_build_info() if hasattr(ort, "get_build_info") else ""
+
     def settings(self) -> dict:
         entries = {**NO_SPINNING, **self.config}
         settings = {"providers": self.providers,
