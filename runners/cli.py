@@ -235,13 +235,15 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
+    from runners.commands import NOT_SHOWN, command_line
     from runners.escape import printable
     from runners.repro import ReproError, repro, write_script
 
     try:
         if args.script:
             path = write_script(args.item, args.backend, args.backend_option, args.script)
-            print(printable(f"opconform repro: wrote {path} (python {path})"))
+            run = command_line(["python", f"./{path}" if str(path).startswith("-") else path])  # not an option
+            print(printable(f"opconform repro: wrote {path} ({run or NOT_SHOWN})"))
             return 0
         return repro(args.item, args.backend, args.backend_option, args.tier)
     except ReproError as exc:

@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runners.commands import quoted
 from runners.gate import shard_of
 from runners.results import differing_settings, load_results, settings_text, sort_records, suite_hash
 
@@ -113,16 +114,17 @@ def read_selection(value) -> dict | None:
 
 
 def selection_text(selection: dict | None) -> str:
-    """A column's selection as the options that made it: "whole suite", or "--family cast -k 'x' ...: N cases"."""
+    """A column's selection as the options that made it: "whole suite", or "--family cast -k 'x' ...: N cases"
+    (each value shell-quoted by runners/commands.py: a -k from a results file, pasted, runs nothing)."""
     if selection is None:
         return "not recorded"
-    parts = [f"--family {f}" for f in selection["family"]]
-    parts += [f"-{k} {json.dumps(selection[k])}" for k in ("k", "m") if selection[k] is not None]
-    parts += [f"--shard {selection['shard']}"] if selection["shard"] else []
+    parts = [a for f in selection["family"] for a in ("--family", f)]
+    parts += [a for k in ("k", "m") if selection[k] is not None for a in (f"-{k}", selection[k])]
+    parts += ["--shard", selection["shard"]] if selection["shard"] else []
     parts += selection["paths"]
     cases = selection["cases"]
     what = "whole suite" if cases is None else f"{len(cases)} case(s)"
-    return f"{' '.join(parts)}: {what}" if parts else what
+    return f"{quoted(parts)}: {what}" if parts else what
 
 
 def _text(value, default: str = "?") -> str:

@@ -1,8 +1,8 @@
 """What the report shows of one failing item beyond its record, read from the case directory it judged: the
 node(s) with their attributes, the opset, the spec clause (case.json "spec") and whether the expectation rests
 on a reading (case.json "reading"), the inputs of its data set (in full where small: a QLinearConv's x, w,
-scales and zero points), the node id to rerun it with pytest, and the reproducer command
-(`opconform repro CASE[i] --backend B`, runners/repro.py).
+scales and zero points), the command that reruns it with pytest and the reproducer command (`opconform repro
+CASE[i] --backend B`, runners/repro.py), both built and shell-quoted by runners/commands.py.
 
 A case is found only in a suite the report may read (report_inputs.suites_here: the --suite given, or a
 suite the results header names that is here with the manifest the run had) and only under a name and kind
@@ -13,13 +13,13 @@ directory); a case that cannot be read, or whose content differs from what the r
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import numpy as np
 import onnx
 
 from generator.serialize import CaseError, LoadedCase, read_case
+from runners.commands import NOT_SHOWN, repro_command, rerun_command
 from runners.report_inputs import suite_cases
 from runners.results import suite_hash
 
@@ -67,17 +67,17 @@ class Cases:
         return self._read[path]
 
 
-def repro_command(case_dir: Path | str, dataset: int, backend: str, tier: str = "strict") -> str:
-    """The command that reruns one item alone and prints its inputs, expected and actual outputs."""
-    tail = " --tier tolerant" if tier == "tolerant" else ""
-    return f"opconform repro {shlex.quote(f'{case_dir}[{dataset}]')} --backend {shlex.quote(backend)}{tail}"
-
-
 def details(r: dict, cases: Cases, suites: list[str], backend: str, tier: str) -> dict:
-    """What the report shows of failing record `r` beside its message: {"nodeid", "dir", "repro", "problem",
-    "opset", "nodes", "spec", "reading", "inputs"} (the case's parts None / empty where it is not found)."""
-    out = {"nodeid": r.get("nodeid"), "dir": None, "repro": None, "problem": None, "opset": None, "nodes": [],
-           "spec": None, "reading": r.get("reading"), "inputs": []}
+    """What the report shows of failing record `r` beside its message: {"nodeid", "rerun", "dir", "repro",
+    "not_shown", "problem", "opset", "nodes", "spec", "reading", "inputs"} (the case's parts None / empty where it
+    is not found). rerun and repro are commands to paste (runners/commands.py); not_shown says why one that
+    would hold an unpastable name is left out."""
+    nodeid = r.get("nodeid")
+    rerun = rerun_command(nodeid, backend, tier) if nodeid else None
+    out = {"nodeid": nodeid, "rerun": rerun, "dir": None, "repro": None, "not_shown": None, "problem": None,
+           "opset": None, "nodes": [], "spec": None, "reading": r.get("reading"), "inputs": []}
+    if nodeid and rerun is None:
+        out["not_shown"] = NOT_SHOWN
     path = cases.find(suites, r["case"]) if suites else None
     if path is None:
         out["problem"] = ("its suite is not here (give it with --suite)" if not suites
@@ -85,6 +85,8 @@ def details(r: dict, cases: Cases, suites: list[str], backend: str, tier: str) -
         return out
     out["dir"] = str(path)
     out["repro"] = repro_command(path, r["dataset"], backend, tier)
+    if out["repro"] is None:
+        out["not_shown"] = NOT_SHOWN
     case = cases.read(path)
     if isinstance(case, str):
         out["problem"] = case

@@ -13,7 +13,10 @@ With --script FILE it writes instead a short standalone Python script that repro
 runtime alone (onnx, numpy and the backend's package: onnxruntime with the run's session settings, or
 onnx's ReferenceEvaluator): the model, inputs and expected outputs are in the script; it prints the
 elements whose bits differ (a NaN matches a NaN) and exits 1 when any does. The case's own comparison (its
-tolerances, parsed strings) is opconform's: the script names it and compares bits.
+tolerances, parsed strings) is opconform's: the script names it and compares bits. No suite text (the
+case's path and name, its compare reason, names in its model) is ever code in the script: what the script
+says of the item is in comments, each line escaped (printable) and prefixed with "# "; settings are ascii()
+literals; the model and tensors are base64 literals; names the script prints are escaped as it prints them.
 """
 
 from __future__ import annotations
@@ -145,19 +148,29 @@ def write_script(item: str, backend_name: str, options: list[str], path: Path | 
     inits = {t.name for t in graph.initializer}
     fed = [v.name for v in graph.input if v.name not in inits]
     _, outs = graph_io_types(case.model)
+    compare = (case.meta or {}).get("compare")
+    reason = compare.get("reason") if isinstance(compare, dict) else None
+    about = [_comment("item", f"{case.dir}[{i}]"), _comment("backend", f"{name} {version}"),
+             _comment("opconform judged it with", reason if isinstance(reason, str) else "the case's compare spec")]
     text = SCRIPT.format(
-        mark=SCRIPT_MARK, item=f"{case.dir}[{i}]", backend=f"{name} {version}",
-        package="onnxruntime" if name == "onnxruntime" else "onnx",
-        compare=repr(str((case.meta or {}).get("compare", {}).get("reason", "the case's compare spec"))),
+        mark=SCRIPT_MARK, about="\n".join(about),
+        needs="numpy, onnx and onnxruntime" if name == "onnxruntime" else "numpy and onnx",
         model=_b64(case.model.SerializeToString()),
         inputs=_tensors(case.inputs[i], fed), expected=_tensors(case.outputs[i], [n for n, _ in outs]),
         run=_ORT_RUN.format(**_ort_settings(settings)) if name == "onnxruntime" else _REFERENCE_RUN)
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     path.chmod(0o755)
     return path
 
 
 SCRIPT_MARK = "# written by opconform repro --script"
+
+
+def _comment(label: str, text: str) -> str:
+    """`# label: text`, a line of the text per comment line, every one escaped: a line feed, CR or other
+    control character in suite text can end no comment (Python ends one only at a line's end)."""
+    first, *rest = str(text).split("\n")
+    return "\n".join([f"# {label}: {printable(first)}", *(f"#   {printable(line)}" for line in rest)])
 
 
 def _b64(data: bytes) -> str:
@@ -170,17 +183,17 @@ def _tensors(arrays, names) -> str:
 
 
 def _ort_settings(settings: dict) -> dict:
-    return {"providers": repr(list(settings.get("providers") or ["CPUExecutionProvider"])),
-            "level": settings.get("graph_optimization_level", "ORT_DISABLE_ALL"),
+    return {"providers": ascii([str(p) for p in settings.get("providers") or ["CPUExecutionProvider"]]),
+            "level": ascii(str(settings.get("graph_optimization_level", "ORT_DISABLE_ALL"))),
             "threads": int(settings.get("intra_op_num_threads", 1)),
             "spinning": "1" if settings.get("allow_spinning") else "0"}
 
 
 SCRIPT = '''#!/usr/bin/env python3
 {mark}
-"""Reproduces {item} on {backend}, standalone: needs numpy, onnx and {package}.
-opconform judged it with: {compare}; this script compares bits (a NaN matches a NaN) and prints the
-elements that differ; exit status 1 when any does."""
+"""Reproduces one item of a conformance suite (the comments below say which), standalone: needs {needs}.
+It compares bits (a NaN matches a NaN) and prints the elements that differ; exit status 1 when any does."""
+{about}
 import base64
 import sys
 
@@ -200,6 +213,13 @@ def tensor(data):
 
 {run}
 
+def shown(x):  # a name or string element from the model, its control and bidi characters escaped
+    if not isinstance(x, (str, bytes)):
+        return format(x)
+    text = x.decode("utf-8", "replace") if isinstance(x, bytes) else x
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def bits(a):
     a = np.asarray(a)
     return a if a.dtype.kind in "OSU" else a.view(f"u{{a.dtype.itemsize}}")
@@ -214,20 +234,20 @@ def nan(a):
 
 inputs = [tensor(t) for t in INPUTS]
 for t in inputs:
-    print(f"input {{t.name}}: {{numpy_helper.to_array(t).tolist()}}")
+    print(f"input {{shown(t.name)}}: {{numpy_helper.to_array(t).tolist()}}")
 actual = run(inputs)
 differ = 0
 for e, a in zip((tensor(t) for t in EXPECTED), actual):
     want, got = numpy_helper.to_array(e), np.asarray(a)
-    print(f"output {{e.name}}: expected {{want.tolist()}}")
-    print(f"output {{e.name}}: actual   {{got.tolist()}}")
+    print(f"output {{shown(e.name)}}: expected {{want.tolist()}}")
+    print(f"output {{shown(e.name)}}: actual   {{got.tolist()}}")
     if want.shape != got.shape:
         print(f"  shape {{got.shape}}, expected {{want.shape}}")
         differ += 1
         continue
     same = (bits(want) == bits(got)) | (nan(want) & nan(got))
     for index in list(zip(*np.nonzero(~same)))[:10]:
-        print(f"  [{{', '.join(map(str, index))}}] expected {{want[index]}} actual {{got[index]}}")
+        print(f"  [{{', '.join(map(str, index))}}] expected {{shown(want[index])}} actual {{shown(got[index])}}")
     differ += int((~same).sum())
 print(f"{{differ}} element(s) differ")
 sys.exit(1 if differ else 0)
@@ -253,7 +273,7 @@ def run(inputs):
     import onnxruntime as ort
 
     so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.{level}
+    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, {level})
     so.intra_op_num_threads = {threads}
     so.inter_op_num_threads = 1
     so.add_session_config_entry("session.intra_op.allow_spinning", "{spinning}")

@@ -244,8 +244,8 @@ def test_cases_outside_the_selection_are_not_warned_about_selected_ones_without_
     [note] = problems(load([whole]))
     assert note.startswith(f"ort 1: 9 of the 10 selected case(s) of {suite} have no result: test_c0, test_c2")
     html, md = render(load([one_missing])), render(load([one_missing]), "md")
-    assert '--family cast -k &#34;c1 or c2&#34; cases: 2 case(s)' in html
-    assert '- Selection of ort 1: \\--family cast -k "c1 or c2" cases: 2 case(s)' in md
+    assert '--family cast -k &#39;c1 or c2&#39; cases: 2 case(s)' in html  # shell-quoted (runners/commands.py)
+    assert "- Selection of ort 1: \\--family cast -k 'c1 or c2' cases: 2 case(s)" in md
 
 
 def test_shards_of_a_selected_run_merge_their_selections(tmp_path):
