@@ -108,6 +108,7 @@ LIST_CAP = 100  # lines of each kind the gate's summary names; the rest are coun
 def gate_lines(core, suites: dict[str, str], report: str | os.PathLike | None = None) -> list[tuple[str, str | None]]:
     """The gate's summary (core.tally, after core.finish_gate()): (line, colour) pairs; colour is red, green,
     yellow or None. `report`: the run's results file, where the lists left out here are whole."""
+    from runners.commands import command_line
     from runners.gate import other_suites
     from runners.gate_judge import BETTER, LOST, NEW, REFUSED, WORSE
 
@@ -119,8 +120,9 @@ def gate_lines(core, suites: dict[str, str], report: str | os.PathLike | None = 
     lines = [(printable(head), "red" if tally.failed else None)]
     for line in other_suites(core.baseline, suites):
         lines.append((printable(f"  suite changed {line} (changed cases are judged as new)"), "yellow"))
-    where = (f"the results file {report} has every item; `opconform report {_quoted(report)} --baseline "
-             f"{_quoted(core.baseline_path)}` lists them" if report else "run with --report FILE to keep every item")
+    shown = command_line(["opconform", "report", report, "--baseline", core.baseline_path]) if report else None
+    where = (f"the results file {report} has every item; {shown} lists them" if shown else
+             f"the results file {report} has every item" if report else "run with --report FILE to keep every item")
     for label, items, colour in (("REGRESSION", sorted(tally.lines[WORSE] + tally.lines[NEW]), "red"),
                                  ("LOST      ", sorted(tally.lines[LOST]), "red"),
                                  ("better    ", sorted(tally.lines[BETTER]), "green"),
@@ -148,12 +150,6 @@ def _update_says(n: dict[str, int]) -> str:
              f"{n[REFUSED]} failing item(s) as unsupported (now refused: no longer judged)" if n[REFUSED] else "",
              f"the {n['vanished']} vanished item(s) dropped" if n["vanished"] else ""]
     return ", ".join(p for p in parts if p)
-
-
-def _quoted(path) -> str:
-    import shlex
-
-    return shlex.quote(os.fspath(path))
 
 
 def judged_line(core) -> tuple[str, bool]:
