@@ -29,6 +29,13 @@
                                     reproducer case written to the suite DIR (runners/hunt.py, docs/hunting.md);
                                     exit 0: no finding, 1: findings, 2: a bad command line
 
+    opconform claims RESULTS.json|B.baseline.json --suite DIR [-o FILE]
+                                    a claims file (for --claims): every configuration the backend implemented
+                                    there (runners/claims_cli.py, docs/claims.md); exit 0, or 2: bad input
+    opconform machine [--class | --json]
+                                    this machine as results files and baselines record it; --class: its kernel
+                                    class, what CI keys its baselines by (docs/gating.md)
+
 A suite also runs through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
 (2 for a bad command line), never a traceback.
@@ -40,6 +47,7 @@ import argparse
 import json
 import sys
 
+from runners import claims_cli
 from runners import run as run_command
 
 
@@ -165,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the suite to write: a new or empty directory, or an earlier hunt's (replaced)")
     p.set_defaults(func=cmd_hunt)
+    claims_cli.add_parsers(sub)  # opconform claims, opconform machine: runners/claims_cli.py
     return parser
 
 
@@ -341,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: run, backends, report, repro, hunt")
+        parser.error("a command is required: run, backends, report, repro, hunt, claims, machine")
     try:
         return args.func(args)
     except KeyboardInterrupt:

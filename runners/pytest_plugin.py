@@ -101,6 +101,8 @@ def _configured_run(config: pytest.Config, spec: str) -> "OpconformRun":
     if o.configure_gate(core, report, config.getoption("baseline"), config.getoption("update_baseline"),
                         config.getoption("shard")):
         run.want_records = True
+    o.configure_claims(core, config.getoption("claims"), list(config.args), config.invocation_params.dir,
+                       run._manifests)
     from runners.gate_judge import Scope
 
     whole = whole_suites(list(config.args), config.invocation_params.dir, run._manifests,

@@ -43,6 +43,8 @@ from runners.report_inputs import (ReportError, Run, load, problems, selection_t
 from runners.report_items import Cases
 from runners.report_output import MARK
 from runners.report_pairs import pairs
+from runners.report_support import cell_text as support_cell
+from runners.report_support import support
 from runners.report_tables import (LETTERS, ORDER, SENTENCE, UNRECORDED, bases_markdown,  # noqa: F401
                                    failure_bases, family_counts, grids, placements, probe_matrix, tiers_met)
 
@@ -92,6 +94,8 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         "md_names": MD_NAMES,
         "md_configs": MD_CONFIGS,
         "letters": LETTERS,
+        "support": support(runs),
+        "support_cell": support_cell,
     }
 
 

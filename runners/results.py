@@ -87,10 +87,11 @@ class Result:
     output: str | None = None
     # out-of-memory verdicts: the bytes the worker held (VmData) before the data set started; else None (absent)
     worker_memory: int | None = None
-    # where the node(s) under test ran, as the backend reports it after prepare (a prepared model's
-    # `placement`): e.g. {"requested": provider, "nodes": [{"node", "op", "provider" / "device", "precision"}]};
-    # None (absent from the record) where the backend does not say
+    # where the node(s) under test ran, as the backend reports after prepare (a prepared model's `placement`): e.g.
+    # {"requested": provider, "nodes": [{"node", "op", "provider" / "device", "precision"}]}; None (absent) if unsaid
     placement: dict | None = None
+    # a refusal inside a claim (--claims, runners/claims.py), now a fail: "FILE line N: the claim"; None (absent)
+    claim: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -100,7 +101,7 @@ class Result:
         # field by field (what dataclasses.asdict would give, without its deep copy: jsonable makes new
         # containers anyway), one record per item of a run
         record = {f.name: jsonable(getattr(self, f.name)) for f in _FIELDS}
-        for key in ("diagnosis", "reading", "output", "worker_memory", "placement"):
+        for key in ("diagnosis", "reading", "output", "worker_memory", "placement", "claim"):
             if record.get(key) is None:
                 del record[key]
         return record
@@ -390,20 +391,14 @@ def _outputs(v) -> bool:
 
 # Fields a reader of records uses beside case, dataset and verdict: the test their value must pass, and
 # what that test asks for. A field absent or null is fine (older files, kinds that have none).
+_STRING = (lambda v: isinstance(v, str), "a string")
 OPTIONAL_FIELDS = {
-    "kind": (lambda v: isinstance(v, str), "a string"),
-    "message": (lambda v: isinstance(v, str), "a string"),
-    "family": (lambda v: isinstance(v, str), "a string"),
-    "op": (lambda v: isinstance(v, str), "a string"),
+    **{key: _STRING for key in ("kind", "message", "family", "op", "reading", "error", "content", "outcome", "nodeid",
+                                "claim")},
     "params": (lambda v: isinstance(v, dict), "an object"),
     "tiers_met": (_str_list, "a list of strings"),
     "diagnosis": (_str_list, "a list of strings"),
-    "reading": (lambda v: isinstance(v, str), "a string"),
-    "error": (lambda v: isinstance(v, str), "a string"),
     "outputs": (_outputs, 'a list of objects whose "bits" are numbers or strings'),
-    "content": (lambda v: isinstance(v, str), "a string"),
-    "outcome": (lambda v: isinstance(v, str), "a string"),
-    "nodeid": (lambda v: isinstance(v, str), "a string"),
     "placement": (lambda v: isinstance(v, dict), "an object"),
 }
 

@@ -97,6 +97,14 @@ def _main(args: argparse.Namespace) -> int:
     core.families = families
     want_records = o.configure_gate(core, args.report, args.baseline, args.update_baseline, args.shard)
     want_records = want_records or bool(args.report)
+    from runners.gate_judge import Scope
+    from runners.run_items import Runner, select
+    from runners.summary import whole_suites
+    from runners.suite_tree import Manifests
+
+    manifests = Manifests()
+    o.configure_claims(core, args.claims, args.paths, base, manifests)
+    core.scope = Scope(whole=whole_suites(args.paths, base, manifests), families=families, shard=core.shard)
     jobs = args.jobs if args.isolation == "process" else 1
     workers = []
     if args.isolation == "process":
@@ -104,13 +112,6 @@ def _main(args: argparse.Namespace) -> int:
                    for _ in range(jobs)]
         for w in workers:
             w.launch()  # the workers load the backend while this process collects
-    from runners.gate_judge import Scope
-    from runners.run_items import Runner, select
-    from runners.summary import whole_suites
-    from runners.suite_tree import Manifests
-
-    manifests = Manifests()
-    core.scope = Scope(whole=whole_suites(args.paths, base, manifests), families=families, shard=core.shard)
     elsewhere = core.elsewhere_line()
     if elsewhere:
         print(elsewhere, flush=True)  # before any verdict: what the gate compares across

@@ -40,6 +40,9 @@ OPTIONS: list[tuple[tuple[str, ...], dict]] = [
                   help="gate mode: fail only on items worse than this baseline's verdicts; list items now better")),
     (("--update-baseline",), dict(action="store_true",
                   help="write this run's verdicts to the --baseline file (items not run keep their old verdict)")),
+    (("--claims",), dict(action="append", default=[], metavar="FILE",
+                  help="what the backend claims to implement (repeatable; builtin:onnx-node-tests for ONNX's own "
+                       "node tests' configurations): an unsupported item a claim covers is a fail (docs/claims.md)")),
     (("--shard",), dict(default=None, metavar="I/N",
                   help="run only shard I of N (a stable split by case name; the N shards run every case once)")),
     (("--family",), dict(action="append", default=[], metavar="F",
@@ -194,3 +197,20 @@ def save_error(exc: Exception, option: str, path) -> str:
         return f"opconform: {one_line(str(exc))}"
     why = exc.strerror if isinstance(exc, OSError) and exc.strerror else one_line(str(exc))
     return printable(f"opconform: cannot write {option} {path}: {why or type(exc).__name__}")
+
+
+def configure_claims(core, specs: list[str], args: list[str], base: Path, manifests) -> None:
+    """Read --claims (runners/claims.py) and check each claim's keys against the manifests of the suites the
+    arguments name, before anything runs; set core.claims."""
+    from runners.claims import ClaimsError, read_claims
+    from runners.summary import suites_run
+    from runners.suite_tree import manifest_entries
+
+    try:
+        core.claims = read_claims(specs)
+        if core.claims is not None:
+            entries = [e for d in suites_run(args, base, manifests)
+                       for e in manifest_entries(manifests.manifest(Path(os.path.abspath(base / d))))]
+            core.claims.check_keys(entries)
+    except ClaimsError as exc:
+        raise OptionError(one_line(str(exc))) from None

@@ -126,7 +126,21 @@ class RunCore:
             where = relpath(item.case_dir / "case.json", self.base)
             result = invalid_case_result(item.case_name, item.index, kind_of(item.case_dir), f"{where}: {problem}",
                                          self.backend, self.tier)
+        if self.claims is not None and result.verdict == "unsupported":
+            self.claimed(result, item.case_dir)
         return result
+
+    def claimed(self, r, case_dir: Path) -> None:
+        """An unsupported node / graph item that a claim covers (--claims) becomes a fail naming the claim; its
+        diagnosis (the fault models that refuse the same model) stays. The case.json is read only then."""
+        from runners.execute import unsupported_reason
+        from runners.results import FAIL
+
+        claim = self.claims.covering(checked_meta(case_dir))
+        if claim is None:
+            return
+        r.verdict, r.tiers_met, r.claim = FAIL, [], printable(f"{claim.where}: {claim.text}")
+        r.message = (f"claimed, refused: {unsupported_reason(r.error)} (claim {r.claim})\n{r.message}").rstrip("\n")
 
     def unread(self, case_name: str, kind: str, problem: str):
         """The invalid-case Result of a case that is not read (missing, or named badly)."""
