@@ -133,13 +133,14 @@ class CaseReader:
             raise CaseError(self.case_dir / rel, "missing file") from None
         except OSError as exc:
             if exc.errno != errno.ELOOP:
-                raise CaseError(self.case_dir / rel, f"cannot read ({exc.strerror})") from None
+                raise CaseError(self.case_dir / rel, _unopened(f"{self._dir}/{rel}", exc, "cannot read")) from None
         # a symlink (O_NOFOLLOW): followed only to a file inside the case directory
         target = self.inside(rel, "symlink", self.case_dir / rel)
         try:
             return os.open(f"{self._dir}/{target}", _OPEN_FLAGS)
         except OSError as exc:
-            raise CaseError(self.case_dir / rel, f"cannot read the symlink's target ({exc.strerror})") from None
+            raise CaseError(self.case_dir / rel, _unopened(f"{self._dir}/{target}", exc,
+                                                           "cannot read the symlink's target")) from None
 
     def read(self, rel: str, limit: int = MAX_FILE_BYTES, listed: bool = True) -> bytes:
         """The bytes of case file `rel` (a path whose directories are the case's own: the case directory, a
@@ -218,6 +219,18 @@ class CaseReader:
         if sep and "/" not in name and ds in self.names:
             return name in self.names[ds]
         return (self.case_dir / rel).exists()
+
+
+def _unopened(path: str, exc: OSError, what: str) -> str:
+    """Why a case file could not be opened: what it is when it is no regular file (a socket cannot be opened
+    at all, ENXIO), else the system's words."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+        return f"{_file_kind(mode)}, not a regular file; refused"
+    return f"{what} ({exc.strerror})"
 
 
 def _read_bounded(fd: int, limit: int) -> bytes:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (Manifests, SuiteTree, checked_meta, entry_problem, is_case_dir, kind_of,
+from runners.suite_tree import (Manifests, SuiteTree, checked_meta, entry_problem, is_case_dir, is_model, kind_of,
                                 manifest_entries, never_imported, relpath, scan_case)
 
 
@@ -64,7 +64,7 @@ class Collector:
 
     def add(self, arg: str) -> None:
         path = Path(os.path.abspath(self.base / arg))
-        if path.name == "model.onnx" and path.is_file():
+        if path.name == "model.onnx" and is_model(path):
             path = path.parent
         if is_case_dir(path):
             entry = self.manifests.case_entries(path.parent).get(path.name)
@@ -147,7 +147,7 @@ class Collector:
         for e in manifest_entries(self.manifests.manifest(suite)):
             problem = entry_problem(e)
             if problem is None:
-                if os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                if is_model(os.path.join(root, e["kind"], e["name"], "model.onnx")):
                     continue
                 where, kind = suite / e["kind"] / e["name"], e["kind"]
                 problem = (f"{relpath(where / 'model.onnx', self.base)}: missing file "

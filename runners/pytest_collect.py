@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (count_datasets, entry_problem, kind_of, manifest_entries, never_imported, relpath,
-                                scan_case)
+from runners.suite_tree import (count_datasets, entry_problem, is_model, kind_of, manifest_entries, never_imported,
+                                relpath, scan_case)
 
 PLUGIN_NAME = "opconform-run"
 
@@ -232,7 +232,7 @@ class SuiteDir(CasesDir):
         for e in manifest_entries(run.manifest(self.path)):
             problem = entry_problem(e)
             if problem is None:
-                if os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                if is_model(os.path.join(root, e["kind"], e["name"], "model.onnx")):
                     continue
                 where = self.path / e["kind"] / e["name"]
                 problem = (f"{relpath(where / 'model.onnx', self.config.invocation_params.dir)}: missing file "

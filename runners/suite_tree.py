@@ -23,9 +23,18 @@ def never_imported(path: Path, base: Path) -> str:
                      "(a suite is data)")
 
 
+def is_model(path: Path | str) -> bool:
+    """Whether `path` is a case's model.onnx entry: anything but a directory. A FIFO, a socket or a dangling
+    link makes its folder a case all the same (one invalid-case item naming it: a case must not vanish
+    because its model is no regular file); only reading decides, and never by opening a FIFO blocking."""
+    return os.path.lexists(path) and not os.path.isdir(path)
+
+
 def is_case_dir(path: Path) -> bool:
     """A directory holding one case: model.onnx (ours carry case.json too; onnx's own tests do not)."""
-    return (path / "model.onnx").is_file()
+    return is_model(path / "model.onnx")
+
+
 
 
 def count_datasets(path: Path) -> int:
@@ -34,13 +43,14 @@ def count_datasets(path: Path) -> int:
 
 def scan_case(path) -> int | None:
     """How many test_data_set_<i> directories the case at `path` has, or None when `path` is not a case
-    directory (no model.onnx file). One directory listing, no stat per entry."""
+    directory (no model.onnx entry, or a directory of that name: is_model). One directory listing, no stat
+    per entry."""
     model, n = False, 0
     try:
         with os.scandir(path) as entries:
             for e in entries:
                 if e.name == "model.onnx":
-                    model = e.is_file()
+                    model = not e.is_dir()
                 elif e.name.startswith("test_data_set_") and e.is_dir():
                     n += 1
     except OSError:
