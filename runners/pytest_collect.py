@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (count_datasets, entry_problem, is_model, kind_of, manifest_entries, never_imported,
-                                relpath, scan_case)
+from runners.suite_tree import (Selection, count_datasets, entry_problem, is_model, kind_of, manifest_entries,
+                                never_imported, relpath, scan_case)
 
 PLUGIN_NAME = "opconform-run"
+SELECTION = pytest.StashKey[Selection]()
 
 
 class CaseFailure(Exception):
@@ -65,6 +66,28 @@ def _child_id(parent, name: str) -> str:
 def _run(config):
     """The plugin's OpconformRun (runners.pytest_plugin) of this session."""
     return config.pluginmanager.get_plugin(PLUGIN_NAME)
+
+
+def selection(config) -> Selection:
+    """The run's --family and --shard."""
+    if SELECTION not in config.stash:
+        core = _run(config).core
+        config.stash[SELECTION] = Selection(core.families, core.shard)
+    return config.stash[SELECTION]
+
+
+def deselect(config, items: list) -> None:
+    """--family and --shard on the items collected: collection left out already the cases its suite's
+    manifest places elsewhere (Selection.drops); what is left here are the cases whose family only case.json
+    says (plain ONNX node tests have none) and the ones given by name. pytest is told of each left out."""
+    chosen = selection(config)
+    if not chosen:
+        return
+    keep = [it for it in items if not isinstance(it, CaseItem) or chosen.keeps(it.case_name, it.family)]
+    if len(keep) != len(items):
+        kept = set(map(id, keep))
+        config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
+        items[:] = keep
 
 
 class CaseDir(_InCase, pytest.Collector):
@@ -196,9 +219,12 @@ class CasesDir(pytest.Dir):
             d.suite, d.seen = path if nested else self.suite, self.seen | {os.path.realpath(path)}
             yield d
             return
+        entry = run.case_entries(self.path).get(e.name)
+        if not as_nodes and selection(config).drops(printable(e.name), entry):
+            return  # another family or shard, as the manifest says: no node made (pytest would deselect it)
         d = CaseDir.from_parent(self, name=printable(e.name), path=path, nodeid=_child_id(self, printable(e.name)))
         d.n_datasets = n
-        run.mark_case(d, run.case_entries(self.path).get(e.name))
+        run.mark_case(d, entry)
         if as_nodes:
             yield d
         else:  # the items straight away: no collection round per case directory and model
@@ -227,9 +253,11 @@ class SuiteDir(CasesDir):
 
     def collect(self):
         yield from super().collect()
-        run = _run(self.config)
+        run, chosen = _run(self.config), selection(self.config)
         root = str(self.path)
         for e in manifest_entries(run.manifest(self.path)):
+            if chosen.drops(printable(e["name"]), e):
+                continue
             problem = entry_problem(e)
             if problem is None:
                 if is_model(os.path.join(root, e["kind"], e["name"], "model.onnx")):

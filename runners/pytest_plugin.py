@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir
+from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir, deselect
 from runners.run_options import OPTIONS, OptionError, save_error
 from runners.session import MAX_BATCH, RunCore, make_record
 from runners.suite_tree import SuiteTree, checked_meta, is_case_dir, never_imported, relpath
@@ -343,21 +343,7 @@ class OpconformRun:
         return d
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
-        if self.core.families:
-            keep = [it for it in items if not isinstance(it, CaseItem) or it.family in self.core.families]
-            if len(keep) != len(items):
-                kept = set(map(id, keep))
-                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
-                items[:] = keep
-        if self.core.shard is not None:
-            from runners.gate import shard_of
-
-            i, n = self.core.shard
-            keep = [it for it in items if not isinstance(it, CaseItem) or shard_of(it.case_name, n) == i]
-            if len(keep) != len(items):
-                kept = set(map(id, keep))
-                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
-                items[:] = keep
+        deselect(config, items)  # --family, --shard (most cases were left out while collecting)
         if not (self.xfails or self.skips):
             return
         for item in items:

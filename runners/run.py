@@ -104,14 +104,13 @@ def _main(args: argparse.Namespace) -> int:
                    for _ in range(jobs)]
         for w in workers:
             w.launch()  # the workers load the backend while this process collects
-    from runners.run_items import Runner, select
+    from runners.run_items import Runner
 
-    from runners.suite_tree import Manifests
+    from runners.suite_tree import Manifests, Selection
 
     manifests = Manifests()
-    try:
-        items, refused = collect(args.paths, base, manifests)
-        items = select(items, core)
+    try:  # --family / --shard while collecting (a case of another family is never listed)
+        items, refused = collect(args.paths, base, manifests, Selection(core.families, core.shard))
         runner = Runner(core, workers, xfails, skips, want_records, manifests)
         status = runner.run(items)
     finally:

@@ -184,6 +184,38 @@ class Manifests:
         return index.get(kind, {})
 
 
+class Selection:
+    """--family and --shard, as both runners select: a case runs when its family is one of --family (any
+    without it) and its name falls in --shard I/N."""
+
+    def __init__(self, families=(), shard: tuple[int, int] | None = None):
+        self.families, self.shard = frozenset(families), shard
+
+    def __bool__(self) -> bool:
+        return bool(self.families) or self.shard is not None
+
+    def keeps(self, name: str, family: str | None) -> bool:
+        """Whether the case `name` (as its items show it) of family `family` is selected."""
+        return (not self.families or family in self.families) and self.in_shard(name)
+
+    def in_shard(self, name: str) -> bool:
+        if self.shard is None:
+            return True
+        from runners.gate import shard_of
+
+        i, n = self.shard
+        return shard_of(name, n) == i
+
+    def drops(self, name: str, entry: dict | None) -> bool:
+        """Whether a case is certainly not selected before anything of it is read (a whole suite's --family
+        run made every case's nodes first): its shard is another, or its suite's manifest entry says a family
+        (as the runners take it, str_or_none) that --family leaves out. A case whose family only its case.json
+        says is collected, then selected by keeps."""
+        if entry is not None and "family" in entry:
+            return not self.keeps(name, str_or_none(entry["family"]))
+        return not self.in_shard(name)
+
+
 def disagreement(result, case_name: str, case_dir: Path, listed: dict | None) -> str | None:
     """Why a case read cleanly is still not the one the run selected, or None: an item is known by its
     directory (case.json must name the same case), and case.json must say the kind of the folder the case
