@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (Manifests, Selection, SuiteTree, checked_meta, entry_problem, is_case_dir, is_model,
-                                kind_of, manifest_entries, never_imported, relpath, scan_case)
+from runners.suite_tree import (MANIFEST_ITEM, Manifests, Selection, SuiteTree, checked_meta, entry_problem,
+                                is_case_dir, is_model, kind_of, manifest_entries, never_imported, relpath, scan_case)
 
 
 @dataclass
@@ -104,8 +104,9 @@ class Collector:
                     self.refuse(printable(f"opconform: {relpath(sub, self.base)}: a folder whose name holds control "
                                           "or bidi characters is not read"))
                     continue
-                nested = self.manifests.manifest(sub) is not None  # a suite of its own: its manifest is checked too
-                self._folder(sub, sub if nested else suite, seen | {os.path.realpath(sub)}, nested)
+                listed = self.manifests.manifest(sub) is not None  # a suite of its own: its manifest is checked too
+                nested = listed or self.manifests.refusal(sub) is not None
+                self._folder(sub, sub if nested else suite, seen | {os.path.realpath(sub)}, listed)
                 continue
             if folder_id is None:
                 folder_id, entries = self._id(path), self.manifests.case_entries(path)
@@ -115,6 +116,8 @@ class Collector:
                 self._case(sub, f"{folder_id}/{shown}" if folder_id else shown, n, entry)
         if whole:
             self._missing(path)
+        if path == suite:
+            self._refused_manifest(suite)
 
     def _may_follow(self, path: Path, suite: Path, seen: frozenset) -> bool:
         real, root = os.path.realpath(path), os.path.realpath(suite)
@@ -166,6 +169,15 @@ class Collector:
             shown = printable(e["name"])
             self.items.append(Item(where, shown, 0, f"{self._id(suite)}::{shown}[0]", e, family, printable(problem),
                                    kind))
+
+    def _refused_manifest(self, suite: Path) -> None:
+        """The one item saying the suite's manifest.json is refused, as the plugin's (selected with every family)."""
+        problem = self.manifests.refusal(suite)
+        if problem is not None and self.chosen.keeps(MANIFEST_ITEM, None, suite_wide=True):
+            where = suite / "manifest.json"
+            problem = f"{relpath(where, self.base)}: {problem} (the suite's cases on disk are run without it)"
+            self.items.append(Item(where, MANIFEST_ITEM, 0, f"{self._id(suite)}::{MANIFEST_ITEM}[0]", None, None,
+                                   printable(problem), "node"))
 
 
 def collect(args: list[str], base: Path, manifests: Manifests | None = None, chosen: Selection | None = None

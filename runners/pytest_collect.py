@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (Selection, count_datasets, entry_problem, is_model, kind_of, manifest_entries,
-                                never_imported, relpath, scan_case)
+from runners.suite_tree import (MANIFEST_ITEM, Selection, count_datasets, entry_problem, is_model, kind_of,
+                                manifest_entries, never_imported, relpath, scan_case)
 
 PLUGIN_NAME = "opconform-run"
 SELECTION = pytest.StashKey[Selection]()
@@ -83,7 +83,7 @@ def deselect(config, items: list) -> None:
     chosen = selection(config)
     if not chosen:
         return
-    keep = [it for it in items if not isinstance(it, CaseItem) or chosen.keeps(it.case_name, it.family)]
+    keep = [it for it in items if not isinstance(it, CaseItem) or chosen.keeps(it.case_name, it.family, it.suite_wide)]
     if len(keep) != len(items):
         kept = set(map(id, keep))
         config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
@@ -194,6 +194,21 @@ class CasesDir(pytest.Dir):
                     yield col
             elif e.is_file():
                 yield from ihook.pytest_collect_file(file_path=path, parent=self)
+        if self.suite == self.path:
+            yield from self._refused_manifest()
+
+    def _refused_manifest(self):
+        """The one item saying this suite's manifest.json is refused (too large, listing too many cases,
+        corrupt ...): its cases on disk run as those of a suite without a manifest, and the run fails."""
+        run = _run(self.config)
+        problem = run.manifest_refusal(self.path)
+        if problem is not None:
+            where = self.path / "manifest.json"
+            shown = relpath(where, self.config.invocation_params.dir)
+            item = UnreadCaseItem.unread(self, where, MANIFEST_ITEM, "node",
+                                         f"{shown}: {problem} (the suite's cases on disk are run without it)")
+            item.suite_wide = True
+            yield item
 
     def _in_suite(self, e, path: Path, as_nodes: bool):
         """One entry of a folder of a suite: a case directory, a folder to walk, or nothing (a suite is data)."""
@@ -214,8 +229,9 @@ class CasesDir(pytest.Dir):
                 run.refuse(printable(f"opconform: {relpath(path, config.invocation_params.dir)}: a folder whose "
                                      "name holds control or bidi characters is not read"))
                 return
-            nested = run.manifest(path) is not None  # a suite of its own: its manifest is checked too
-            d = (SuiteDir if nested else CasesDir).from_parent(self, path=path)
+            listed = run.manifest(path) is not None  # a suite of its own: its manifest is checked too
+            nested = listed or run.manifest_refusal(path) is not None
+            d = (SuiteDir if listed else CasesDir).from_parent(self, path=path)
             d.suite, d.seen = path if nested else self.suite, self.seen | {os.path.realpath(path)}
             yield d
             return
@@ -275,6 +291,8 @@ class SuiteDir(CasesDir):
 
 
 class CaseItem(_InCase, pytest.Item):
+    suite_wide = False  # the item of a whole suite (its refused manifest): selected with every family
+
     def __init__(self, *, case_name: str, index: int, **kwargs):
         super().__init__(**kwargs)
         self.case_name = case_name

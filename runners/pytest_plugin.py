@@ -229,6 +229,9 @@ class OpconformRun:
         """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
         return self._manifests.manifest(path)
 
+    def manifest_refusal(self, path: Path) -> str | None:
+        return self._manifests.refusal(path)
+
     def mark_case(self, node, entry: dict | None = None) -> None:
         """Markers family_<family>, op_<op>, kind_<kind> on a case node, which its items inherit (for -m and
         -k), and node.family for --family. They come from the suite's manifest entry of the case, else from

@@ -35,8 +35,6 @@ def is_case_dir(path: Path) -> bool:
     return is_model(path / "model.onnx")
 
 
-
-
 def count_datasets(path: Path) -> int:
     return scan_case(path) or 0
 
@@ -98,15 +96,19 @@ class SuiteTree:
         return self._holds[directory]
 
 
-def read_suite_manifest(path: Path) -> dict | None:
-    """The manifest.json of the suite at `path`, or None when it has none of the suite format."""
-    from generator.serialize import SUITE_FORMAT, CaseError, read_manifest
+def read_suite_manifest(path: Path) -> tuple[dict | None, str | None]:
+    """(the manifest.json of the suite at `path`, None); (None, why it is refused) when there is one that
+    cannot be read (not a regular file, over the size or case limits of generator/case_reader.py, corrupt);
+    (None, None) when there is none, or one of another format than a suite's."""
+    from generator.serialize import MANIFEST, SUITE_FORMAT, CaseError, read_manifest
 
+    if not os.path.lexists(os.path.join(path, MANIFEST)):
+        return None, None
     try:
         doc = read_manifest(path)
-    except CaseError:
-        return None
-    return doc if isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT else None
+    except CaseError as exc:
+        return None, exc.problem
+    return (doc, None) if isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT else (None, None)
 
 
 def manifest_index(manifest: dict | None) -> dict:
@@ -165,15 +167,23 @@ class Manifests:
     """The manifests of the suites a run reads, each read once, and their entries by kind folder."""
 
     def __init__(self):
-        self._manifests: dict[str, dict | None] = {}  # dir -> its suite manifest, None if not a suite
+        self._manifests: dict[str, tuple[dict | None, str | None]] = {}  # dir -> read_suite_manifest(dir)
         self._indexes: dict[str, dict] = {}  # suite dir -> {kind: {name: manifest entry}}
 
-    def manifest(self, path: Path) -> dict | None:
-        """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
+    def _read(self, path: Path) -> tuple[dict | None, str | None]:
         key = str(path)
         if key not in self._manifests:
             self._manifests[key] = read_suite_manifest(path)
         return self._manifests[key]
+
+    def manifest(self, path: Path) -> dict | None:
+        """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
+        return self._read(path)[0]
+
+    def refusal(self, path: Path) -> str | None:
+        """Why the manifest.json at `path` is refused (the suite is then read as one without its manifest, and
+        one invalid-case item says so), or None."""
+        return self._read(path)[1]
 
     def case_entries(self, folder: Path) -> dict:
         """{case name: manifest entry} of the cases in `folder` when it is a kind folder of a suite, else {}."""
@@ -184,9 +194,13 @@ class Manifests:
         return index.get(kind, {})
 
 
+MANIFEST_ITEM = "manifest.json"  # the case name of the item saying a suite's manifest is refused
+
+
 class Selection:
     """--family and --shard, as both runners select: a case runs when its family is one of --family (any
-    without it) and its name falls in --shard I/N."""
+    without it) and its name falls in --shard I/N. A suite's refused manifest (`suite_wide`) goes with every
+    family: it concerns them all."""
 
     def __init__(self, families=(), shard: tuple[int, int] | None = None):
         self.families, self.shard = frozenset(families), shard
@@ -194,9 +208,9 @@ class Selection:
     def __bool__(self) -> bool:
         return bool(self.families) or self.shard is not None
 
-    def keeps(self, name: str, family: str | None) -> bool:
+    def keeps(self, name: str, family: str | None, suite_wide: bool = False) -> bool:
         """Whether the case `name` (as its items show it) of family `family` is selected."""
-        return (not self.families or family in self.families) and self.in_shard(name)
+        return (suite_wide or not self.families or family in self.families) and self.in_shard(name)
 
     def in_shard(self, name: str) -> bool:
         if self.shard is None:
