@@ -441,7 +441,7 @@ class OpconformRun:
             if tr is not None:
                 tr.write("\n")
                 tr.write_line(line, red=True)
-            if session.exitstatus == 0:
+            if session.exitstatus in (0, 1, 5):  # 3 says a file is missing, even where items failed (not 2 or 4)
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return False
 

@@ -116,7 +116,11 @@ def _main(args: argparse.Namespace) -> int:
     finally:
         for w in workers:
             w.close()
-    return runner.finish(status, args, refused, time.perf_counter() - started)
+    code = runner.finish(status, args, refused, time.perf_counter() - started)
+    # a results or baseline file not written is 3 even where items failed (finish makes only 0 a 3)
+    unwritten = (args.report and not runner.written) or (
+        args.update_baseline and core.baseline_path is not None and not runner.baseline_written)
+    return 3 if unwritten and code in (1, 5) else code
 
 
 def run_main(argv: list[str] | None = None) -> int:
