@@ -46,6 +46,12 @@ MAX_CASE_JSON_BYTES = 16 << 20
 MAX_BYTES_PER_ELEMENT = 11  # the widest encoding of one element: a 10-byte varint (a negative int32 in
 #                             int32_data) with its field tag (repeated fields may be written unpacked)
 TENSOR_OVERHEAD = 64 << 10  # the name, dims, doc string... of a TensorProto
+# A suite's manifest.json, which a run reads before any case: the committed suite's is 4,759,940 bytes listing
+# 13,552 cases (351 bytes a case). About 9x and 7x that leave room for suites of other profiles (100,000 such
+# entries fit in the bytes) and keep a manifest listing a million ghost cases (109 MB: ten minutes of
+# collection, 2.6 GB, before the first item) from being parsed (bytes) or made into items (cases).
+MAX_MANIFEST_BYTES = 40 << 20
+MAX_MANIFEST_CASES = 100_000
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: opening a FIFO never waits
 
@@ -133,13 +139,14 @@ class CaseReader:
             raise CaseError(self.case_dir / rel, "missing file") from None
         except OSError as exc:
             if exc.errno != errno.ELOOP:
-                raise CaseError(self.case_dir / rel, f"cannot read ({exc.strerror})") from None
+                raise CaseError(self.case_dir / rel, _unopened(f"{self._dir}/{rel}", exc, "cannot read")) from None
         # a symlink (O_NOFOLLOW): followed only to a file inside the case directory
         target = self.inside(rel, "symlink", self.case_dir / rel)
         try:
             return os.open(f"{self._dir}/{target}", _OPEN_FLAGS)
         except OSError as exc:
-            raise CaseError(self.case_dir / rel, f"cannot read the symlink's target ({exc.strerror})") from None
+            raise CaseError(self.case_dir / rel, _unopened(f"{self._dir}/{target}", exc,
+                                                           "cannot read the symlink's target")) from None
 
     def read(self, rel: str, limit: int = MAX_FILE_BYTES, listed: bool = True) -> bytes:
         """The bytes of case file `rel` (a path whose directories are the case's own: the case directory, a
@@ -218,6 +225,18 @@ class CaseReader:
         if sep and "/" not in name and ds in self.names:
             return name in self.names[ds]
         return (self.case_dir / rel).exists()
+
+
+def _unopened(path: str, exc: OSError, what: str) -> str:
+    """Why a case file could not be opened: what it is when it is no regular file (a socket cannot be opened
+    at all, ENXIO), else the system's words."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+        return f"{_file_kind(mode)}, not a regular file; refused"
+    return f"{what} ({exc.strerror})"
 
 
 def _read_bounded(fd: int, limit: int) -> bytes:

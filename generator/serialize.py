@@ -48,7 +48,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from generator import dtypes, jsontext
+from generator import case_reader, dtypes, jsontext
 from generator.case import GENERATOR_VERSION, KINDS, Case, Twin
 from generator.case_fields import compare_problem, meta_problem, shown
 from generator.case_reader import MAX_CASE_JSON_BYTES, CaseError, CaseReader, Slot, protobuf_problem, sha256
@@ -348,8 +348,8 @@ def _twin_slot(entry: dict, onnx_slot: Slot | None) -> Slot:
 
 
 def _manifest_bytes(suite_dir: Path | str) -> bytes:
-    """manifest.json, read as a case's files are (a regular file of at most MAX_FILE_BYTES). Raises CaseError."""
-    return CaseReader(Path(suite_dir)).read(MANIFEST, listed=False)
+    """manifest.json, read as a case's files are (a regular file, of at most MAX_MANIFEST_BYTES). Raises CaseError."""
+    return CaseReader(Path(suite_dir)).read(MANIFEST, case_reader.MAX_MANIFEST_BYTES, listed=False)
 
 
 def is_suite(path: Path) -> bool:
@@ -377,8 +377,15 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
 
 
 def read_manifest(suite_dir: Path) -> dict:
+    """A suite's manifest.json, bounded in bytes and in the cases it lists (case_reader's limits). Raises
+    CaseError."""
     path = Path(suite_dir) / MANIFEST
     try:
-        return jsontext.loads(_manifest_bytes(suite_dir))
+        doc = jsontext.loads(_manifest_bytes(suite_dir))
     except ValueError as exc:  # UnicodeDecodeError included
         raise CaseError(path, f"corrupt manifest ({exc})") from None
+    cases = doc.get("cases") if isinstance(doc, dict) else None
+    if isinstance(cases, list) and len(cases) > case_reader.MAX_MANIFEST_CASES:
+        raise CaseError(path, f"{len(cases)} cases listed, more than the {case_reader.MAX_MANIFEST_CASES} a "
+                              "manifest can list; refused")
+    return doc

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (Manifests, SuiteTree, checked_meta, entry_problem, is_case_dir, kind_of,
-                                manifest_entries, never_imported, relpath, scan_case)
+from runners.suite_tree import (MANIFEST_ITEM, Manifests, Selection, SuiteTree, checked_meta, entry_problem,
+                                is_case_dir, is_model, kind_of, manifest_entries, never_imported, relpath, scan_case)
 
 
 @dataclass
@@ -47,10 +47,11 @@ def rootdir(args: list[str], base: Path) -> Path:
 class Collector:
     """Walks the arguments; `items` in run order, `refused` the lines for what was not read."""
 
-    def __init__(self, base: Path, root: Path, manifests: Manifests | None = None):
+    def __init__(self, base: Path, root: Path, manifests: Manifests | None = None, chosen: Selection | None = None):
         self.base, self.root = base, root
         self.tree = SuiteTree()
         self.manifests = manifests or Manifests()
+        self.chosen = chosen or Selection()
         self.items: list[Item] = []
         self.refused: list[str] = []
 
@@ -64,7 +65,7 @@ class Collector:
 
     def add(self, arg: str) -> None:
         path = Path(os.path.abspath(self.base / arg))
-        if path.name == "model.onnx" and path.is_file():
+        if path.name == "model.onnx" and is_model(path):
             path = path.parent
         if is_case_dir(path):
             entry = self.manifests.case_entries(path.parent).get(path.name)
@@ -103,15 +104,20 @@ class Collector:
                     self.refuse(printable(f"opconform: {relpath(sub, self.base)}: a folder whose name holds control "
                                           "or bidi characters is not read"))
                     continue
-                nested = self.manifests.manifest(sub) is not None  # a suite of its own: its manifest is checked too
-                self._folder(sub, sub if nested else suite, seen | {os.path.realpath(sub)}, nested)
+                listed = self.manifests.manifest(sub) is not None  # a suite of its own: its manifest is checked too
+                nested = listed or self.manifests.refusal(sub) is not None
+                self._folder(sub, sub if nested else suite, seen | {os.path.realpath(sub)}, listed)
                 continue
             if folder_id is None:
                 folder_id, entries = self._id(path), self.manifests.case_entries(path)
             shown = e.name if e.name.isprintable() else printable(e.name)  # (isprintable: nothing to escape)
-            self._case(sub, f"{folder_id}/{shown}" if folder_id else shown, n, entries.get(e.name))
+            entry = entries.get(e.name)
+            if not self.chosen.drops(shown, entry):  # (a case of another family or shard is not even listed)
+                self._case(sub, f"{folder_id}/{shown}" if folder_id else shown, n, entry)
         if whole:
             self._missing(path)
+        if path == suite:
+            self._refused_manifest(suite)
 
     def _may_follow(self, path: Path, suite: Path, seen: frozenset) -> bool:
         real, root = os.path.realpath(path), os.path.realpath(suite)
@@ -131,6 +137,8 @@ class Collector:
         if entry is None or "family" not in entry:
             fields = checked_meta(path) if not unsafe else (entry or {})
         family = fields.get("family") if isinstance(fields.get("family"), str) else None
+        if not self.chosen.keeps(printable(path.name), family):
+            return
         if unsafe:  # its name would reach the terminal raw: one item saying so, nothing read
             shown = printable(path.name)
             problem = printable(f"{relpath(path, self.base)}: the case directory's name holds control or bidi "
@@ -145,9 +153,12 @@ class Collector:
         entry naming no case directory of the suite."""
         root = str(suite)
         for e in manifest_entries(self.manifests.manifest(suite)):
+            family = e.get("family") if isinstance(e.get("family"), str) else None
+            if not self.chosen.keeps(printable(e["name"]), family):
+                continue
             problem = entry_problem(e)
             if problem is None:
-                if os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                if is_model(os.path.join(root, e["kind"], e["name"], "model.onnx")):
                     continue
                 where, kind = suite / e["kind"] / e["name"], e["kind"]
                 problem = (f"{relpath(where / 'model.onnx', self.base)}: missing file "
@@ -156,15 +167,25 @@ class Collector:
                 where, kind = suite / "manifest.json", "node"
                 problem = f"{relpath(where, self.base)}: {problem}"
             shown = printable(e["name"])
-            family = e.get("family") if "family" in e else None
-            self.items.append(Item(where, shown, 0, f"{self._id(suite)}::{shown}[0]", e,
-                                   family if isinstance(family, str) else None, printable(problem), kind))
+            self.items.append(Item(where, shown, 0, f"{self._id(suite)}::{shown}[0]", e, family, printable(problem),
+                                   kind))
+
+    def _refused_manifest(self, suite: Path) -> None:
+        """The one item saying the suite's manifest.json is refused, as the plugin's (selected with every family)."""
+        problem = self.manifests.refusal(suite)
+        if problem is not None and self.chosen.keeps(MANIFEST_ITEM, None, suite_wide=True):
+            where = suite / "manifest.json"
+            problem = f"{relpath(where, self.base)}: {problem} (the suite's cases on disk are run without it)"
+            self.items.append(Item(where, MANIFEST_ITEM, 0, f"{self._id(suite)}::{MANIFEST_ITEM}[0]", None, None,
+                                   printable(problem), "node"))
 
 
-def collect(args: list[str], base: Path, manifests: Manifests | None = None) -> tuple[list[Item], list[str]]:
+def collect(args: list[str], base: Path, manifests: Manifests | None = None, chosen: Selection | None = None
+            ) -> tuple[list[Item], list[str]]:
     """(the items of the arguments, in run order; the lines naming what was not read). manifests: the run's
-    (each suite's manifest is parsed once)."""
-    c = Collector(base, rootdir(args, base), manifests)
+    (each suite's manifest is parsed once); chosen: --family and --shard, applied as each case is found (a
+    case its suite's manifest places elsewhere is not even listed)."""
+    c = Collector(base, rootdir(args, base), manifests, chosen)
     for arg in args:
         c.add(arg)
     return c.items, c.refused

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from generator.case import Case
+from runners.escape import printable
 from runners.hunt_bench import Bench
 from runners.hunt_findings import describe_signature
 from runners.hunt_plan import HuntUsageError, Plan
@@ -83,11 +84,18 @@ def is_hunt_suite(path: Path) -> bool:
         return False
 
 
+def refuse_link(out: Path) -> None:
+    """A symbolic link DIR is refused whatever it points to: the suite would replace its target (outdir.replace
+    follows a link), a directory the user did not name."""
+    if out.is_symlink():
+        raise HuntUsageError(printable(f"--out {out}: a symbolic link (to {os.readlink(out)}); name the directory "
+                                       "itself"))
+
+
 def check_out(out: Path) -> None:
     """DIR must be new, empty, or an earlier hunt's suite (it is replaced): refuse anything else before the
     search, not after it."""
-    if out.is_symlink() and not out.exists():
-        raise HuntUsageError(f"--out {out}: a dangling symbolic link")
+    refuse_link(out)
     if not out.exists():
         parent = out.resolve().parent
         if not parent.is_dir():
@@ -127,6 +135,7 @@ def write_suite(hunt: Hunt, out: Path) -> int:
         write_manifest(target, options, entries)
         return len(entries)
 
+    refuse_link(out)  # again: DIR may have become one during the search (outdir.replace checks the rest)
     try:
         return outdir.replace(out, build, is_hunt_suite)
     except outdir.Refused as exc:

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.suite_tree import (count_datasets, entry_problem, kind_of, manifest_entries, never_imported, relpath,
-                                scan_case)
+from runners.suite_tree import (MANIFEST_ITEM, Selection, count_datasets, entry_problem, is_model, kind_of,
+                                manifest_entries, never_imported, relpath, scan_case)
 
 PLUGIN_NAME = "opconform-run"
+SELECTION = pytest.StashKey[Selection]()
 
 
 class CaseFailure(Exception):
@@ -68,6 +69,28 @@ def _child_id(parent, name: str) -> str:
 def _run(config):
     """The plugin's OpconformRun (runners.pytest_plugin) of this session."""
     return config.pluginmanager.get_plugin(PLUGIN_NAME)
+
+
+def selection(config) -> Selection:
+    """The run's --family and --shard."""
+    if SELECTION not in config.stash:
+        core = _run(config).core
+        config.stash[SELECTION] = Selection(core.families, core.shard)
+    return config.stash[SELECTION]
+
+
+def deselect(config, items: list) -> None:
+    """--family and --shard on the items collected: collection left out already the cases its suite's
+    manifest places elsewhere (Selection.drops); what is left here are the cases whose family only case.json
+    says (plain ONNX node tests have none) and the ones given by name. pytest is told of each left out."""
+    chosen = selection(config)
+    if not chosen:
+        return
+    keep = [it for it in items if not isinstance(it, CaseItem) or chosen.keeps(it.case_name, it.family, it.suite_wide)]
+    if len(keep) != len(items):
+        kept = set(map(id, keep))
+        config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
+        items[:] = keep
 
 
 class CaseDir(_InCase, pytest.Collector):
@@ -174,6 +197,21 @@ class CasesDir(pytest.Dir):
                     yield col
             elif e.is_file():
                 yield from ihook.pytest_collect_file(file_path=path, parent=self)
+        if self.suite == self.path:
+            yield from self._refused_manifest()
+
+    def _refused_manifest(self):
+        """The one item saying this suite's manifest.json is refused (too large, listing too many cases,
+        corrupt ...): its cases on disk run as those of a suite without a manifest, and the run fails."""
+        run = _run(self.config)
+        problem = run.manifest_refusal(self.path)
+        if problem is not None:
+            where = self.path / "manifest.json"
+            shown = relpath(where, self.config.invocation_params.dir)
+            item = UnreadCaseItem.unread(self, where, MANIFEST_ITEM, "node",
+                                         f"{shown}: {problem} (the suite's cases on disk are run without it)")
+            item.suite_wide = True
+            yield item
 
     def _in_suite(self, e, path: Path, as_nodes: bool):
         """One entry of a folder of a suite: a case directory, a folder to walk, or nothing (a suite is data)."""
@@ -194,14 +232,18 @@ class CasesDir(pytest.Dir):
                 run.refuse(printable(f"opconform: {relpath(path, config.invocation_params.dir)}: a folder whose "
                                      "name holds control or bidi characters is not read"))
                 return
-            nested = run.manifest(path) is not None  # a suite of its own: its manifest is checked too
-            d = (SuiteDir if nested else CasesDir).from_parent(self, path=path)
+            listed = run.manifest(path) is not None  # a suite of its own: its manifest is checked too
+            nested = listed or run.manifest_refusal(path) is not None
+            d = (SuiteDir if listed else CasesDir).from_parent(self, path=path)
             d.suite, d.seen = path if nested else self.suite, self.seen | {os.path.realpath(path)}
             yield d
             return
+        entry = run.case_entries(self.path).get(e.name)
+        if not as_nodes and selection(config).drops(printable(e.name), entry):
+            return  # another family or shard, as the manifest says: no node made (pytest would deselect it)
         d = CaseDir.from_parent(self, name=printable(e.name), path=path, nodeid=_child_id(self, printable(e.name)))
         d.n_datasets = n
-        run.mark_case(d, run.case_entries(self.path).get(e.name))
+        run.mark_case(d, entry)
         if as_nodes:
             yield d
         else:  # the items straight away: no collection round per case directory and model
@@ -230,12 +272,14 @@ class SuiteDir(CasesDir):
 
     def collect(self):
         yield from super().collect()
-        run = _run(self.config)
+        run, chosen = _run(self.config), selection(self.config)
         root = str(self.path)
         for e in manifest_entries(run.manifest(self.path)):
+            if chosen.drops(printable(e["name"]), e):
+                continue
             problem = entry_problem(e)
             if problem is None:
-                if os.path.isfile(os.path.join(root, e["kind"], e["name"], "model.onnx")):
+                if is_model(os.path.join(root, e["kind"], e["name"], "model.onnx")):
                     continue
                 where = self.path / e["kind"] / e["name"]
                 problem = (f"{relpath(where / 'model.onnx', self.config.invocation_params.dir)}: missing file "
@@ -250,6 +294,8 @@ class SuiteDir(CasesDir):
 
 
 class CaseItem(_InCase, pytest.Item):
+    suite_wide = False  # the item of a whole suite (its refused manifest): selected with every family
+
     def __init__(self, *, case_name: str, index: int, **kwargs):
         super().__init__(**kwargs)
         self.case_name = case_name

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from runners.escape import has_unsafe, printable
-from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir
+from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir, deselect
 from runners.pytest_refusals import REFUSED, guard_conftests, refuse_cases_without_backend, refuse_config_in_suite
 from runners.run_options import OPTIONS, OptionError, save_error
 from runners.session import MAX_BATCH, RunCore, make_record
@@ -195,6 +195,9 @@ class OpconformRun:
         """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
         return self._manifests.manifest(path)
 
+    def manifest_refusal(self, path: Path) -> str | None:
+        return self._manifests.refusal(path)
+
     def mark_case(self, node, entry: dict | None = None) -> None:
         """Markers family_<family>, op_<op>, kind_<kind> on a case node, which its items inherit (for -m and
         -k), and node.family for --family. They come from the suite's manifest entry of the case, else from
@@ -317,21 +320,7 @@ class OpconformRun:
         return d
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
-        if self.core.families:
-            keep = [it for it in items if not isinstance(it, CaseItem) or it.family in self.core.families]
-            if len(keep) != len(items):
-                kept = set(map(id, keep))
-                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
-                items[:] = keep
-        if self.core.shard is not None:
-            from runners.gate import shard_of
-
-            i, n = self.core.shard
-            keep = [it for it in items if not isinstance(it, CaseItem) or shard_of(it.case_name, n) == i]
-            if len(keep) != len(items):
-                kept = set(map(id, keep))
-                config.hook.pytest_deselected(items=[it for it in items if id(it) not in kept])
-                items[:] = keep
+        deselect(config, items)  # --family, --shard (most cases were left out while collecting)
         if not (self.xfails or self.skips):
             return
         for item in items:
@@ -432,7 +421,7 @@ class OpconformRun:
             if tr is not None:
                 tr.write("\n")
                 tr.write_line(line, red=True)
-            if session.exitstatus == 0:
+            if session.exitstatus in (0, 1, 5):  # 3 says a file is missing, even where items failed (not 2 or 4)
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
             return False
 

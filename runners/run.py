@@ -98,9 +98,9 @@ def _main(args: argparse.Namespace) -> int:
     want_records = o.configure_gate(core, args.report, args.baseline, args.update_baseline, args.shard)
     want_records = want_records or bool(args.report)
     from runners.gate_judge import Scope
-    from runners.run_items import Runner, select
+    from runners.run_items import Runner
     from runners.summary import whole_suites
-    from runners.suite_tree import Manifests
+    from runners.suite_tree import Manifests, Selection
 
     manifests = Manifests()
     o.configure_claims(core, args.claims, args.paths, base, manifests)
@@ -115,15 +115,18 @@ def _main(args: argparse.Namespace) -> int:
     elsewhere = core.elsewhere_line()
     if elsewhere:
         print(elsewhere, flush=True)  # before any verdict: what the gate compares across
-    try:
-        items, refused = collect(args.paths, base, manifests)
-        items = select(items, core)
+    try:  # --family / --shard while collecting (a case of another family is never listed)
+        items, refused = collect(args.paths, base, manifests, Selection(core.families, core.shard))
         runner = Runner(core, workers, xfails, skips, want_records, manifests)
         status = runner.run(items)
     finally:
         for w in workers:
             w.close()
-    return runner.finish(status, args, refused, time.perf_counter() - started)
+    code = runner.finish(status, args, refused, time.perf_counter() - started)
+    # a results or baseline file not written is 3 even where items failed (finish makes only 0 a 3)
+    unwritten = (args.report and not runner.written) or (
+        args.update_baseline and core.baseline_path is not None and not runner.baseline_written)
+    return 3 if unwritten and code in (1, 5) else code
 
 
 def run_main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Running the items of `opconform run` (runners/run.py): selection, the outcome each item gets (what pytest
+"""Running the items of `opconform run` (runners/run.py): the outcome each item gets (what pytest
 reports for the plugin's item: passed, failed, skipped, xfailed, xpassed), the records, and the run's end."""
 
 from __future__ import annotations
@@ -12,18 +12,6 @@ from runners.session import MAX_BATCH, make_record
 
 CHUNK = 16  # cases a worker of -j N takes at a time (within them, the next case is asked for ahead)
 EXIT = {"ok": 0, "failed": 1, "interrupted": 2, "internal": 3, "usage": 4, "none": 5}
-
-
-def select(items: list, core) -> list:
-    """--family and --shard, as the plugin deselects."""
-    if core.families:
-        items = [it for it in items if it.family in core.families]
-    if core.shard is not None:
-        from runners.gate import shard_of
-
-        i, n = core.shard
-        items = [it for it in items if shard_of(it.case_name, n) == i]
-    return items
 
 
 def _cases(items: list) -> list[list]:

@@ -23,9 +23,16 @@ def never_imported(path: Path, base: Path) -> str:
                      "(a suite is data)")
 
 
+def is_model(path: Path | str) -> bool:
+    """Whether `path` is a case's model.onnx entry: anything but a directory. A FIFO, a socket or a dangling
+    link makes its folder a case all the same (one invalid-case item naming it: a case must not vanish
+    because its model is no regular file); only reading decides, and never by opening a FIFO blocking."""
+    return os.path.lexists(path) and not os.path.isdir(path)
+
+
 def is_case_dir(path: Path) -> bool:
     """A directory holding one case: model.onnx (ours carry case.json too; onnx's own tests do not)."""
-    return (path / "model.onnx").is_file()
+    return is_model(path / "model.onnx")
 
 
 def count_datasets(path: Path) -> int:
@@ -34,13 +41,14 @@ def count_datasets(path: Path) -> int:
 
 def scan_case(path) -> int | None:
     """How many test_data_set_<i> directories the case at `path` has, or None when `path` is not a case
-    directory (no model.onnx file). One directory listing, no stat per entry."""
+    directory (no model.onnx entry, or a directory of that name: is_model). One directory listing, no stat
+    per entry."""
     model, n = False, 0
     try:
         with os.scandir(path) as entries:
             for e in entries:
                 if e.name == "model.onnx":
-                    model = e.is_file()
+                    model = not e.is_dir()
                 elif e.name.startswith("test_data_set_") and e.is_dir():
                     n += 1
     except OSError:
@@ -88,15 +96,19 @@ class SuiteTree:
         return self._holds[directory]
 
 
-def read_suite_manifest(path: Path) -> dict | None:
-    """The manifest.json of the suite at `path`, or None when it has none of the suite format."""
-    from generator.serialize import SUITE_FORMAT, CaseError, read_manifest
+def read_suite_manifest(path: Path) -> tuple[dict | None, str | None]:
+    """(the manifest.json of the suite at `path`, None); (None, why it is refused) when there is one that
+    cannot be read (not a regular file, over the size or case limits of generator/case_reader.py, corrupt);
+    (None, None) when there is none, or one of another format than a suite's."""
+    from generator.serialize import MANIFEST, SUITE_FORMAT, CaseError, read_manifest
 
+    if not os.path.lexists(os.path.join(path, MANIFEST)):
+        return None, None
     try:
         doc = read_manifest(path)
-    except CaseError:
-        return None
-    return doc if isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT else None
+    except CaseError as exc:
+        return None, exc.problem
+    return (doc, None) if isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT else (None, None)
 
 
 def manifest_index(manifest: dict | None) -> dict:
@@ -155,15 +167,23 @@ class Manifests:
     """The manifests of the suites a run reads, each read once, and their entries by kind folder."""
 
     def __init__(self):
-        self._manifests: dict[str, dict | None] = {}  # dir -> its suite manifest, None if not a suite
+        self._manifests: dict[str, tuple[dict | None, str | None]] = {}  # dir -> read_suite_manifest(dir)
         self._indexes: dict[str, dict] = {}  # suite dir -> {kind: {name: manifest entry}}
 
-    def manifest(self, path: Path) -> dict | None:
-        """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
+    def _read(self, path: Path) -> tuple[dict | None, str | None]:
         key = str(path)
         if key not in self._manifests:
             self._manifests[key] = read_suite_manifest(path)
         return self._manifests[key]
+
+    def manifest(self, path: Path) -> dict | None:
+        """The manifest of the suite at `path` (read once), or None when `path` is not a suite."""
+        return self._read(path)[0]
+
+    def refusal(self, path: Path) -> str | None:
+        """Why the manifest.json at `path` is refused (the suite is then read as one without its manifest, and
+        one invalid-case item says so), or None."""
+        return self._read(path)[1]
 
     def case_entries(self, folder: Path) -> dict:
         """{case name: manifest entry} of the cases in `folder` when it is a kind folder of a suite, else {}."""
@@ -172,6 +192,42 @@ class Manifests:
         if index is None:
             index = self._indexes[suite] = manifest_index(self.manifest(Path(suite)))
         return index.get(kind, {})
+
+
+MANIFEST_ITEM = "manifest.json"  # the case name of the item saying a suite's manifest is refused
+
+
+class Selection:
+    """--family and --shard, as both runners select: a case runs when its family is one of --family (any
+    without it) and its name falls in --shard I/N. A suite's refused manifest (`suite_wide`) goes with every
+    family: it concerns them all."""
+
+    def __init__(self, families=(), shard: tuple[int, int] | None = None):
+        self.families, self.shard = frozenset(families), shard
+
+    def __bool__(self) -> bool:
+        return bool(self.families) or self.shard is not None
+
+    def keeps(self, name: str, family: str | None, suite_wide: bool = False) -> bool:
+        """Whether the case `name` (as its items show it) of family `family` is selected."""
+        return (suite_wide or not self.families or family in self.families) and self.in_shard(name)
+
+    def in_shard(self, name: str) -> bool:
+        if self.shard is None:
+            return True
+        from runners.gate import shard_of
+
+        i, n = self.shard
+        return shard_of(name, n) == i
+
+    def drops(self, name: str, entry: dict | None) -> bool:
+        """Whether a case is certainly not selected before anything of it is read (a whole suite's --family
+        run made every case's nodes first): its shard is another, or its suite's manifest entry says a family
+        (as the runners take it, str_or_none) that --family leaves out. A case whose family only its case.json
+        says is collected, then selected by keeps."""
+        if entry is not None and "family" in entry:
+            return not self.keeps(name, str_or_none(entry["family"]))
+        return not self.in_shard(name)
 
 
 def disagreement(result, case_name: str, case_dir: Path, listed: dict | None) -> str | None:

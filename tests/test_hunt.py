@@ -16,6 +16,7 @@ import pytest
 from generator import families, witness
 from generator.serialize import read_case, read_manifest
 from runners import hunt, hunt_findings
+from runners.backends.opconform import OpconformBackend
 from runners.backends.registry import get_backend
 from runners.cli import main
 from runners.execute import run_case_dataset
@@ -238,6 +239,47 @@ def test_a_bad_backend_or_target_is_refused_before_the_search(capsys, tmp_path):
     assert (mine / "notes.txt").read_text() == "keep me"
     rc = main(["hunt", "--backend", "opconform", "--out", str(mine / "notes.txt")])
     assert rc == 2 and "not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("target", ["empty", "earlier hunt", "dangling"])
+def test_an_out_that_is_a_symbolic_link_is_refused_and_its_target_untouched(capsys, tmp_path, target):
+    """--out through a link replaced the link's target (a directory the user did not name), an earlier hunt's
+    suite there included: refused in one line before the search, whatever the link points to."""
+    there = tmp_path / "there"
+    if target == "earlier hunt":
+        assert run_hunt(capsys, there, "opconform", "--family", "cast", "--max-examples", "20")[0] == 0
+    elif target == "empty":
+        there.mkdir()
+    before = sorted(p.relative_to(there) for p in there.rglob("*")) if there.exists() else None
+    link = tmp_path / "found"
+    link.symlink_to(there)
+    rc, err = run_hunt(capsys, link, "opconform", "--family", "cast", "--max-examples", "20")
+    assert rc == 2 and f"--out {link}: a symbolic link" in err and len(err.strip().splitlines()) == 1, err
+    assert link.is_symlink()
+    assert (sorted(p.relative_to(there) for p in there.rglob("*")) if there.exists() else None) == before
+
+
+class LinksOut(OpconformBackend):
+    """Replaces the hunt's (not yet written) --out with a link to $OPCONFORM_TEST_LINK_TO while the search runs."""
+
+    name = "links-out"
+
+    def prepare(self, model, case):
+        out, to = os.environ["OPCONFORM_TEST_OUT"], os.environ["OPCONFORM_TEST_LINK_TO"]
+        if not os.path.islink(out):
+            os.symlink(to, out)
+        return super().prepare(model, case)
+
+
+def test_an_out_made_a_link_during_the_search_is_not_written_through(capsys, tmp_path, monkeypatch):
+    out, there = tmp_path / "found", tmp_path / "there"
+    there.mkdir()
+    (there / "notes.txt").write_text("keep me")
+    monkeypatch.setenv("OPCONFORM_TEST_OUT", str(out))
+    monkeypatch.setenv("OPCONFORM_TEST_LINK_TO", str(there))
+    rc, err = run_hunt(capsys, out, "test_hunt:LinksOut", "--family", "cast", "--max-examples", "5")
+    assert rc == 2 and f"--out {out}: a symbolic link" in err, err
+    assert sorted(p.name for p in there.iterdir()) == ["notes.txt"]
 
 
 def test_an_earlier_hunt_is_replaced_and_gen_cases_will_not_check_it(capsys, tmp_path):
