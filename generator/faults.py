@@ -54,6 +54,9 @@ class Fault:
     applies: Callable[[dict], bool] = field(default=lambda params: True, compare=False)
     # its function raises Refusal on some models (the module docstring): asked when a backend raises
     may_refuse: bool = False
+    # the CPU path where it shows, where seen_in names one (a kernel the runtime picks by CPU feature: "x86-64
+    # without VNNI"): an item it explains may pass on another machine class (reports and the gate label it)
+    cpu: str = ""
 
 
 class Refusal(Exception):

@@ -123,7 +123,7 @@ def _merged(claims: list[dict]) -> list[dict]:
                 else:
                     out.append(same[0])
             claims = out
-    return sorted(claims, key=_line_of)
+    return sorted(claims, key=claim_line)
 
 
 def _opsets(values: set[str]) -> str:
@@ -140,7 +140,7 @@ def _line(op: str, claim: dict) -> str:
     return " ".join(parts)
 
 
-def _line_of(claim: dict) -> str:
+def claim_line(claim: dict) -> str:
     return _line(claim["op"], claim)
 
 
@@ -151,7 +151,7 @@ def claims_text(cases: list[tuple[str, int, dict, bool]], heading: list[str], un
     lines = [f"# {h}" for h in heading]
     lines.append(f"# {len(claims)} claim(s) covering {sum(1 for *_, done in cases if done)} of {len(cases)} case(s); "
                  f"configurations not claimed: {len(comments)}")
-    lines += [_line_of(c) for c in claims]
+    lines += [claim_line(c) for c in claims]
     lines += comments if unclaimed else []
     return "\n".join(lines) + "\n"
 

@@ -136,7 +136,13 @@ def describe(found: list[Fault]) -> str:
     """The message line: "consistent with: <what> (<name>); ..." or "matches no known fault"."""
     if not found:
         return NO_MATCH
-    return "consistent with: " + "; ".join(f"{f.what} ({f.name})" for f in found)
+    return "consistent with: " + "; ".join(f"{described(f)} ({f.name})" for f in found)
+
+
+def described(f) -> str:
+    """A fault's one line, with the CPU path it shows on where it has one: an item it explains may pass on
+    another machine class (a baseline is kept per class, docs/gating.md)."""
+    return f.what + (f" [depends on the CPU: {f.cpu}]" if getattr(f, "cpu", "") else "")
 
 
 def annotate(result, case: LoadedCase, dataset: int, actual: list, twin=None) -> None:
@@ -221,16 +227,29 @@ def annotate_acceptance(result, case: LoadedCase) -> None:
 # diagnoses of a whole run (results records): the report's table and the README's discrepancies
 # ---------------------------------------------------------------------------------------
 def fault_whats(names: Iterable[str]) -> dict[str, str]:
-    """name -> one-line description, for the faults of the catalogues installed now (names from an older
-    run whose fault is gone get none)."""
+    """name -> one-line description (described: with its CPU path), for the faults of the catalogues installed
+    now (names from an older run whose fault is gone get none)."""
     families = {n.split(".", 1)[0] for n in names}
     out = {}
     for family in families:
         try:
-            out.update((f.name, f.what) for f in fault_models.catalogue(family))
+            out.update((f.name, described(f)) for f in fault_models.catalogue(family))
         except Exception:  # noqa: BLE001
             continue
     return out
+
+
+def cpu_paths(names: Iterable[str]) -> list[str]:
+    """The CPU paths of the named faults that have one (sorted, each once)."""
+    names = set(names)
+    families = {n.split(".", 1)[0] for n in names}
+    found = set()
+    for family in families:
+        try:
+            found.update(f.cpu for f in fault_models.catalogue(family) if f.name in names and f.cpu)
+        except Exception:  # noqa: BLE001 - a family gone since the run
+            continue
+    return sorted(found)
 
 
 def _family(record: dict, name: str | None = None) -> str:

@@ -107,9 +107,9 @@ class Tally:
     seen: dict[str, str] = field(default_factory=dict)  # item key -> its verdict (every item noted, skipped too)
     vanished: list[tuple[str, str]] = field(default_factory=list)  # (key, why), set by finish()
 
-    def count(self, key: str, cls: str, was: str, verdict: str, words: str = "") -> None:
-        """Note one item of the run: its class (judge_item's), what the baseline had, its verdict, and for an
-        unsupported item the backend's words."""
+    def count(self, key: str, cls: str, was: str, verdict: str, words: str = "", cpu: str = "") -> None:
+        """Note one item of the run: its class (judge_item's), what the baseline had, its verdict, for an
+        unsupported item the backend's words, and the CPU paths of the fault models its diagnosis names."""
         self.seen[key] = verdict
         if cls == SAME:
             return
@@ -121,7 +121,7 @@ class Tally:
             line = f"{key}: {verdict} (baseline: {was})"
         else:
             line = f"{key} ({verdict}, baseline: {was})"
-        self.lines[cls].append(line)
+        self.lines[cls].append(line + (f" [depends on the CPU: {cpu}]" if cpu else ""))
 
     def finish(self, scope: Scope) -> None:
         """Find the vanished items: in the scope, judged by the baseline, not judged by the run."""

@@ -277,10 +277,15 @@ class OpconformRun:
         if core.settings:
             lines.append("opconform: settings " + ", ".join(f"{k}={v}" for k, v in sorted(core.settings.items())))
         lines.append(f"opconform: machine {describe(core.machine)}")
-        elsewhere = core.elsewhere_line()
-        if elsewhere:
-            lines.append(elsewhere)
         return [printable(line) for line in lines]
+
+    def pytest_sessionstart(self, session) -> None:
+        """Before any verdict, whatever the verbosity (-q hides the header): the machine or backend version the
+        baseline was recorded on, where it is another."""
+        elsewhere = self.core.elsewhere_line() if not self.is_worker else None
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if elsewhere and tr is not None:
+            tr.write_line(elsewhere, yellow=True)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session):

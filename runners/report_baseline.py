@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from runners.gate import GateError, check_baseline_backend, item_key, read_baseline
-from runners.gate_judge import BETTER, KNOWN, LOST, NEW, REFUSED, WORSE, Scope, Tally, judge_item
+from runners.gate_judge import BETTER, KNOWN, LOST, NEW, REFUSED, SAME, WORSE, Scope, Tally, judge_item
 from runners.report_inputs import Run
 from runners.results import UNSUPPORTED
 
@@ -24,6 +24,7 @@ def judge(run: Run, baseline: dict) -> dict:
     "words"}], "refused": [...], "known": [records], "fixed": [{"item", "was", "now"}], "vanished": [lines per
     family], "counts": the gate's counts (Tally.counts), "regressions": their number, "failed": whether the
     gate fails, "not_run": baseline items this column has no record for}."""
+    from runners.diagnose import cpu_paths
     from runners.execute import unsupported_reason
 
     tally = Tally(baseline)
@@ -32,7 +33,8 @@ def judge(run: Run, baseline: dict) -> dict:
         key = item_key(r["case"], r["dataset"])
         cls, was = judge_item(baseline, key, r["verdict"], r.get("content"))
         words = unsupported_reason(r.get("error")) if r["verdict"] == UNSUPPORTED else ""
-        tally.count(key, cls, was, r["verdict"], words)
+        cpu = "; ".join(cpu_paths(r.get("diagnosis") or ())) if r.get("diagnosis") and cls != SAME else ""
+        tally.count(key, cls, was, r["verdict"], words, cpu)
         if cls in (NEW, WORSE):
             new.append(dict(r, was=was if cls == WORSE else f"{was} case"))
         elif cls in (LOST, REFUSED):
@@ -43,7 +45,12 @@ def judge(run: Run, baseline: dict) -> dict:
             known.append(r)
     tally.finish(Scope.of_selection(run.selection))
     seen = set(tally.seen)
-    return {"new": new, "lost": lost, "refused": refused, "known": known, "fixed": fixed,
+    from runners.machine import differences
+
+    elsewhere = differences(baseline.get("machine"), baseline.get("backend"), run.machine or {},
+                            {"name": run.name, "version": run.version}) if run.machine else None
+    return {"elsewhere": elsewhere.removeprefix("opconform gate: ") if elsewhere else None,
+            "new": new, "lost": lost, "refused": refused, "known": known, "fixed": fixed,
             "vanished": tally.vanished_by_family(), "counts": tally.counts(), "regressions": tally.regressions,
             "failed": tally.failed, "not_run": len(baseline["items"].keys() - seen)}
 

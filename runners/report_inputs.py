@@ -49,6 +49,8 @@ class Run:
     suites: dict = field(default_factory=dict)  # suite directory -> its manifest's hash (header `suites`)
     skipped: list[str] = field(default_factory=list)  # "FILE: record N (case[i]): why", one per bad record
     selection: dict | None = None  # the header's "selection" (read_selection); None: an older file
+    machine: dict | None = None  # the header's "machine" (runners/machine.py); None: an older file
+    classes: list[str] = field(default_factory=list)  # merged shards: the machine classes they ran on
 
     @property
     def selected(self) -> set[str] | None:
@@ -87,7 +89,18 @@ def _read(path: Path | str) -> Run:
     return Run(label=f"{name} {version}", name=name, version=version, settings=settings,
                tier=_text(doc.get("tier")), created=_text(doc.get("created"), ""), records=records,
                sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites,
-               skipped=[f"{path}: {line}, skipped" for line in skipped], selection=read_selection(doc.get("selection")))
+               skipped=[f"{path}: {line}, skipped" for line in skipped], selection=read_selection(doc.get("selection")),
+               machine=_machine(doc.get("machine")))
+
+
+def _machine(value) -> dict | None:
+    """The header's machine record with its text fields as strings (None where absent or not an object)."""
+    if not isinstance(value, dict):
+        return None
+    out = {k: _text(value.get(k), "unknown") for k in ("cpu", "arch", "os", "class")}
+    features = value.get("features")
+    out["features"] = [f for f in features if isinstance(f, str)] if isinstance(features, list) else []
+    return out
 
 
 SELECTION_LISTS = ("family", "paths")  # header "selection" fields that are lists of strings
@@ -175,7 +188,8 @@ def _merge(group: list[Run]) -> Run:
                created=max(run.created for run in group), records=sort_records([r for r, _ in seen.values()]),
                sources=[s for run in group for s in run.sources], shard_total=first.shard_total,
                shards=sorted({i for run in group for i in run.shards}), suites=first.suites,
-               skipped=[line for run in group for line in run.skipped], selection=_merged_selection(group))
+               skipped=[line for run in group for line in run.skipped], selection=_merged_selection(group),
+               machine=first.machine, classes=sorted({(run.machine or {}).get("class", "not recorded") for run in group}))
 
 
 def _merged_selection(group: list[Run]) -> dict | None:
@@ -231,6 +245,9 @@ def problems(runs: list[Run], suite: Path | str | None = None) -> list[str]:
             if missing:
                 notes.append(f"{run.label}: shard(s) {', '.join(map(str, missing))} of {run.shard_total} missing "
                              f"(merged {len(run.shards)}: {', '.join(run.sources)})")
+        if len(run.classes) > 1:
+            notes.append(f"{run.label}: its shards ran on different machine classes ({', '.join(run.classes)}): items "
+                         "whose kernels depend on the CPU may differ between them")
         notes += _unjudged(run, given)
     return notes + _different_suites(runs)
 

@@ -191,6 +191,12 @@ class RunCore:
         words = unsupported_reason(r.error) if r.verdict == UNSUPPORTED else ""
         if words:
             props.append(("opconform_words", words))
+        if r.diagnosis and cls != "same":
+            from runners.diagnose import cpu_paths
+
+            cpu = "; ".join(cpu_paths(r.diagnosis))
+            if cpu:
+                props.append(("opconform_cpu", cpu))  # the gate's line says the item depends on the CPU
         if cls in REGRESSIONS:
             why = {"new": "has no verdict (a new case)",
                    "changed": "has a verdict for other content of the case (the case changed)"}
@@ -220,7 +226,7 @@ class RunCore:
                 self.tally = Tally(self.baseline)
             if "opconform_gate" in props:
                 self.tally.count(name, props["opconform_gate"], props.get("opconform_baseline"), verdict,
-                                 props.get("opconform_words", ""))
+                                 props.get("opconform_words", ""), props.get("opconform_cpu", ""))
             else:
                 self.tally.seen.setdefault(name, verdict)  # skipped (not run): for the vanished items
 

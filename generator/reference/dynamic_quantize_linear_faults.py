@@ -168,5 +168,6 @@ FAULTS: tuple[Fault, ...] = (
           "rounds the last n % 8 elements of y (all when n < 8) half away from zero: the vectorized loop rounds "
           "to even, its scalar remainder with std::round", _node(tail_half_away=8),
           seen_in=_NOT_SEEN + "an AVX2 quantization loop (cvtps2dq, ties to even) whose scalar remainder calls "
-                              "std::round (ties away), as MNN / gemmlowp-style scalar code does"),
+                              "std::round (ties away), as MNN / gemmlowp-style scalar code does",
+          cpu="the vector width (AVX2 8 lanes; AVX-512 and NEON leave other remainders)"),
 )

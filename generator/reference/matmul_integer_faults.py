@@ -277,13 +277,13 @@ FAULTS: tuple[Fault, ...] = (
           "adds the raw a * b products in adjacent K pairs with int16 saturation (x86 VPMADDUBSW), zero points "
           "applied after", _node(pairs16=True), applies=lambda p: parts(p)[:2] == ("uint8", "int8"),
           seen_in="onnxruntime#16105 (MLAS QgemmU8X8KernelAvx2 on x86-64 without VNNI); oneDNN#518 (MKL "
-                  "cblas_gemm_s8u8s32: a = [255, 255], b = [127, 127] gives 32767)"),
+                  "cblas_gemm_s8u8s32: a = [255, 255], b = [127, 127] gives 32767)", cpu="x86-64 without VNNI"),
     Fault("matmul_integer.int16_pair_saturation_shifted",
           "shifts the other type pairs into u8 x s8 (int8 A + 128, uint8 B - 128, zero points alike), then adds the "
           "raw products in adjacent K pairs with int16 saturation, zero points applied after", _node(pairs16=True),
           applies=lambda p: parts(p)[:2] != ("uint8", "int8"),
           seen_in="rten#1208 (every pair shifted by 128 into the u8 x s8 kernel; saturates on x86 without VNNI, "
-                  "as its docs say; rten#596)"),
+                  "as its docs say; rten#596)", cpu="x86-64 without VNNI"),
     Fault("matmul_integer.difference_in_8_bits",
           "subtracts each zero point in the operand's 8-bit type (a - a_zero_point wraps modulo 256)",
           _node(diff8=True), equivalent=lambda p: None if parts(p)[2:] != ("absent", "absent") else

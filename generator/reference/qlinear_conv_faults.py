@@ -310,7 +310,7 @@ FAULTS: tuple[Fault, ...] = tuple(
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),
           seen_in="onnxruntime 1.32, x uint8 / w int8 on x86-64 AVX2 without VNNI (MLAS U8S8 kernel; measured: "
-                  "reproduces each failing data set)"),
+                  "reproduces each failing data set)", cpu="x86-64 without VNNI"),
     Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias,
           seen_in=_NOT_SEEN + "a converter that maps QLinearConv to a ConvInteger without its optional 9th input"),
     Fault("qlinear_conv.accumulator_wrap32",

@@ -242,10 +242,11 @@ FAULTS: tuple[Fault, ...] = tuple(
           "adds the raw a * b products in adjacent pairs along K with int16 saturation (x86 VPMADDUBSW), zero points "
           "applied after", _node(pairs16=True),
           seen_in="onnxruntime#16105 (MLAS QgemmU8X8KernelAvx2, x86-64 AVX2 without VNNI; QLinearMatMul and "
-                  "QLinearConv share the U8S8 QGEMM); oneDNN#518 (cblas_gemm_s8u8s32 capped at 32767)"),
+                  "QLinearConv share the U8S8 QGEMM); oneDNN#518 (cblas_gemm_s8u8s32 capped at 32767)",
+          cpu="x86-64 without VNNI"),
     Fault("qlinear_matmul.accumulator_wrap16", "keeps acc in int16 (wraps modulo 2**16)", _node(wrap16=True),
           seen_in="microsoft/BitNet#629 (ggml_vec_dot_i2_i8_s: vpmaddubsw results summed in int16 lanes; latent); "
-                  "modelled as an int16 accumulator"),
+                  "modelled as an int16 accumulator", cpu="x86-64 AVX2 (vpmaddubsw in int16 lanes)"),
     Fault("qlinear_matmul.accumulator_wrap32", "accumulates acc in int32 with wraparound", _node(wrap32=True),
           equivalent=lambda p: _WRAP32_PROOF,
           seen_in=_NOT_SEEN + "every int32 accumulator (equivalent on every defined input)"),
