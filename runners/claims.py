@@ -109,9 +109,9 @@ def read_claims(specs: list[str]) -> Claims | None:
     if not specs:
         return None
     claims: list[Claim] = []
-    seen: dict[tuple, str] = {}
     for spec in specs:
         path = _path_of(spec)
+        seen: dict[tuple, str] = {}  # within one file: two files may well claim the same
         for claim in parse(_text_of(path, spec), spec):
             key = (claim.op, claim.opsets, claim.constraints)
             if key in seen:

@@ -132,10 +132,15 @@ class RunCore:
 
     def claimed(self, r, case_dir: Path) -> None:
         """An unsupported node / graph item that a claim covers (--claims) becomes a fail naming the claim; its
-        diagnosis (the fault models that refuse the same model) stays. The case.json is read only then."""
+        diagnosis (the fault models that refuse the same model) stays. Only the backend's own statement counts
+        (its Unsupported, "Unsupported: ..."): the run's refusals (--max-opset, a twin under --inputs) are none.
+        The case.json is read only then."""
+        from runners.backends.base import Unsupported
         from runners.execute import unsupported_reason
         from runners.results import FAIL
 
+        if not (r.error or "").startswith(f"{Unsupported.__name__}: "):
+            return
         claim = self.claims.covering(checked_meta(case_dir))
         if claim is None:
             return

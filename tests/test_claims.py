@@ -135,6 +135,14 @@ def test_a_refusal_inside_a_claim_is_a_fail(tmp_path, suite, runner):
     assert "claimed, refused" in r.stdout
 
 
+def test_the_runs_own_refusals_are_no_claimed_refusals(tmp_path, suite):
+    """--max-opset is the run's statement, not the backend's: a claimed case past it stays unsupported."""
+    claims = tmp_path / "c.claims"
+    claims.write_text("Cast from=float\n")
+    r = run(tmp_path, str(suite), "--backend", "opconform", "--claims", str(claims), "--max-opset", "12")
+    assert r.returncode == 5 and "claimed, refused" not in r.stdout, r.stdout
+
+
 def test_a_typo_in_a_claim_is_a_usage_error(tmp_path, suite):
     claims = tmp_path / "c.claims"
     claims.write_text("Cast form=float\n")
