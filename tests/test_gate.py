@@ -459,3 +459,18 @@ def test_a_baseline_without_suites_is_read(tmp_path):
     assert read_baseline(base)["suites"] == {}
     write_baseline(base, [], {"name": "x"}, {"cases": "f" * 64})
     assert read_baseline(base)["suites"] == {"cases": "f" * 64}
+
+
+def test_a_key_written_twice_is_refused_naming_both_lines(tmp_path):
+    """An item's "pass" line left in place and a second line for the same key added ("crash"): JSON readers keep the
+    last one, which would make a real regression a known failure. Refused, naming both lines."""
+    base = tmp_path / "b.json"
+    write_baseline(base, [item("x", "pass"), item("y", "fail")], BACKEND)
+    lines = base.read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith('  "x[0]"'))
+    lines.insert(at + 1, '  "x[0]": {"content": "h1", "verdict": "crash"},')
+    base.write_text("\n".join(lines) + "\n")
+    with pytest.raises(GateError, match=rf'lines {at + 1} and {at + 2}: key "x\[0\]" is written twice'):
+        read_baseline(base)
+    doc = json.loads(base.read_text())  # what a plain JSON reader makes of it: the later entry wins
+    assert doc["items"]["x[0]"]["verdict"] == "crash"
