@@ -51,8 +51,18 @@ def judge(run: Run, baseline: dict) -> dict:
                             {"name": run.name, "version": run.version}) if run.machine else None
     return {"elsewhere": elsewhere.removeprefix("opconform gate: ") if elsewhere else None,
             "new": new, "lost": lost, "refused": refused, "known": known, "fixed": fixed,
+            "lost_by_words": by_words(lost), "refused_by_words": by_words(refused),
             "vanished": tally.vanished_by_family(), "counts": tally.counts(), "regressions": tally.regressions,
             "failed": tally.failed, "not_run": len(baseline["items"].keys() - seen)}
+
+
+def by_words(entries: list[dict]) -> list[dict]:
+    """Lost-support or now-refused items grouped by the backend's words: [{"words", "items"}], most items first
+    (a release that lost a type loses hundreds of items for one reason)."""
+    groups: dict[str, list[dict]] = {}
+    for e in entries:
+        groups.setdefault(e["words"], []).append(e)
+    return [{"words": w, "items": items} for w, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
 
 
 def against(runs: list[Run], paths: list[Path | str]) -> list[dict]:

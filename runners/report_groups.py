@@ -30,8 +30,11 @@ def failing(records: list[dict]) -> list[dict]:
 
 
 def fault_key(r: dict) -> tuple:
-    """The fault group of a failing item: its diagnosis as one combination, [] (no match) or its verdict."""
+    """The fault group of a failing item: a refusal inside a claim (with the faults that refuse alike, where some
+    do), its diagnosis as one combination, [] (no match) or its verdict."""
     names = r.get("diagnosis")
+    if r.get("claim"):
+        return ("claimed", tuple(names or ()))
     if names:
         return ("diagnosed", tuple(names))
     if names is not None and r["verdict"] == "fail":
@@ -40,6 +43,9 @@ def fault_key(r: dict) -> tuple:
 
 
 def fault_label(key: tuple) -> str:
+    if key[0] == "claimed":
+        alike = f"; consistent with {' + '.join(key[1])}" if key[1] else ""
+        return f"claimed, refused: unsupported inside a claim (--claims){alike}"
     if key[0] == "diagnosed":
         return "consistent with " + " + ".join(key[1])
     if key[0] == "no match":
@@ -89,7 +95,7 @@ def groups(records: list[dict], whats: dict[str, str], item=lambda r: r) -> list
             rows = [{"label": label, "count": len(rs), "items": [item(r) for r in rs], "reading": _common_reading(rs)}
                     for label, rs in configs.items()]
             rows.sort(key=lambda c: (-c["count"], c["label"]))
-            names = key[1] if key[0] == "diagnosed" else ()
+            names = key[1] if key[0] in ("diagnosed", "claimed") else ()
             faults.append({"label": fault_label(key), "whats": [(n, whats.get(n, "")) for n in names],
                            "text": diagnosis_text({"diagnosis": list(names)}, whats) if names else None,
                            "count": sum(c["count"] for c in rows), "configs": rows})

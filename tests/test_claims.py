@@ -133,6 +133,14 @@ def test_a_refusal_inside_a_claim_is_a_fail(tmp_path, suite, runner):
     assert claimed["message"].startswith("claimed, refused: fixture backend: refused on purpose (claim ")
     assert records[CASTS[2]]["verdict"] == "unsupported" and "claim" not in records[CASTS[2]]  # float -> int8: unclaimed
     assert "claimed, refused" in r.stdout
+    from runners.report import build, render
+    from runners.report_inputs import load
+
+    [family] = build(load([report]))["runs"][0]["failures"]["groups"]
+    assert [f["label"] for f in family["faults"]] == ["claimed, refused: unsupported inside a claim (--claims)"]
+    [label] = {k[1] for k in build(load([report]))["support"]["cells"]}
+    assert build(load([report]))["support"]["cells"][("Cast", label)]["claimed"] == 1
+    assert "1 claimed item(s) refused" in render(load([report]), "md")
 
 
 def test_the_runs_own_refusals_are_no_claimed_refusals(tmp_path, suite):
