@@ -1,4 +1,4 @@
-"""Axes of generation: structural variations every family applies to its own catalogue (DESIGN.md, "Axes of
+"""Axes of generation: structural variations every family applies to its own catalogue (docs/design.md, "Axes of
 generation"; issue 21). A family's catalogue names the values and configurations a clause or a fault singles
 out; these axes vary how those inputs reach the kernel, which is where real implementations break without any
 value being special:

@@ -1,6 +1,6 @@
 """Case: one model, its data sets, and the metadata that says what it checks and how to compare.
 
-Kinds (DESIGN.md, "The case format"):
+Kinds (docs/design.md, "The case format"):
   node      single-node model with expected outputs; must pass
   graph     multi-node model (layout family); must pass
   negative  the backend must refuse the model; no outputs
@@ -25,7 +25,7 @@ REQUIRED_META = ("op", "domain", "opset", "family", "spec", "compare", "flags", 
 @dataclass
 class Twin:
     """The same case in another model format, with its own data sets (graph/ kind: the NHWC TFLite twin
-    of an NCHW ONNX graph; DESIGN.md, "The case format").
+    of an NCHW ONNX graph; docs/design.md, "The case format").
 
     input_perms / output_perms: for each ONNX graph input / output in order, the permutation that turns
     the ONNX tensor into the twin's: twin_array == numpy.transpose(onnx_array, perm)."""
@@ -70,7 +70,7 @@ class Case:
 
 def case_meta(*, op: str, domain: str, opset: int, family: str, spec_file: str, clause: str, compare: dict,
               flags: list[str], seed: int, params: dict, reading: str | None = None, **extra) -> dict:
-    """The metadata every case.json carries (DESIGN.md, "The case format"), plus family-specific fields.
+    """The metadata every case.json carries (docs/design.md, "The case format"), plus family-specific fields.
 
     reading: where the expected outputs rest on a reading of the texts rather than a sentence of them, a
     short statement of what is read and why (docs/readings.md), so that vendors can see it; left out

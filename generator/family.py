@@ -37,7 +37,7 @@ NEGATIVE_COMPARE = {"mode": "none", "reason": "the backend must refuse the model
 class Family:
     name: str  # the module's name: "dynamic_quantize_linear"
     op: str  # the operator: "DynamicQuantizeLinear"
-    spec_file: str  # the default spec text under ../spec (a case may name another)
+    spec_file: str  # the default text, as case.json "spec" names it (docs/specs.md); a case may name another
     domain: str = ""  # "" is ai.onnx
     name_prefix: str = ""  # case names start with it; "" for test_<op in lower case>
 

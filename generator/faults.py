@@ -1,5 +1,5 @@
 """Fault models: plausible wrong implementations of an operator, and what tells them apart from the
-reference (DESIGN.md, "Fault models, witnesses, diagnosis").
+reference (docs/design.md, "Fault models, witnesses, diagnosis").
 
 Each family that has fault models keeps them next to its reference, in
 `generator/reference/<family>_faults.py`, which exposes

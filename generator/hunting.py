@@ -1,5 +1,5 @@
 """Live hunting, the generator's side: what a family's hunt strategy draws, and the value pools that bias it
-toward the boundaries the fault models name (DESIGN.md, "Runners": `opconform hunt`; docs/hunting.md).
+toward the boundaries the fault models name (docs/design.md, "Runners": `opconform hunt`; docs/hunting.md).
 
 A family that can be hunted exposes in its module (generator/families/<family>.py)
 

@@ -1,6 +1,6 @@
 """What every reference returns: the outputs, and the elements the spec leaves undefined, by reason.
 
-One contract for all operators (DESIGN.md, "Families"), so that one helper (generator.family.split) turns
+One contract for all operators (docs/design.md, "Families"), so that one helper (generator.family.split) turns
 any reference's results into node and probe cases:
 
     Outcome(outputs=(y, ...), undefined={reason: mask, ...})

@@ -1,6 +1,6 @@
 """Case <-> directory, and the suite manifest.
 
-Layout (DESIGN.md): <suite>/manifest.json and <suite>/<kind>/<name>/ holding model.onnx,
+Layout (docs/design.md, "The case format"): <suite>/manifest.json and <suite>/<kind>/<name>/ holding model.onnx,
 test_data_set_<i>/input_<j>.pb (and output_<j>.pb for node / graph kinds) and case.json.
 A case with a twin (graph/ kind: the NHWC TFLite model) adds model.<format> and
 test_data_set_<i>/<format>_input_<j>.pb / <format>_output_<j>.pb; case.json["twin"] names the twin's

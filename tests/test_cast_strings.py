@@ -4,7 +4,7 @@
 representations (e.g., "1e-5" and "1E8") to float types is supported." "+INF" (and "INF"),
 "-INF", "NaN", case-insensitively, are the special values. Non-numeric strings and "2.718" to INT
 are undefined. Number -> string: "plain floating-point representation"; the spec fixes no text,
-so an output string is judged by the value it parses back to (DESIGN.md).
+so an output string is judged by the value it parses back to (docs/design.md, "Expected values and comparison").
 
 The oracle here is exact: a decimal string is a Fraction, rounded once (RNE) to the target.
 Float8 targets are then finished by the numeric reference path, fed the exactly rounded value,

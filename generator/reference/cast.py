@@ -1,11 +1,12 @@
-"""ONNX Cast, written from ../shared/spec/Cast.txt and the ONNX technical notes it refers to.
+"""ONNX Cast, written from the ONNX Cast specification (Cast.txt, docs/specs.md) and the ONNX technical notes it
+refers to.
 
 Sources of each rule (cited in the docstrings below as [Cast] and [note]):
-  [Cast]     ../shared/spec/Cast.txt and onnx.defs Cast-19..28: the general rules ("Casting from
+  [Cast]     Cast.txt (Cast-19's text) and onnx.defs Cast-19..28: the general rules ("Casting from
              floating point to: ..."), the string rules, the two float8 tables (saturate = 1 / 0),
              the float8e8m0 table and round_mode (Cast-24).
   [Cast-24]  from Cast-24 on, saturate=1 maps +-Inf to +-FLT_MAX for the FNUZ types too
-             (Cast-19..23: NaN). See ../shared/spec/README.md.
+             (Cast-19..23: NaN). See docs/specs.md, "Reading notes".
   [float4]   ONNX docs/technical/float4.md, "Cast": RNE, saturating at +-6; +-Inf -> +-6; "x=+/-0 ->
              +/-0". Its "NaN -> 6" is contradicted by ONNX's own Cast tests (-0): NaN is undefined.
   [float6]   ONNX docs/technical/float6.md, "Cast" (Cast-28), revision of onnx PR #8349 (c93be5d,

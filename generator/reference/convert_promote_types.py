@@ -1,4 +1,5 @@
-"""OpenVINO ConvertPromoteTypes-14, written from ../shared/spec/ConvertPromoteTypes-14.txt ([CPT] below).
+"""OpenVINO ConvertPromoteTypes-14, written from OpenVINO's ConvertPromoteTypes-14 operation specification
+(ConvertPromoteTypes-14.txt, docs/specs.md; [CPT] below).
 
 The operator finds the common element type of its two inputs and returns both inputs converted to it.
 The type decision is `decide` / `common_type`; the values are ONNX Cast of each input to that type (our

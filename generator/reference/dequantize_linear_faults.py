@@ -1,5 +1,5 @@
 """Fault models of ONNX DequantizeLinear: plausible wrong implementations, each the reference with one step
-changed (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module holds).
+changed (docs/design.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module holds).
 
     reference: y = round_T((x - x_zero_point) * x_scale), the difference exact, one rounding to the output type
                (generator/reference/dequantize_linear.py; paths that round earlier are tolerated by the cases'

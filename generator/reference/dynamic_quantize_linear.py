@@ -1,4 +1,5 @@
-"""ONNX DynamicQuantizeLinear-11, written from ../shared/spec/DynamicQuantizeLinear-11.txt.
+"""ONNX DynamicQuantizeLinear-11, written from the ONNX DynamicQuantizeLinear-11 specification
+(DynamicQuantizeLinear-11.txt, docs/specs.md).
 
 The spec's function body is normative for the order of the float32 operations, so every step below
 is one float32 operation of that body, in its order ([DQL body] below):

@@ -1,5 +1,5 @@
 """Fault models of ONNX DynamicQuantizeLinear-11: plausible wrong implementations, each the reference's
-float32 function body with one step changed (DESIGN.md, "Fault models, witnesses, diagnosis";
+float32 function body with one step changed (docs/design.md, "Fault models, witnesses, diagnosis";
 generator/faults.py says what a fault module holds).
 
     reference: X_Min = min(min(x), 0)   X_Max = max(max(x), 0)   Scale = (X_Max - X_Min) / 255

@@ -1,6 +1,6 @@
 """Fault models of the NHWC -> NCHW layout conversion: plausible wrong converters with the signature of
 generator.reference.layout.convert (layout-semantic-conversion.txt; the converter mistakes docs/layout.md
-lists and measures on tflite2onnx / onnx2tf). DESIGN.md, "Fault models, witnesses, diagnosis".
+lists and measures on tflite2onnx / onnx2tf). docs/design.md, "Fault models, witnesses, diagnosis".
 
 Each fault is the reference converter with one mistake switched on (`Mistakes`); `convert_with(m)` gives it.
 A fault is judged on a graph case by converting that case's source graph (the TFLite form of its pattern,

@@ -1,5 +1,5 @@
 """Fault models of ONNX MatMulInteger-10: plausible wrong implementations, each the reference
-(generator/reference/matmul_integer.py) with one deviation (DESIGN.md, "Fault models, witnesses, diagnosis";
+(generator/reference/matmul_integer.py) with one deviation (docs/design.md, "Fault models, witnesses, diagnosis";
 generator/faults.py says what a fault module holds). Every fault has the reference node function's signature.
 
   zero points     a_zero_point / b_zero_point ignored; a per-row a_zero_point subtracted along K (numpy's

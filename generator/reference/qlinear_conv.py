@@ -1,4 +1,5 @@
-"""ONNX QLinearConv-10, written from ../shared/spec/QLinearConv-10.txt ([QLinearConv] below).
+"""ONNX QLinearConv-10, written from the ONNX QLinearConv-10 specification (QLinearConv-10.txt, docs/specs.md;
+[QLinearConv] below).
 
     y = saturate(round_half_even(acc * x_scale * w_scale[m] / y_scale) + y_zero_point)
     acc = B[m] + sum over the group's input channels and the kernel of

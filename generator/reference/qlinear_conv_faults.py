@@ -1,5 +1,5 @@
 """Fault models of ONNX QLinearConv-10: plausible wrong implementations, each the reference with one
-deviation (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module
+deviation (docs/design.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module
 holds).
 
 Every fault has the signature of generator.reference.qlinear_conv.qlinear_conv_node and is built from the

@@ -1,5 +1,5 @@
 """ONNX QuantizeLinear, written from the schema texts of the installed onnx (onnx.defs.get_schema("QuantizeLinear",
-v) for v in 10, 13, 19, 21, 23, 24, 25, 28) and, for float outputs, ../shared/spec/Cast.txt.
+v) for v in 10, 13, 19, 21, 23, 24, 25, 28) and, for float outputs, the Cast specification (Cast.txt, docs/specs.md).
 
 Sources (cited below as [QL-v] and [Cast]):
   [QL-10]  "y = saturate ((x / y_scale) + y_zero_point)"; "saturates to [0, 255] if it's uint8, or [-128, 127] if

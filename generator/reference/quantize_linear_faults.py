@@ -1,5 +1,5 @@
 """Fault models of ONNX QuantizeLinear: plausible wrong implementations, each the reference's computation with
-one step changed (DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module
+one step changed (docs/design.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module
 holds).
 
     reference: q = x / y_scale in P (y_scale's type or `precision`), operands rounded to P

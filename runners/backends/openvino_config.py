@@ -1,9 +1,9 @@
 """The device and compile properties of the two OpenVINO backends (ONNX and TFLite frontends), and the
 --backend-option keys that change them.
 
-Defaults for conformance (../shared/spec/README.md): CPU, f32 inference precision (the CPU plugin would
-otherwise compute in bf16 where the CPU has it) and accuracy execution mode. A vendor gates its own device and
-hints with options; the settings in force are in every report.
+Defaults for conformance (docs/backends.md, "openvino and openvino-tflite"): CPU, f32 inference precision (the
+CPU plugin would otherwise compute in bf16 where the CPU has it) and accuracy execution mode. A vendor gates its own
+device and hints with options; the settings in force are in every report.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """OpenVINO's TFLite frontend on CPU: runs the TFLite twins of graph cases (model_format "tflite"), a backend
 apart from OpenVINO's ONNX importer.
 
-CPU settings for conformance (../shared/spec/README.md): f32 inference precision (the CPU plugin would
-use bf16 where the CPU has it) and accuracy execution mode; the device and hints are --backend-option values,
-as for the openvino backend (runners/backends/openvino_config.py). Inputs and outputs are matched by tensor
+CPU settings for conformance (docs/backends.md, "openvino and openvino-tflite"): f32 inference precision (the CPU
+plugin would use bf16 where the CPU has it) and accuracy execution mode; the device and hints are --backend-option
+values, as for the openvino backend (runners/backends/openvino_config.py). Inputs and outputs are matched by tensor
 name.
 """
 

@@ -1,4 +1,4 @@
-"""The ConvertPromoteTypes family (OpenVINO ConvertPromoteTypes-14, ../shared/spec/ConvertPromoteTypes-14.txt).
+"""The ConvertPromoteTypes family (OpenVINO ConvertPromoteTypes-14; its specification: docs/specs.md).
 
 Every ordered pair of the element types the spec's rules cover x promote_unsafe x pytorch_scalar_promotion x
 input ranks (dimensioned / scalar on each side), plus u64 + signed with several u64_integer_promotion_target

@@ -1,5 +1,5 @@
 """Fault models of ONNX Cast: plausible wrong implementations, each the reference with one deviation
-(DESIGN.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module holds).
+(docs/design.md, "Fault models, witnesses, diagnosis"; generator/faults.py says what a fault module holds).
 
 Every fault has the signature of generator.reference.cast.cast_node and is built from the reference
 itself (generator.reference.cast), changed in one place:

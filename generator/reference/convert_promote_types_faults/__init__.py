@@ -1,5 +1,5 @@
 """Fault models of ConvertPromoteTypes-14: plausible wrong implementations of
-generator.reference.convert_promote_types (DESIGN.md, "Fault models, witnesses, diagnosis").
+generator.reference.convert_promote_types (docs/design.md, "Fault models, witnesses, diagnosis").
 
 Each fault is a node function with the reference's signature (and a `validate`, the prepare-time check that
 refuses a pair in safe mode), made of a decision (the common type, or a refusal) and a value conversion.
