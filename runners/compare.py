@@ -1,4 +1,5 @@
-"""Verdicts on values: expected vs actual outputs of one data set (DESIGN.md, "Expected values and comparison").
+"""Verdicts on values: expected vs actual outputs of one data set (docs/design.md, "Expected values and
+comparison").
 
 `compare_outputs` first checks the structure (number of outputs, element type, shape), then the values
 of each output under its compare spec.

@@ -1,4 +1,4 @@
-"""Diagnosis: which fault models reproduce a failing backend's outputs (DESIGN.md, "Fault models,
+"""Diagnosis: which fault models reproduce a failing backend's outputs (docs/design.md, "Fault models,
 witnesses, diagnosis"; issue 9, item 5).
 
 When a backend fails a data set (verdict `fail`: wrong values; not error / unsupported / crash), each

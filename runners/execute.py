@@ -1,6 +1,6 @@
 """Run one data set of one case on a backend and return its verdict.
 
-This is the one place that decides a verdict from what a backend does (DESIGN.md, "Verdicts"):
+This is the one place that decides a verdict from what a backend does (docs/design.md, "Verdicts"):
 
   node / graph  pass | fail (wrong output) | error (the backend raised) | unsupported; the outputs are
                 judged in every tier, the verdict is the selected tier's, and `tiers_met` lists the

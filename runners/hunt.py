@@ -1,5 +1,5 @@
 """`opconform hunt`: a live hypothesis search for discrepancies of one backend, each shrunk to a reproducer case
-(DESIGN.md, "Runners"; docs/hunting.md).
+(docs/design.md, "Runners"; docs/hunting.md).
 
 For each family with a hunt strategy (generator/hunting.py: the family's hunt(max_opset)), hypothesis draws
 examples: a case with one data set, expected outputs from the reference, and the drawn inputs the spec

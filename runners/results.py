@@ -32,7 +32,7 @@ from generator.jsontext import MAX_DEPTH, depth, loads, prune_deep
 
 RESULTS_FORMAT = "opconform-results/1"
 
-# Verdicts of DESIGN.md ("Verdicts"), plus what a run item can end as without a backend verdict.
+# Verdicts of docs/design.md ("Verdicts"), plus what a run item can end as without a backend verdict.
 PASS = "pass"
 FAIL = "fail"
 ERROR = "error"

@@ -1,4 +1,4 @@
-"""The backend interface every adapter implements (DESIGN.md, "Runners").
+"""The backend interface every adapter implements (docs/design.md, "Runners").
 
 A backend turns a model into something runnable (`prepare`) and runs it on one data set (`run`).
 Outputs come back as numpy / ml_dtypes arrays of the declared output element types, bit-exact; string
