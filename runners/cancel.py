@@ -4,20 +4,20 @@ CI systems (GitLab, Kubernetes, Jenkins) cancel a job with SIGTERM, terminals wi
 kills pytest on the spot: no results file, and the one of the previous run left in place looking new. Once
 `install()`ed (the pytest plugin does it when it runs a backend), SIGTERM, SIGHUP and SIGINT all become a
 KeyboardInterrupt in the main thread: pytest ends the session as on Ctrl-C (exit status 2, "interrupted"),
-the plugin's pytest_sessionfinish writes the results of the items that ran (atomically), and the worker's
-process group is killed.
+the plugin's pytest_sessionfinish writes the results of the items that ran (atomically), and the workers
+end with everything they started.
 
-A backend runs in a worker process (runners/worker.py) that can find the runner (os.getppid()) and signal
-it. The runner tells a backend's signal from a real cancel by its sender: the three signals are blocked in
-every thread and taken by one thread with sigtimedwait, which reads the sender's pid (si_pid). A signal
-sent by a worker (`add_worker`) or by one of its descendants (same process group or session, or a worker
-among its ancestors) is ignored and counted (`ignored()`; the run's summary says so). A sender that has
+A backend runs in a worker process (runners/worker.py) that can find the runner (its supervisor's parent)
+and signal it. The runner tells a backend's signal from a real cancel by its sender: the three signals are
+blocked in every thread and taken by one thread with sigtimedwait, which reads the sender's pid (si_pid). A
+signal sent by a worker (`add_worker`) or by one of its descendants (same process group or session, or a
+worker among its ancestors) is ignored and counted (`ignored()`; the run's summary says so). A sender that has
 already exited and been reaped cannot be told apart and counts as a cancel. The wake-up is a real-time
 signal to the main thread, which interrupts a blocking wait (EINTR) the way SIGINT does.
 
-Signal masks are inherited across fork and exec: a worker unblocks the three signals first thing
-(`in_worker`). Where there is no sigtimedwait (not Linux) SIGTERM and SIGHUP still become a
-KeyboardInterrupt, without the sender check.
+Signal masks are inherited across fork and exec: a worker drops what reached it while it was still in the
+runner's process group and unblocks the three signals (`in_worker`). Where there is no sigtimedwait (not
+Linux) SIGTERM and SIGHUP still become a KeyboardInterrupt, without the sender check.
 
 Nothing outlives a cancel that the runner can see: `discard_stale` removes the previous results file when
 the run starts, so a run killed outright (SIGKILL, the grace period after SIGTERM) leaves no file at all
@@ -32,6 +32,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None), signal.SIGINT)
                 if s is not None)
@@ -41,21 +42,26 @@ _KEEP_DEAD = 30.0  # seconds a worker's pid is still known after it was reaped (
 
 _lock = threading.Lock()
 _workers: dict[int, float | None] = {}  # worker pid (its own process group and session) -> when it was reaped
+_enders: dict[int, Callable[[], None]] = {}  # worker pid -> how to end it at exit (kill_workers)
 _state: dict = {}  # while installed: thread, stop, mask, handlers, main
 _cancel: list[str] = []  # "SIGTERM from pid 123": what cancelled the run (the first one)
 _ignored: list[str] = []  # "SIGTERM from pid 456 (the backend's worker 450)"
 
 
-def add_worker(pid: int) -> None:
-    """A worker process started with this pid (it makes itself a process group and session leader)."""
+def add_worker(pid: int, end: Callable[[], None] | None = None) -> None:
+    """A worker process started with this pid (it makes itself a process group and session leader). end: how
+    kill_workers ends it at exit (default: SIGKILL to its group and to it)."""
     with _lock:
         _workers[pid] = None
+        if end is not None:
+            _enders[pid] = end
 
 
 def drop_worker(pid: int) -> None:
     """The worker was reaped: its pid is still recognised for _KEEP_DEAD seconds, then forgotten."""
     now = time.monotonic()
     with _lock:
+        _enders.pop(pid, None)
         if pid in _workers:
             _workers[pid] = now
         for p, t in list(_workers.items()):
@@ -68,8 +74,20 @@ def live_workers() -> list[int]:
         return [p for p, t in _workers.items() if t is None]
 
 
+def discard_pending() -> None:
+    """Drop the three signals pending in this process (blocked: the mask the runner had when it started it).
+    A worker starts in the runner's process group and leaves it only once its spawn bootstrap has run: a
+    terminal's Ctrl-C or hang-up (or a CI's SIGTERM to the group) that came in between was the runner's to
+    act on, and unblocked it would end the worker with a KeyboardInterrupt traceback on the terminal."""
+    if hasattr(signal, "sigtimedwait"):
+        while signal.sigtimedwait(SIGNALS, 0) is not None:
+            pass
+
+
 def in_worker() -> None:
-    """First thing in a worker process: the signals the runner blocked are unblocked and default again."""
+    """First thing in a worker process (once it has a session of its own): what reached it before dropped,
+    and the signals the runner blocked unblocked and default again."""
+    discard_pending()
     for s in SIGNALS:
         if s != signal.SIGINT:
             signal.signal(s, signal.SIG_DFL)
@@ -251,12 +269,23 @@ def uninstall() -> None:
 
 
 def kill_workers() -> None:
-    """SIGKILL every live worker's process group (at exit: nothing a worker started outlives the run)."""
+    """End every live worker (at exit: nothing a worker started outlives the run): by its own ender (a
+    supervised worker ends everything it started, runners/worker_supervisor.py), else SIGKILL to its process
+    group and to it (one that has not made its group yet is in the runner's)."""
     for pid in live_workers():
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        with _lock:
+            end = _enders.pop(pid, None)
+        if end is not None:
+            try:
+                end()
+                continue
+            except Exception:  # noqa: BLE001 - at exit: fall back to the kill
+                pass
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 atexit.register(kill_workers)

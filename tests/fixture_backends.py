@@ -4,7 +4,10 @@ Chosen by the environment (spawned worker processes inherit it), one variable pe
 comma-separated list of case names (every data set) or `name[i]` (data set i only):
 OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEAK (keeps another
 OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
-_OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory).
+_OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory), _EXIT
+(os._exit(0)), _ORPHAN / _SETSID_CHILD (before running: a sleeper that called setsid(), its parent exited /
+the worker itself). Where OPCONFORM_TEST_MARKS names a folder, a sleeper and a hang note their pid in a file
+of it (sleepers, hanging): what a test waits for.
 Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
 --backend-option (tag, recorded in its settings). `FailsInWorker` loads only outside a worker process.
 """
@@ -12,6 +15,7 @@ Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Confi
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import time
 
@@ -20,6 +24,44 @@ import numpy as np
 from runners.backends.opconform import OpconformBackend
 
 _LEAKED: list = []  # what LEAK keeps, for the life of the worker
+
+
+def mark(what: str) -> None:
+    """Note this process's pid under OPCONFORM_TEST_MARKS/<what> (if set)."""
+    folder = os.environ.get("OPCONFORM_TEST_MARKS")
+    if folder:
+        with open(os.path.join(folder, what), "a") as f:
+            f.write(f"{os.getpid()}\n")
+
+
+def _in_worker() -> bool:
+    return multiprocessing.parent_process() is not None
+
+
+def _setsid_sleeper(orphan: bool) -> None:
+    """A child that calls setsid() (leaving the worker's process group) and sleeps; orphan: its parent, a child
+    of the worker, exits first. Returns once its pid is noted in marks/sleepers."""
+    before = _count("sleepers")
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if orphan and os.fork():
+            os._exit(0)
+        mark("sleepers")
+        time.sleep(600)
+        os._exit(0)
+    if orphan:
+        os.waitpid(pid, 0)
+    while _count("sleepers") == before:
+        time.sleep(0.01)
+
+
+def _count(what: str) -> int:
+    try:
+        with open(os.path.join(os.environ["OPCONFORM_TEST_MARKS"], what)) as f:
+            return sum(1 for line in f if line.strip())
+    except FileNotFoundError:
+        return 0
 
 
 def _chosen(what: str, case, inputs) -> bool:
@@ -41,11 +83,16 @@ class Misbehaving(OpconformBackend):
 
     def run(self, prepared, inputs):
         prepared, case = prepared
+        if _chosen("ORPHAN", case, inputs) or _chosen("SETSID_CHILD", case, inputs):
+            _setsid_sleeper(orphan=_chosen("ORPHAN", case, inputs))
         if _chosen("SEGFAULT", case, inputs):
             ctypes.string_at(0)  # a real segmentation fault, as a native backend would have
         if _chosen("ABORT", case, inputs):
             os.abort()
+        if _chosen("EXIT", case, inputs):
+            os._exit(0)
         if _chosen("HANG", case, inputs):
+            mark("hanging")
             time.sleep(3600)
         if _chosen("LEAK", case, inputs):
             # allocated, never written: it counts against the worker's cap (RLIMIT_DATA) without using RAM
