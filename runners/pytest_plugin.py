@@ -86,11 +86,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not spec:
         _refuse_cases_without_backend(config)
         return
-    from runners import cancel
+    from runners import cancel_plugin
 
     # first, while this process has one thread (numpy's thread pools start with the backend): SIGTERM / SIGHUP
     # end the run as Ctrl-C does, a worker cannot signal the runner, no stale results file is left
-    cancel.configure(config, config.getoption("report"))
+    cancel_plugin.configure(config, config.getoption("report"))
     _refuse_config_in_suite(config)
     try:
         run = _configured_run(config, spec)

@@ -55,11 +55,15 @@ def main(args: argparse.Namespace) -> int:
     from runners import cancel
 
     cancel.install()
+    cancel.defer()  # the set-up (the backend loads here: seconds) is not cut: a cancel waits for the run to exist
     try:
         return _main(args)
     except OptionError as exc:
         print(f"opconform run: error: {exc}", file=sys.stderr)
         return 4
+    except KeyboardInterrupt:  # a second cancel during the set-up (cancel.defer): nothing ran, nothing to write
+        print("opconform: interrupted before the run started: nothing was run or written", file=sys.stderr)
+        return 2
     finally:
         cancel.uninstall()
 
@@ -110,14 +114,21 @@ def _main(args: argparse.Namespace) -> int:
 
     manifests = Manifests()
     try:
+        runner = Runner(core, workers, xfails, skips, want_records, manifests)
+        refused, status = [], "interrupted"
+        cancel.resume()  # a cancel during the set-up: raised now, with a run to end
         items, refused = collect(args.paths, base, manifests)
         items = select(items, core)
-        runner = Runner(core, workers, xfails, skips, want_records, manifests)
         status = runner.run(items)
+    except KeyboardInterrupt:  # (runner.run takes those of the run itself)
+        pass
     finally:
+        cancel.hold()  # from here nothing cuts the workers' end, the results file, the baseline or the summary
         for w in workers:
             w.close()
-    return runner.finish(status, args, refused, time.perf_counter() - started)
+    status = "interrupted" if cancel.cancelled() else status
+    code = runner.finish(status, args, refused, time.perf_counter() - started)
+    return cancel.settle(code, args.report if runner.written else None)
 
 
 def run_main(argv: list[str] | None = None) -> int:

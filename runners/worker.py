@@ -66,6 +66,10 @@ class WorkerDied(Exception):
     later run without a new attempt (it would fail the same way)."""
 
 
+class WorkerStopped(Exception):
+    """stop() was called (the run is interrupted): no worker is started any more."""
+
+
 class IsolatedRunner:
     """Runs data sets of cases on a backend in a worker process that is restarted after a death.
 
@@ -96,16 +100,21 @@ class IsolatedRunner:
         self._held: int | None = None  # what it held after the last answer read: before the data set owed first
         self._died_output: tuple[bytes, int] = (b"", 0)  # what the worker wrote before the death just reaped
         self._control = None  # the runner's end of the control pipe (closed: the supervisor ends everything)
-        self._control_lock = threading.Lock()  # (kill_workers closes it too, at exit)
+        self._control_lock = threading.Lock()  # (stop() closes it from another thread)
+        self._stopped = False
+        self._busy = threading.Lock()  # held by the thread in run() (close() from another waits for it)
         self.starts = 0  # how many workers were started (tests check start-up is not per case)
 
     # ---- process management ----------------------------------------------------------
     def launch(self) -> None:
         """Start the worker without waiting for it: it loads the backend while the caller goes on (the
-        first run waits for it to be ready)."""
+        first run waits for it to be ready). WorkerStopped after stop()."""
+        if self._stopped:
+            raise WorkerStopped("the run is interrupted")
         if self._proc is not None:
             return
-        self._spawn()
+        with cancel.deferred():  # a spawn cut half way leaves a worker that tracebacks on the terminal
+            self._spawn()
 
     def _spawn(self) -> None:
         parent, child = _CONTEXT.Pipe()
@@ -135,6 +144,14 @@ class IsolatedRunner:
         self._control = self_control
         self._held_fresh = self._held = None
         self.starts += 1
+        if self._stopped:  # stop() came while it started: it was not there to be ended
+            self._close_control()
+
+    def stop(self) -> None:
+        """From any thread (an interrupted run): the worker ends with everything it started, and none is
+        started again; the thread using this runner sees the worker's death (and then WorkerStopped)."""
+        self._stopped = True
+        self._close_control()
 
     def _close_control(self) -> None:
         with self._control_lock:
@@ -290,14 +307,23 @@ class IsolatedRunner:
 
     def close(self) -> None:
         """Stop the worker (at the end of a session): asked to end when it owes nothing and the run was not
-        cancelled, else at once; what it started ends with it either way."""
-        if self._conn is not None and not self._inflight and cancel.cancelled() is None:
-            try:
-                self._conn.send(None)
-                self._wait_death(5)
-            except (OSError, BrokenPipeError):
-                pass
-        self._kill()
+        cancelled, else at once; what it started ends with it either way. While another thread is in run()
+        (an interrupted -j run), that thread's worker is stopped and the thread given 30 s to return."""
+        if not self._busy.acquire(blocking=False):
+            self.stop()
+            if not self._busy.acquire(timeout=30):  # (stuck: its worker is ended all the same)
+                self._close_control()
+                return
+        try:
+            if self._conn is not None and not self._inflight and cancel.cancelled() is None:
+                try:
+                    self._conn.send(None)
+                    self._wait_death(5)
+                except (OSError, BrokenPipeError):
+                    pass
+            self._kill()
+        finally:
+            self._busy.release()
 
     # ---- running ---------------------------------------------------------------------
     def run(self, case_dir: Path, index: int, tier: str, stub, more: list[int] = (),
@@ -310,6 +336,10 @@ class IsolatedRunner:
         each data set as soon as it has it and goes straight on to the next, while the caller reports,
         and the answers wait here. A data set is still timed on its own, and a crash or hang is still
         charged to the data set it hit."""
+        with self._busy:
+            return self._run(case_dir, index, tier, stub, more, then)
+
+    def _run(self, case_dir: Path, index: int, tier: str, stub, more, then) -> tuple[str, object]:
         key = (str(case_dir), index, tier)
         if key not in self._ready and key not in self._inflight:
             self._drain()

@@ -6,10 +6,13 @@ OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEA
 OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
 _OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory), _EXIT
 (os._exit(0)), _ORPHAN / _SETSID_CHILD (before running: a sleeper that called setsid(), its parent exited /
-the worker itself). Where OPCONFORM_TEST_MARKS names a folder, a sleeper and a hang note their pid in a file
-of it (sleepers, hanging): what a test waits for.
+the worker itself), _SIGNAL (OPCONFORM_TEST_SIGNALS SIGTERMs and SIGHUPs to the runner). Where
+OPCONFORM_TEST_MARKS names a folder, a sleeper, a hang and SlowToStart's loading note their pid in a file of it
+(sleepers, hanging, worker-loading, runner-loading): what a test waits for.
 Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
 --backend-option (tag, recorded in its settings). `FailsInWorker` loads only outside a worker process.
+`SlowToStart` takes OPCONFORM_TEST_WORKER_IMPORT seconds to import and OPCONFORM_TEST_WORKER_LOAD to load in a
+worker, OPCONFORM_TEST_RUNNER_LOAD to load in the runner.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import signal
 import time
 
 import numpy as np
@@ -36,6 +40,10 @@ def mark(what: str) -> None:
 
 def _in_worker() -> bool:
     return multiprocessing.parent_process() is not None
+
+
+if _in_worker():  # a backend whose import takes long (a runtime's libraries): before the worker is ready
+    time.sleep(float(os.environ.get("OPCONFORM_TEST_WORKER_IMPORT", "0")))
 
 
 def _setsid_sleeper(orphan: bool) -> None:
@@ -89,6 +97,11 @@ class Misbehaving(OpconformBackend):
             ctypes.string_at(0)  # a real segmentation fault, as a native backend would have
         if _chosen("ABORT", case, inputs):
             os.abort()
+        if _chosen("SIGNAL", case, inputs):
+            for _ in range(int(os.environ.get("OPCONFORM_TEST_SIGNALS", "1"))):
+                for signo in (signal.SIGTERM, signal.SIGHUP):
+                    os.kill(multiprocessing.parent_process().pid, signo)  # the runner (the worker's parent is
+                    # its supervisor, runners/worker_supervisor.py)
         if _chosen("EXIT", case, inputs):
             os._exit(0)
         if _chosen("HANG", case, inputs):
@@ -132,6 +145,21 @@ class FailsInWorker(Misbehaving):
 
         if multiprocessing.parent_process() is not None:
             raise RuntimeError("fixture backend: cannot load in a worker process")
+        super().__init__()
+
+
+class SlowToStart(Misbehaving):
+    """Slow to import and to load in a worker, or to load in the runner (see the module docstring)."""
+
+    name = "slow-to-start"
+
+    def __init__(self):
+        if _in_worker():
+            mark("worker-loading")
+            time.sleep(float(os.environ.get("OPCONFORM_TEST_WORKER_LOAD", "0")))
+        else:
+            mark("runner-loading")
+            time.sleep(float(os.environ.get("OPCONFORM_TEST_RUNNER_LOAD", "0")))
         super().__init__()
 
 
