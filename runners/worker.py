@@ -28,6 +28,12 @@ open after the worker died: that is a crash, not a timeout); to end a worker it 
 waits for the supervisor (at most _END_GRACE), and only then kills the whole group. A backend cannot
 signal the runner: see runners/cancel.py.
 
+The first data set's clock starts once the worker has said it is ready: after it imported and loaded the
+backend and loaded what a verdict loads on first use (worker_process.warm_up, on a runner's first worker,
+while the runner collects), so none of it is charged to the first item. A timeout is not retried on a fresh
+worker: that worker would start the same way again (a warm-up longer than --case-timeout would time out
+twice), and every hang of a hanging backend would cost twice its timeout.
+
 The backend's output is attributed: the worker's fds 1 and 2 go to a file of its own; after each data set
 the worker keeps the last OUTPUT_TAIL bytes in the Result (`output`, and the message of a failing verdict)
 and empties the file; on a crash or timeout the runner reads what the data set wrote. Nothing a backend
@@ -122,7 +128,7 @@ class IsolatedRunner:
         fd, output = tempfile.mkstemp(prefix="opconform-worker-", suffix=".out")
         mode = None if self.mode is None else (self.mode.inputs, self.mode.shapes, self.mode.max_opset)
         proc = _CONTEXT.Process(target=_supervise, args=(child, control, self.backend_spec, self.options,
-                                                         self.memory, output, mode),
+                                                         self.memory, output, mode, self.starts == 0),
                                 daemon=True, name="opconform-worker")
         try:
             proc.start()

@@ -36,7 +36,7 @@ _END_WITHIN = 10.0  # seconds to end the worker's descendants (one in uninterrup
 
 
 def start(conn, control, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None,
-          output: str | None = None, mode: tuple | None = None) -> None:
+          output: str | None = None, mode: tuple | None = None, warm: bool = False) -> None:
     """The target of the runner's spawned process. conn: the worker's pipe to the runner (the worker's alone);
     control: the read end of the runner's control pipe (EOF: end everything); mode: the RunMode's fields; the
     rest as runners.worker_process._serve takes them."""
@@ -55,7 +55,7 @@ def start(conn, control, backend_spec: str, options: dict[str, str] | None = Non
         os.close(fd)
     if not hasattr(os, "fork"):
         cancel.in_worker()
-        _worker(conn, control, (backend_spec, options, memory, output, mode))
+        _worker(conn, control, (backend_spec, options, memory, output, mode, warm))
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)  # (a failure leaves the group kill: see the module docstring)
     me = os.getpid()
     child = os.fork()
@@ -64,7 +64,7 @@ def start(conn, control, backend_spec: str, options: dict[str, str] | None = Non
         if os.getppid() != me:  # this process died in between: nobody would end the worker
             os._exit(1)
         cancel.in_worker()
-        _worker(conn, control, (backend_spec, options, memory, output, mode))
+        _worker(conn, control, (backend_spec, options, memory, output, mode, warm))
     conn.close()  # the worker's: its pipe closes when the worker dies
     status = _wait(child, control)
     end_all()
@@ -79,8 +79,8 @@ def _worker(conn, control, args: tuple) -> None:
         from runners.input_modes import RunMode
         from runners.worker_process import _serve
 
-        spec, options, memory, output, mode = args
-        _serve(conn, spec, options, memory, output, RunMode(*mode) if mode is not None else None)
+        spec, options, memory, output, mode, warm = args
+        _serve(conn, spec, options, memory, output, RunMode(*mode) if mode is not None else None, warm)
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
