@@ -96,6 +96,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.report:
         o.check_report_path(args.report)
     timeout, memory = o.worker_limits(args.case_timeout, args.case_memory)
+    o.check_isolation(args.isolation, args.baseline)
     mode = o.run_mode(args.inputs, args.shapes, args.max_opset)
     core = RunCore(backend, args.tier, mode, base)
     core.families = families
@@ -103,6 +104,10 @@ def _main(args: argparse.Namespace) -> int:
     want_records = want_records or bool(args.report)
     jobs = args.jobs if args.isolation == "process" else 1
     workers = []
+    if args.isolation == "none":
+        from runners.in_process import LINE
+
+        print(LINE, file=sys.stderr, flush=True)  # before any item: what is left of a run the backend ended
     if args.isolation == "process":
         workers = [IsolatedRunner(args.backend, timeout=timeout, memory=memory, options=options, mode=mode)
                    for _ in range(jobs)]
@@ -126,6 +131,10 @@ def _main(args: argparse.Namespace) -> int:
         cancel.hold()  # from here nothing cuts the workers' end, the results file, the baseline or the summary
         for w in workers:
             w.close()
+    if args.isolation == "none":
+        from runners.in_process import LINE
+
+        print(LINE)  # (the summary's first line)
     status = "interrupted" if cancel.cancelled() else status
     code = runner.finish(status, args, refused, time.perf_counter() - started)
     return cancel.settle(code, args.report if runner.written else None)

@@ -139,7 +139,12 @@ class Runner:
             else:
                 rest = todo[todo.index(item.index) + 1:][:MAX_BATCH]
                 try:
-                    result = self.core.judge(item, rest, then if not rest else None, worker=worker)
+                    if worker is None:  # --isolation none
+                        from runners.in_process import judge
+
+                        result = judge(self.core, item)
+                    else:
+                        result = self.core.judge(item, rest, then if not rest else None, worker=worker)
                 except WorkerStopped:
                     return
                 except WorkerDied as exc:

@@ -5,10 +5,10 @@ comma-separated list of case names (every data set) or `name[i]` (data set i onl
 OPCONFORM_TEST_SEGFAULT, _ABORT, _HANG, _RAISE, _WRONG_DTYPE, _WRONG_SHAPE, _LEAK (keeps another
 OPCONFORM_TEST_LEAK_MIB, default 128, of address space it never frees at each run: a backend that leaks),
 _OURS_OOM (outputs that raise MemoryError when opconform reads them: our own code out of memory), _EXIT
-(os._exit(0)), _ORPHAN / _SETSID_CHILD (before running: a sleeper that called setsid(), its parent exited /
-the worker itself), _SIGNAL (OPCONFORM_TEST_SIGNALS SIGTERMs and SIGHUPs to the runner). Where
-OPCONFORM_TEST_MARKS names a folder, a sleeper, a hang and SlowToStart's loading note their pid in a file of it
-(sleepers, hanging, worker-loading, runner-loading): what a test waits for.
+(os._exit(0)), _SYSEXIT (sys.exit(0)), _ORPHAN / _SETSID_CHILD (before running: a sleeper that called
+setsid(), its parent exited / the worker itself), _SIGNAL (OPCONFORM_TEST_SIGNALS SIGTERMs and SIGHUPs to
+the runner). Where OPCONFORM_TEST_MARKS names a folder, a sleeper, a hang and SlowToStart's loading note
+their pid in a file of it (sleepers, hanging, worker-loading, runner-loading): what a test waits for.
 Used as `--backend fixture_backends:Misbehaving` with tests/ on sys.path. `Configurable` is Misbehaving with a
 --backend-option (tag, recorded in its settings). `FailsInWorker` loads only outside a worker process.
 `SlowToStart` takes OPCONFORM_TEST_WORKER_IMPORT seconds to import and OPCONFORM_TEST_WORKER_LOAD to load in a
@@ -21,6 +21,7 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import time
 
 import numpy as np
@@ -104,6 +105,8 @@ class Misbehaving(OpconformBackend):
                     # its supervisor, runners/worker_supervisor.py)
         if _chosen("EXIT", case, inputs):
             os._exit(0)
+        if _chosen("SYSEXIT", case, inputs):
+            sys.exit(0)
         if _chosen("HANG", case, inputs):
             mark("hanging")
             time.sleep(3600)
