@@ -2,22 +2,30 @@
 
 CI systems (GitLab, Kubernetes, Jenkins) cancel a job with SIGTERM, terminals with SIGHUP. By default either
 kills pytest on the spot: no results file, and the one of the previous run left in place looking new. Once
-`install()`ed (the pytest plugin does it when it runs a backend), SIGTERM, SIGHUP and SIGINT all become a
-KeyboardInterrupt in the main thread: pytest ends the session as on Ctrl-C (exit status 2, "interrupted"),
-the plugin's pytest_sessionfinish writes the results of the items that ran (atomically), and the worker's
-process group is killed.
+`install()`ed (the pytest plugin does it when it runs a backend, `opconform run` before anything starts a
+thread), SIGTERM, SIGHUP and SIGINT all become a KeyboardInterrupt in the main thread: pytest ends the session
+as on Ctrl-C (exit status 2, "interrupted"; runners/cancel_plugin.py), the plugin's pytest_sessionfinish writes
+the results of the items that ran (atomically), and the workers end with everything they started.
 
-A backend runs in a worker process (runners/worker.py) that can find the runner (os.getppid()) and signal
-it. The runner tells a backend's signal from a real cancel by its sender: the three signals are blocked in
-every thread and taken by one thread with sigtimedwait, which reads the sender's pid (si_pid). A signal
-sent by a worker (`add_worker`) or by one of its descendants (same process group or session, or a worker
-among its ancestors) is ignored and counted (`ignored()`; the run's summary says so). A sender that has
+A backend runs in a worker process (runners/worker.py) that can find the runner (its supervisor's parent)
+and signal it. The runner tells a backend's signal from a real cancel by its sender: the three signals are
+blocked in every thread and taken by one thread with sigtimedwait, which reads the sender's pid (si_pid). A
+signal sent by a worker (`add_worker`) or by one of its descendants (same process group or session, or a
+worker among its ancestors) is ignored and counted (`ignored()`; the run's summary says so). A sender that has
 already exited and been reaped cannot be told apart and counts as a cancel. The wake-up is a real-time
 signal to the main thread, which interrupts a blocking wait (EINTR) the way SIGINT does.
 
-Signal masks are inherited across fork and exec: a worker unblocks the three signals first thing
-(`in_worker`). Where there is no sigtimedwait (not Linux) SIGTERM and SIGHUP still become a
-KeyboardInterrupt, without the sender check.
+Signal masks are inherited across fork and exec: a worker drops what reached it while it was still in the
+runner's process group and unblocks the three signals (`in_worker`). Where there is no sigtimedwait (not
+Linux) SIGTERM and SIGHUP still become a KeyboardInterrupt, without the sender check.
+
+A cancel can come at any moment; a KeyboardInterrupt is not raised where it would cut something that must
+end whole. `defer()` ... `resume()` (or `with deferred():`) marks such a section: the runner's set-up (the
+backend loading in this process, which has no results file to write yet), a worker's start (a spawn cut half
+way leaves a worker that tracebacks): a cancel during it is raised at its end, and a second one at once (a
+backend whose import hangs can still be left). `hold()` starts the run's end (its results file and baseline
+written, its summary printed): from then on a cancel is only recorded, and the runner makes its exit status
+and its results file's say 2.
 
 Nothing outlives a cancel that the runner can see: `discard_stale` removes the previous results file when
 the run starts, so a run killed outright (SIGKILL, the grace period after SIGTERM) leaves no file at all
@@ -27,11 +35,14 @@ rather than an old one.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None), signal.SIGINT)
                 if s is not None)
@@ -41,21 +52,27 @@ _KEEP_DEAD = 30.0  # seconds a worker's pid is still known after it was reaped (
 
 _lock = threading.Lock()
 _workers: dict[int, float | None] = {}  # worker pid (its own process group and session) -> when it was reaped
+_enders: dict[int, Callable[[], None]] = {}  # worker pid -> how to end it at exit (kill_workers)
 _state: dict = {}  # while installed: thread, stop, mask, handlers, main
 _cancel: list[str] = []  # "SIGTERM from pid 123": what cancelled the run (the first one)
 _ignored: list[str] = []  # "SIGTERM from pid 456 (the backend's worker 450)"
+_told: list[bool] = []  # end_lines() has said the run was cancelled
 
 
-def add_worker(pid: int) -> None:
-    """A worker process started with this pid (it makes itself a process group and session leader)."""
+def add_worker(pid: int, end: Callable[[], None] | None = None) -> None:
+    """A worker process started with this pid (it makes itself a process group and session leader). end: how
+    kill_workers ends it at exit (default: SIGKILL to its group and to it)."""
     with _lock:
         _workers[pid] = None
+        if end is not None:
+            _enders[pid] = end
 
 
 def drop_worker(pid: int) -> None:
     """The worker was reaped: its pid is still recognised for _KEEP_DEAD seconds, then forgotten."""
     now = time.monotonic()
     with _lock:
+        _enders.pop(pid, None)
         if pid in _workers:
             _workers[pid] = now
         for p, t in list(_workers.items()):
@@ -68,8 +85,20 @@ def live_workers() -> list[int]:
         return [p for p, t in _workers.items() if t is None]
 
 
+def discard_pending() -> None:
+    """Drop the three signals pending in this process (blocked: the mask the runner had when it started it).
+    A worker starts in the runner's process group and leaves it only once its spawn bootstrap has run: a
+    terminal's Ctrl-C or hang-up (or a CI's SIGTERM to the group) that came in between was the runner's to
+    act on, and unblocked it would end the worker with a KeyboardInterrupt traceback on the terminal."""
+    if hasattr(signal, "sigtimedwait"):
+        while signal.sigtimedwait(SIGNALS, 0) is not None:
+            pass
+
+
 def in_worker() -> None:
-    """First thing in a worker process: the signals the runner blocked are unblocked and default again."""
+    """First thing in a worker process (once it has a session of its own): what reached it before dropped,
+    and the signals the runner blocked unblocked and default again."""
+    discard_pending()
     for s in SIGNALS:
         if s != signal.SIGINT:
             signal.signal(s, signal.SIG_DFL)
@@ -162,24 +191,73 @@ def _serve(stop: threading.Event) -> None:
 
 
 def _on_wake(signo, frame) -> None:
-    """In the main thread, after the waiting thread decided on a cancel."""
-    if _state.get("pending", 0) < len(_cancel):
-        _state["pending"] = len(_cancel)
-        raise KeyboardInterrupt(f"opconform: cancelled by {_cancel[-1]}")
+    """In the main thread, after the waiting thread decided on a cancel: raised unless held or deferred."""
+    _raise_pending(again_only=True)
+
+
+def _raise_pending(again_only: bool = False) -> None:
+    """Raise the KeyboardInterrupt of a cancel not raised yet, unless hold() is on; inside a deferred section
+    only a second cancel (again_only: the first waits for the section's end)."""
+    raised = _state.get("pending", 0)
+    if raised >= len(_cancel) or _state.get("final"):
+        return
+    if again_only and _state.get("depth") and len(_cancel) - raised < 2:
+        return
+    _state["pending"] = len(_cancel)
+    raise KeyboardInterrupt(f"opconform: cancelled by {_cancel[-1]}")
+
+
+def _main_thread() -> bool:
+    return bool(_state) and threading.current_thread() is threading.main_thread()
+
+
+def defer() -> None:
+    """Until resume(): a cancel is recorded, and raised only at resume() (a second one is raised at once).
+    Only in the main thread (the only one a cancel is raised in); sections nest."""
+    if _main_thread():
+        _state["depth"] = _state.get("depth", 0) + 1
+
+
+def resume() -> None:
+    """The end of a defer(): a cancel that came during it is raised now (KeyboardInterrupt)."""
+    if _main_thread() and _state.get("depth"):
+        _state["depth"] -= 1
+        if not _state["depth"]:
+            _raise_pending()
+
+
+@contextlib.contextmanager
+def deferred():
+    """`with deferred():` a section no cancel cuts (defer / resume); the cancel is raised after it, unless the
+    section raised."""
+    defer()
+    try:
+        yield
+    except BaseException:
+        if _main_thread() and _state.get("depth"):
+            _state["depth"] -= 1
+        raise
+    resume()
+
+
+def hold() -> None:
+    """The run is ending (its files being written, its summary printed): from now until uninstall() a cancel
+    is recorded (cancelled()), never raised."""
+    if _state:
+        _state["final"] = True
 
 
 def _on_signal(signo, frame) -> None:
     """Fallback (no sigtimedwait, or a thread that does not block the signals): a cancel, sender unknown.
     In a pytest-xdist worker (its execnet thread predates install() and takes these signals) it is ignored:
     the controller is the one that cancels, and it ends its workers."""
-    if _state.get("follower"):
+    if _state.get("follower") and signo != signal.SIGINT:
         _ignored.append(f"{_name(signo)} (sender unknown: an xdist worker leaves a cancel to its controller)")
         return
     if _cancel and signo != signal.SIGINT:
         return
     _cancel.append(f"{_name(signo)} (sender unknown)")
-    _state["pending"] = len(_cancel)
-    raise KeyboardInterrupt(f"opconform: cancelled by {_cancel[-1]}")
+    _raise_pending(again_only=True)
 
 
 def install(follower: bool = False) -> bool:
@@ -192,11 +270,13 @@ def install(follower: bool = False) -> bool:
         return False
     _cancel.clear()
     _ignored.clear()
+    _told.clear()
     handlers = {s: signal.getsignal(s) for s in SIGNALS}
     for s in SIGNALS:
-        if s != signal.SIGINT:
-            signal.signal(s, _on_signal)
-    _state.update(handlers=handlers, pending=0, follower=follower)
+        if s != signal.SIGINT or (not _CAN_WAIT and handlers[s] is signal.default_int_handler):
+            signal.signal(s, _on_signal)  # (SIGINT too without sigtimedwait, so that defer() holds it; not
+            # where it is ignored: a job started in the background of a script)
+    _state.update(handlers=handlers, pending=0, follower=follower, depth=0, final=False)
     if _CAN_WAIT:
         _tracker()
         handlers[_WAKE] = signal.getsignal(_WAKE)
@@ -251,12 +331,23 @@ def uninstall() -> None:
 
 
 def kill_workers() -> None:
-    """SIGKILL every live worker's process group (at exit: nothing a worker started outlives the run)."""
+    """End every live worker (at exit: nothing a worker started outlives the run): by its own ender (a
+    supervised worker ends everything it started, runners/worker_supervisor.py), else SIGKILL to its process
+    group and to it (one that has not made its group yet is in the runner's)."""
     for pid in live_workers():
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        with _lock:
+            end = _enders.pop(pid, None)
+        if end is not None:
+            try:
+                end()
+                continue
+            except Exception:  # noqa: BLE001 - at exit: fall back to the kill
+                pass
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 atexit.register(kill_workers)
@@ -272,30 +363,12 @@ def discard_stale(path: Path | str) -> None:
         path.unlink()  # (a link is left for the plugin's check of the path to refuse)
 
 
-def configure(config, report: str | None) -> None:
-    """From the pytest plugin's pytest_configure, first thing (threads started later, numpy's, inherit the
-    blocked signals; one started earlier could take a worker's signal without its sender): the results file
-    of an earlier run removed (not in an xdist worker: the controller writes it), the signals taken over,
-    the summary and the clean-up registered."""
-    import pytest
-
-    follower = hasattr(config, "workerinput")
-    install(follower=follower)  # before anything imports numpy (runners.results does)
-    config.pluginmanager.register(CancelPlugin(), "opconform-cancel")
-    if report and not follower:
-        try:
-            discard_stale(report)
-        except OSError as exc:
-            raise pytest.UsageError(f"--report {report}: cannot remove the results file of an earlier run "
-                                    f"({exc.strerror or exc}): it would be left looking like this run's") from None
-
-
 def end_lines() -> list[tuple[str, str]]:
     """(line, colour) for the end of a run: that it was cancelled, and the signals the backend sent."""
     lines = []
     if cancelled():
-        lines.append((f"opconform: the run was cancelled by {cancelled()}; the results of the items that ran "
-                      "are written", "red"))
+        _told.append(True)
+        lines.append((f"opconform: interrupted: the run was cancelled by {cancelled()}", "red"))
     seen = ignored()
     if seen:
         lines.append((f"opconform: ignored {len(seen)} signal(s) the backend sent to the runner: "
@@ -303,12 +376,38 @@ def end_lines() -> list[tuple[str, str]]:
     return lines
 
 
-class CancelPlugin:
-    """Registered by the pytest plugin: the summary line, and the signal handling undone at the end."""
+def settle(status: int, report: str | Path | None) -> int:
+    """The exit status of a run that has ended (its files written, its summary printed): 2 when a cancel came
+    (hold() kept it from cutting the writes), the header of the results file written (report, None if none)
+    then saying 2 too, and the line saying so printed (on stderr) if the summary did not have it. A usage
+    error (4) stays."""
+    if not cancelled() or status in (2, 4):
+        return status
+    if report is not None:
+        try:
+            restamp(report, 2)
+        except (OSError, ValueError) as exc:
+            from runners.escape import printable
 
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        for line, colour in end_lines():
-            terminalreporter.write_line(line, **{colour: True})
+            print(printable(f"opconform: cannot mark {report} interrupted: {getattr(exc, 'strerror', None) or exc}"),
+                  file=sys.stderr)
+    if not _told:
+        for line, _ in end_lines()[:1]:
+            print(line, file=sys.stderr)
+    return 2
 
-    def pytest_unconfigure(self, config) -> None:
-        uninstall()
+
+def restamp(report: str | Path, exitstatus: int) -> None:
+    """Set the results file's header "exitstatus" (atomically). The header is indented JSON whose records are
+    one a line (runners.results.results_text), so its one line at indent 1 is the header's."""
+    import re
+
+    from runners.results import write_atomically
+
+    path = Path(report)
+    text = path.read_text(encoding="utf-8")
+    new, n = re.subn(r'(?m)^ "exitstatus": -?\d+,?$', lambda m: f' "exitstatus": {exitstatus}' +
+                     ("," if m.group(0).endswith(",") else ""), text, count=1)
+    if n != 1:
+        raise ValueError("no exitstatus in its header")
+    write_atomically(path, new)

@@ -347,6 +347,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["run"]:
+        from runners import cancel
+
+        # before the parser is built: it imports numpy, whose thread pool would take the signals without
+        # their sender (a backend's SIGTERM to the runner would cancel the run; runners/cancel.py)
+        cancel.install()
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from runners import in_process
 from runners.escape import has_unsafe, printable
 from runners.pytest_collect import PLUGIN_NAME, CaseDir, CaseItem, CasesDir, SuiteDir, deselect
 from runners.pytest_refusals import REFUSED, guard_conftests, refuse_cases_without_backend, refuse_config_in_suite
@@ -68,11 +69,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not spec:
         refuse_cases_without_backend(config)
         return
-    from runners import cancel
+    from runners import cancel_plugin
 
     # first, while this process has one thread (numpy's thread pools start with the backend): SIGTERM / SIGHUP
     # end the run as Ctrl-C does, a worker cannot signal the runner, no stale results file is left
-    cancel.configure(config, config.getoption("report"))
+    cancel_plugin.configure(config, config.getoption("report"))
     refuse_config_in_suite(config)
     try:
         run = _configured_run(config, spec)
@@ -94,6 +95,7 @@ def _configured_run(config: pytest.Config, spec: str) -> "OpconformRun":
     if report:
         o.check_report_path(report)
     timeout, memory = o.worker_limits(config.getoption("case_timeout"), config.getoption("case_memory"))
+    o.check_isolation(config.getoption("isolation"), config.getoption("baseline"))
     mode = o.run_mode(config.getoption("inputs"), config.getoption("shapes"), config.getoption("max_opset"))
     core = RunCore(backend, config.getoption("tier"), mode, config.invocation_params.dir)
     core.families = families
@@ -115,6 +117,8 @@ def _configured_run(config: pytest.Config, spec: str) -> "OpconformRun":
         xdist_controller = not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
         if not (config.getoption("collectonly") or xdist_controller):
             core.isolated.launch()  # the worker loads the backend while this process collects
+    elif not hasattr(config, "workerinput"):  # --isolation none: said at the start and in the summary
+        config.pluginmanager.register(in_process.Announce(), "opconform-in-process")
     return run
 
 
@@ -224,12 +228,12 @@ class OpconformRun:
 
     # ---- running ----------------------------------------------------------------------
     def execute(self, item: CaseItem):
-        """The item's Result (runners.session.RunCore.judge); with a worker, the data sets that run next
-        are asked for in the same round trip."""
+        """The item's Result (RunCore.judge); with a worker, the data sets that run next go in the same round trip."""
         from runners.worker import WorkerDied
 
-        more = self._following(item) if self.core.isolated is not None else []
-        then = self._next_case(item, more) if self.core.isolated is not None else None
+        if self.core.isolated is None:  # --isolation none: a backend's exit is the item's crash
+            return in_process.judge(self.core, item)
+        then = self._next_case(item, more := self._following(item))
         try:
             return self.core.judge(item, more, then)
         except WorkerDied as exc:  # the backend cannot load in a worker: every item would say so

@@ -55,11 +55,15 @@ def main(args: argparse.Namespace) -> int:
     from runners import cancel
 
     cancel.install()
+    cancel.defer()  # the set-up (the backend loads here: seconds) is not cut: a cancel waits for the run to exist
     try:
         return _main(args)
     except OptionError as exc:
         print(f"opconform run: error: {exc}", file=sys.stderr)
         return 4
+    except KeyboardInterrupt:  # a second cancel during the set-up (cancel.defer): nothing ran, nothing to write
+        print("opconform: interrupted before the run started: nothing was run or written", file=sys.stderr)
+        return 2
     finally:
         cancel.uninstall()
 
@@ -92,6 +96,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.report:
         o.check_report_path(args.report)
     timeout, memory = o.worker_limits(args.case_timeout, args.case_memory)
+    o.check_isolation(args.isolation, args.baseline)
     mode = o.run_mode(args.inputs, args.shapes, args.max_opset)
     core = RunCore(backend, args.tier, mode, base)
     core.families = families
@@ -107,6 +112,10 @@ def _main(args: argparse.Namespace) -> int:
     core.scope = Scope(whole=whole_suites(args.paths, base, manifests), families=families, shard=core.shard)
     jobs = args.jobs if args.isolation == "process" else 1
     workers = []
+    if args.isolation == "none":
+        from runners.in_process import LINE
+
+        print(LINE, file=sys.stderr, flush=True)  # before any item: what is left of a run the backend ended
     if args.isolation == "process":
         workers = [IsolatedRunner(args.backend, timeout=timeout, memory=memory, options=options, mode=mode)
                    for _ in range(jobs)]
@@ -115,18 +124,29 @@ def _main(args: argparse.Namespace) -> int:
     elsewhere = core.elsewhere_line()
     if elsewhere:
         print(elsewhere, flush=True)  # before any verdict: what the gate compares across
-    try:  # --family / --shard while collecting (a case of another family is never listed)
-        items, refused = collect(args.paths, base, manifests, Selection(core.families, core.shard))
+    try:
         runner = Runner(core, workers, xfails, skips, want_records, manifests)
+        refused, status = [], "interrupted"
+        cancel.resume()  # a cancel during the set-up: raised now, with a run to end
+        # --family / --shard while collecting (a case of another family is never listed)
+        items, refused = collect(args.paths, base, manifests, Selection(core.families, core.shard))
         status = runner.run(items)
+    except KeyboardInterrupt:  # (runner.run takes those of the run itself)
+        pass
     finally:
+        cancel.hold()  # from here nothing cuts the workers' end, the results file, the baseline or the summary
         for w in workers:
             w.close()
+    if args.isolation == "none":
+        from runners.in_process import LINE
+
+        print(LINE)  # (the summary's first line)
+    status = "interrupted" if cancel.cancelled() else status
     code = runner.finish(status, args, refused, time.perf_counter() - started)
     # a results or baseline file not written is 3 even where items failed (finish makes only 0 a 3)
     unwritten = (args.report and not runner.written) or (
         args.update_baseline and core.baseline_path is not None and not runner.baseline_written)
-    return 3 if unwritten and code in (1, 5) else code
+    return cancel.settle(3 if unwritten and code in (1, 5) else code, args.report if runner.written else None)
 
 
 def run_main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,7 @@ class Runner:
         self.n_items = 0
         self._lock = threading.Lock()
         self.fatal: str | None = None  # the backend cannot load in a worker
+        self.stopping = False  # interrupted: the workers' threads stop, what they still return is dropped
         self.written = self.baseline_written = False
 
     def _marks(self, item) -> tuple[str | None, str | None]:
@@ -59,6 +60,10 @@ class Runner:
             else:
                 self._run_parallel(runs)
         except KeyboardInterrupt:
+            from runners import cancel
+
+            cancel.hold()
+            self.stopping = True
             return "interrupted"
         if self.fatal is not None:
             return "usage"
@@ -72,12 +77,23 @@ class Runner:
         threads = [threading.Thread(target=self._drain, args=(work, w), daemon=True) for w in self.workers]
         for t in threads:
             t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)  # (a join with a timeout lets Ctrl-C through)
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.5)  # (a join with a timeout lets Ctrl-C through)
+        except KeyboardInterrupt:  # each thread's worker ends (it may be starting): the threads stop, then the run
+            from runners import cancel
+
+            cancel.hold()
+            self.stopping = True
+            for w in self.workers:
+                w.stop()
+            for t in threads:
+                t.join(30)
+            raise
 
     def _drain(self, work: queue.Queue, worker) -> None:
-        while self.fatal is None:
+        while self.fatal is None and not self.stopping:
             try:
                 chunk = work.get_nowait()
             except queue.Empty:
@@ -86,14 +102,14 @@ class Runner:
 
     def _run_share(self, runs: list[list], worker) -> None:
         for k, run in enumerate(runs):
-            if self.fatal is not None:
+            if self.fatal is not None or self.stopping:
                 return
             self._run_case(run, worker, runs[k + 1] if k + 1 < len(runs) else None)
 
     def _run_case(self, run: list, worker, nxt: list | None) -> None:
         """The items of one case: the data sets that will run are asked for in one round trip, with the
         next case's behind them."""
-        from runners.worker import WorkerDied
+        from runners.worker import WorkerDied, WorkerStopped
 
         marks = [self._marks(it) for it in run]
         todo = [it.index for it, (skip, _) in zip(run, marks) if skip is None and it.problem is None]
@@ -111,10 +127,20 @@ class Runner:
             else:
                 rest = todo[todo.index(item.index) + 1:][:MAX_BATCH]
                 try:
-                    result = self.core.judge(item, rest, then if not rest else None, worker=worker)
-                except WorkerDied as exc:
-                    self.fatal = printable(f"opconform: --backend {worker.backend_spec}: {exc}")
+                    if worker is None:  # --isolation none
+                        from runners.in_process import judge
+
+                        result = judge(self.core, item)
+                    else:
+                        result = self.core.judge(item, rest, then if not rest else None, worker=worker)
+                except WorkerStopped:
                     return
+                except WorkerDied as exc:
+                    if not self.stopping:  # (stopped while it started: not the backend's failure)
+                        self.fatal = printable(f"opconform: --backend {worker.backend_spec}: {exc}")
+                    return
+            if self.stopping:  # a worker ended by stop(): its last answer is no verdict
+                return
             self._judged(item, result, xfail)
 
     def _skipped(self, item, reason: str) -> None:

@@ -60,7 +60,8 @@ OPTIONS: list[tuple[tuple[str, ...], dict]] = [
                        "(\"opset 23 > --max-opset 21\"): for a runtime that stops at an older opset")),
     (("--isolation",), dict(default="process", choices=ISOLATIONS,
                   help="process (default): the backend runs in a worker process, so a crash or hang costs "
-                       "one data set; none: in the pytest process (for debugging a backend)")),
+                       "one data set; none: in the runner's process, for debugging a backend (a crash or exit "
+                       "of it ends the run; not with --baseline)")),
 ]
 
 
@@ -158,6 +159,15 @@ def run_mode(inputs: str, shapes: str, max_opset: int | None):
         return RunMode(inputs, shapes, max_opset)
     except ValueError as exc:
         raise OptionError(str(exc)) from None
+
+
+def check_isolation(isolation: str, baseline: str | None) -> None:
+    """--isolation none cannot gate: a backend that crashes or exits there ends the run with its own exit status
+    (0 for exit(0)), so a gate would pass on a run that did not run (runners/in_process.py)."""
+    if isolation == "none" and baseline:
+        raise OptionError("--isolation none with --baseline: a backend that crashed or exited in this process "
+                          "would end the gate with its own exit status (0 for exit(0)); gate with --isolation "
+                          "process")
 
 
 def configure_gate(core, report: str | None, baseline: str | None, update: bool, shard: str | None) -> bool:

@@ -1,4 +1,4 @@
-"""The isolated worker process that runs a backend (DESIGN.md, "Runners").
+"""The isolated worker process that runs a backend (docs/design.md, "Runners").
 
 A backend under test can segfault, abort or hang. Each runner keeps one worker process that loads
 the backend once and runs case after case (so start-up is paid once, not per case); the runner
@@ -13,17 +13,26 @@ options (--backend-option, a dict of str) and constructed inside the worker.
 The worker runs under a memory cap (`memory` bytes, --case-memory; see DEFAULT_MEMORY). A data set that
 runs out of memory there (the backend raised MemoryError or said it failed to allocate) gets `error`
 with a message naming the cap, and the worker is restarted before the next data set: the verdict
-definitions (DESIGN.md, "Verdicts") call a backend that raises where a result is required `error`, and
+definitions (docs/design.md, "Verdicts") call a backend that raises where a result is required `error`, and
 the process did not die (`crash` is a death by signal). A backend that leaks does not poison the
 items after it. The worker reports what it holds (VmData) after loading the backend and after each data set:
 the message of a data set that ran out of memory says how much the worker held before it started, and when
 that growth came from earlier items (the item that hits the cap of a leaking backend is not the culprit).
 
-Nothing a backend starts outlives its worker, and a dead worker is seen by its process, not its pipe: the
-worker makes itself a process group and session leader, the runner waits on the pipe and on the process
-(a forked child can keep the pipe open after the worker died: that is a crash, not a timeout), and kills
-the whole group on death, timeout and close (and the worker dies with the runner's thread that started it,
-PR_SET_PDEATHSIG). A backend cannot signal the runner: see runners/cancel.py.
+Nothing a backend starts outlives its worker, and a dead worker is seen by its process, not its pipe. The
+process the runner starts is the worker's supervisor (runners/worker_supervisor.py): a session and process
+group of its own, a child subreaper, it forks the worker and, when the worker ends or the runner closes the
+control pipe (a timeout, close(), the runner's death), SIGKILLs every descendant, setsid()'d ones too, then
+ends as the worker did. The runner waits on the pipe and on that process (a forked child can keep the pipe
+open after the worker died: that is a crash, not a timeout); to end a worker it closes the control pipe and
+waits for the supervisor (at most _END_GRACE), and only then kills the whole group. A backend cannot
+signal the runner: see runners/cancel.py.
+
+The first data set's clock starts once the worker has said it is ready: after it imported and loaded the
+backend and loaded what a verdict loads on first use (worker_process.warm_up, on a runner's first worker,
+while the runner collects), so none of it is charged to the first item. A timeout is not retried on a fresh
+worker: that worker would start the same way again (a warm-up longer than --case-timeout would time out
+twice), and every hang of a hanging backend would cost twice its timeout.
 
 The backend's output is attributed: the worker's fds 1 and 2 go to a file of its own; after each data set
 the worker keeps the last OUTPUT_TAIL bytes in the Result (`output`, and the message of a failing verdict)
@@ -49,26 +58,22 @@ from runners.results import CRASH, ERROR, TIMEOUT, Result
 
 # DEFAULT_MEMORY, parse_size, OUTPUT_TAIL: imported from here by runners/cli.py and tests/test_hostile_backends.py
 from runners.worker_limits import (_OUT_OF_MEMORY_EXIT, _OUTPUT_HEAD, DEFAULT_MEMORY, DEFAULT_TIMEOUT,  # noqa: F401
-                                   OUTPUT_TAIL, _ran_out_of_memory, _says_out_of_memory, _starved, check_timeout,
-                                   format_size, parse_size)
-from runners.worker_process import _serve, attach_output
+                                   OUTPUT_TAIL, _ran_out_of_memory, _read_tail, _says_out_of_memory, _starved,
+                                   check_timeout, describe_exit, format_size, parse_size)
+from runners.worker_process import attach_output
+from runners.worker_supervisor import start as _supervise
 
 _CONTEXT = multiprocessing.get_context("spawn")
-
-def describe_exit(exitcode: int | None) -> str:
-    """'signal SIGSEGV (11)' for a death by signal, else 'exit code N'."""
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"signal {name} ({-exitcode})"
-    return f"exit code {exitcode}"
+_END_GRACE = 5.0  # seconds the supervisor has to end a worker and what it started before the group is killed
 
 
 class WorkerDied(Exception):
     """The worker could not even start (the backend failed to load there). One line; raised again by every
     later run without a new attempt (it would fail the same way)."""
+
+
+class WorkerStopped(Exception):
+    """stop() was called (the run is interrupted): no worker is started any more."""
 
 
 class IsolatedRunner:
@@ -100,36 +105,65 @@ class IsolatedRunner:
         self._held_fresh: int | None = None  # what the worker held once it had loaded the backend (held())
         self._held: int | None = None  # what it held after the last answer read: before the data set owed first
         self._died_output: tuple[bytes, int] = (b"", 0)  # what the worker wrote before the death just reaped
+        self._control = None  # the runner's end of the control pipe (closed: the supervisor ends everything)
+        self._control_lock = threading.Lock()  # (stop() closes it from another thread)
+        self._stopped = False
+        self._busy = threading.Lock()  # held by the thread in run() (close() from another waits for it)
         self.starts = 0  # how many workers were started (tests check start-up is not per case)
 
     # ---- process management ----------------------------------------------------------
     def launch(self) -> None:
         """Start the worker without waiting for it: it loads the backend while the caller goes on (the
-        first run waits for it to be ready)."""
+        first run waits for it to be ready). WorkerStopped after stop()."""
+        if self._stopped:
+            raise WorkerStopped("the run is interrupted")
         if self._proc is not None:
             return
+        with cancel.deferred():  # a spawn cut half way leaves a worker that tracebacks on the terminal
+            self._spawn()
+
+    def _spawn(self) -> None:
         parent, child = _CONTEXT.Pipe()
+        control, self_control = _CONTEXT.Pipe(duplex=False)
         fd, output = tempfile.mkstemp(prefix="opconform-worker-", suffix=".out")
-        guard = threading.current_thread() is threading.main_thread()
-        proc = _CONTEXT.Process(target=_serve, args=(child, self.backend_spec, self.options, self.memory, output, guard,
-                                                     self.mode),
+        mode = None if self.mode is None else (self.mode.inputs, self.mode.shapes, self.mode.max_opset)
+        proc = _CONTEXT.Process(target=_supervise, args=(child, control, self.backend_spec, self.options,
+                                                         self.memory, output, mode, self.starts == 0),
                                 daemon=True, name="opconform-worker")
         try:
             proc.start()
         except BaseException:
             Path(output).unlink(missing_ok=True)
             os.close(fd)
+            self_control.close()
             raise
-        cancel.add_worker(proc.pid)
+        finally:
+            child.close()
+            control.close()
+        cancel.add_worker(proc.pid, end=self._close_control)
         cancel.reblock()
-        child.close()
         try:  # readable once the worker has died (its sentinel is a pipe, which a forked child keeps open)
             self._pidfd = os.pidfd_open(proc.pid)
         except (AttributeError, OSError):
             self._pidfd = None
         self._proc, self._conn, self._ready_seen, self._output, self._output_fd = proc, parent, False, output, fd
+        self._control = self_control
         self._held_fresh = self._held = None
         self.starts += 1
+        if self._stopped:  # stop() came while it started: it was not there to be ended
+            self._close_control()
+
+    def stop(self) -> None:
+        """From any thread (an interrupted run): the worker ends with everything it started, and none is
+        started again; the thread using this runner sees the worker's death (and then WorkerStopped)."""
+        self._stopped = True
+        self._close_control()
+
+    def _close_control(self) -> None:
+        with self._control_lock:
+            control, self._control = self._control, None
+        if control is not None:
+            control.close()
 
     def _start(self) -> None:
         """Launch the worker if it is not running, and wait until it has loaded the backend."""
@@ -224,8 +258,9 @@ class IsolatedRunner:
             return not self._proc.is_alive()
 
     def _kill_group(self) -> None:
-        """SIGKILL the worker's process group (the worker made it: setsid), and the worker. Only while the
-        worker is not reaped (its pid, the group's id, cannot have been reused)."""
+        """SIGKILL the supervisor's process group (it made it: setsid), and the supervisor: a fallback, which
+        leaves what called setsid() (see _reap). Only while it is not reaped (its pid, the group's id,
+        cannot have been reused)."""
         proc = self._proc
         if proc is None or proc.pid is None:
             return
@@ -237,12 +272,17 @@ class IsolatedRunner:
             proc.kill()
 
     def _reap(self, grace: float = 5.0) -> int | None:
-        """Drop the worker: its group killed, the process reaped, what it wrote since its last answer
-        kept in _died_output; its exit code. grace: seconds it may take to end on its own first (its pipe
-        closes before it has exited: the exit code says how it ended)."""
+        """Drop the worker: ended with what it started, the process reaped, what it wrote since its last
+        answer kept in _died_output; its exit code. grace: seconds it may take to end on its own first (its
+        pipe closes before it has exited: the exit code says how it ended); then the supervisor is asked to
+        end it (the control pipe closed) and given _END_GRACE, and only then is its group killed."""
         proc = self._proc
         if proc is not None and grace > 0 and not self._exited():
             self._wait_death(grace)
+        if proc is not None and not self._exited():
+            self._close_control()
+            self._wait_death(_END_GRACE)
+        self._close_control()
         self._kill_group()
         self._proc = self._conn = None
         self._inflight.clear()
@@ -273,14 +313,23 @@ class IsolatedRunner:
 
     def close(self) -> None:
         """Stop the worker (at the end of a session): asked to end when it owes nothing and the run was not
-        cancelled, else at once; its process group is killed either way (nothing it started outlives it)."""
-        if self._conn is not None and not self._inflight and cancel.cancelled() is None:
-            try:
-                self._conn.send(None)
-                self._wait_death(5)
-            except (OSError, BrokenPipeError):
-                pass
-        self._kill()
+        cancelled, else at once; what it started ends with it either way. While another thread is in run()
+        (an interrupted -j run), that thread's worker is stopped and the thread given 30 s to return."""
+        if not self._busy.acquire(blocking=False):
+            self.stop()
+            if not self._busy.acquire(timeout=30):  # (stuck: its worker is ended all the same)
+                self._close_control()
+                return
+        try:
+            if self._conn is not None and not self._inflight and cancel.cancelled() is None:
+                try:
+                    self._conn.send(None)
+                    self._wait_death(5)
+                except (OSError, BrokenPipeError):
+                    pass
+            self._kill()
+        finally:
+            self._busy.release()
 
     # ---- running ---------------------------------------------------------------------
     def run(self, case_dir: Path, index: int, tier: str, stub, more: list[int] = (),
@@ -293,6 +342,10 @@ class IsolatedRunner:
         each data set as soon as it has it and goes straight on to the next, while the caller reports,
         and the answers wait here. A data set is still timed on its own, and a crash or hang is still
         charged to the data set it hit."""
+        with self._busy:
+            return self._run(case_dir, index, tier, stub, more, then)
+
+    def _run(self, case_dir: Path, index: int, tier: str, stub, more, then) -> tuple[str, object]:
         key = (str(case_dir), index, tier)
         if key not in self._ready and key not in self._inflight:
             self._drain()
@@ -425,15 +478,3 @@ class IsolatedRunner:
             r.error = error
         attach_output(r, *self._died_output)  # what the data set wrote before the death or the timeout
         self._ready[key] = ("result", r)
-
-
-def _read_tail(fd: int | None) -> tuple[bytes, int]:
-    """(the last OUTPUT_TAIL bytes of a worker's output file, its size); empty when there is none."""
-    if fd is None:
-        return b"", 0
-    try:
-        size = os.fstat(fd).st_size
-        keep = min(size, OUTPUT_TAIL)
-        return os.pread(fd, keep, size - keep), size
-    except OSError:
-        return b"", 0

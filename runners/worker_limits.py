@@ -1,10 +1,12 @@
 """The limits a backend's worker runs under (runners/worker.py): the time one data set may take (--case-timeout),
-the memory the worker may write (--case-memory), what a backend's output keeps, and how running out of memory
-is recognised."""
+the memory the worker may write (--case-memory), what a backend's output keeps, how running out of memory
+is recognised, and how a worker's end is told (describe_exit, _read_tail: what it wrote last)."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 from runners.results import Result
 
@@ -120,3 +122,26 @@ def _starved(text: str) -> bool:
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """'signal SIGSEGV (11)' for a death by signal, else 'exit code N'."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"signal {name} ({-exitcode})"
+    return f"exit code {exitcode}"
+
+
+def _read_tail(fd: int | None) -> tuple[bytes, int]:
+    """(the last OUTPUT_TAIL bytes of a worker's output file, its size); empty when there is none."""
+    if fd is None:
+        return b"", 0
+    try:
+        size = os.fstat(fd).st_size
+        keep = min(size, OUTPUT_TAIL)
+        return os.pread(fd, keep, size - keep), size
+    except OSError:
+        return b"", 0

@@ -1,13 +1,12 @@
-"""The worker process's side (runners/worker.py): detached into its own process group, its output captured,
-under its memory cap, it loads the backend once and answers each data set asked of it."""
+"""The worker process's side (runners/worker.py): started by its supervisor (runners/worker_supervisor.py) in
+a session of its own, its output captured, under its memory cap, it loads the backend once and answers each
+data set asked of it."""
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
-from runners import cancel
 from runners.escape import printable
 from runners.results import ERROR, Result
 from runners.worker_limits import (_OUT_OF_MEMORY_EXIT, _OUTPUT_HEAD, MESSAGE_TAIL, OUTPUT_TAIL, _cap_memory,
@@ -15,41 +14,17 @@ from runners.worker_limits import (_OUT_OF_MEMORY_EXIT, _OUTPUT_HEAD, MESSAGE_TA
 
 
 def _serve(conn, backend_spec: str, options: dict[str, str] | None = None, memory: int | None = None,
-           output: str | None = None, guard: bool = False, mode=None) -> None:
+           output: str | None = None, mode=None, warm: bool = False) -> None:
     """The worker process: the loop below under the memory cap. A MemoryError that escapes it (the
     worker's own reading or sending) ends the worker with _OUT_OF_MEMORY_EXIT, charged to the data set
-    it was on.
-
-    output: the file the worker's fds 1 and 2 go to (the runner's; see the module docstring); guard: die
-    with the runner's thread that started this worker (that thread is the runner's main thread)."""
-    _detach(guard)
+    it was on. output: the file the worker's fds 1 and 2 go to (the runner's; see runners/worker.py);
+    warm: warm_up() before saying ready."""
     capture = _capture(output)
     _cap_memory(memory)
     try:
-        _loop(conn, backend_spec, options, capture, mode)
+        _loop(conn, backend_spec, options, capture, mode, warm)
     except MemoryError:
         os._exit(_OUT_OF_MEMORY_EXIT)  # no clean-up: it may need the memory there is none of
-
-
-def _detach(guard: bool) -> None:
-    """A process group and session of its own (the runner kills the group: the backend's children too;
-    a terminal's Ctrl-C or hang-up goes to the runner, which ends the worker itself), the signals the
-    runner blocks unblocked (masks are inherited), and death with the runner."""
-    try:
-        os.setsid()
-    except OSError:  # already a group leader: cannot happen with spawn
-        pass
-    cancel.in_worker()
-    if guard and sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            parent = os.getppid()
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-            if os.getppid() != parent:  # the runner died before that: nobody would ever kill this worker
-                os._exit(1)
-        except (OSError, AttributeError):
-            pass
 
 
 class _Capture:
@@ -132,8 +107,26 @@ def held() -> int | None:
         return None
 
 
+def warm_up() -> None:
+    """Load what a data set's verdict loads on first use: the diagnosis, and every family's references and
+    fault models. The first item's clock starts when the worker says it is ready (runners/worker.py), so
+    this is nobody's: 0.25 s on an idle machine, while the runner collects. It was the first failing item's
+    of each family: on onnxruntime a Cast failure's first took 0.08 to 0.10 s without it, 0.02 to 0.03 s with
+    it, the next one 0.01 s (idle 2-core machine; ten times that under load). A module that fails to import is
+    left to the data set that needs it."""
+    try:
+        from generator import faults
+        from generator.families import FAMILIES
+        from runners import diagnose  # noqa: F401
+
+        for family in FAMILIES:
+            faults.module(family)
+    except Exception:  # noqa: BLE001 - (see above)
+        pass
+
+
 def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Capture | None = None,
-          mode=None) -> None:
+          mode=None, warm: bool = False) -> None:
     """Worker main loop: ("ready", None, held) once the backend is loaded, or ("failed", one line, held) if it
     cannot be; then (case_dir, [index, ...], tier) in; one answer per index, in order, each sent as soon as it
     is known: ("result", Result, held) or ("case-error", (path, problem), held), `held` the worker's
@@ -153,6 +146,8 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Cap
     except Exception as exc:  # noqa: BLE001 - reported once by the runner (WorkerDied), not as a traceback
         conn.send(("failed", _one_line(exc), held()))
         return
+    if warm:
+        warm_up()
     if capture is not None:
         capture.take()  # what loading the backend wrote is no data set's
     prepared = PreparedCache()

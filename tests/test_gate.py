@@ -40,10 +40,10 @@ def verdicts_of(baseline: Path) -> dict[str, str]:
 
 
 def run(pytester, monkeypatch, suite, *args, **misbehave):
+    """pytest on the suite, the fixture backend in its worker (--isolation none is refused with --baseline)."""
     for what in ("RAISE", "WRONG_DTYPE", "SEGFAULT"):
         monkeypatch.setenv(f"OPCONFORM_TEST_{what}", ",".join(misbehave.get(what.lower(), [])))
-    return pytester.runpytest(str(suite), "--backend", FIXTURE, "-p", "no:cacheprovider", "--isolation", "none",
-                              *args)
+    return pytester.runpytest(str(suite), "--backend", FIXTURE, "-p", "no:cacheprovider", *args)
 
 
 def test_ranking_and_regressions():

@@ -92,7 +92,7 @@ def env_for(**misbehave) -> dict:
 
 def pytest_run(cwd: Path, suite: Path, *args, **misbehave) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pytest", str(suite), "--backend", FIXTURE, "-p", "no:cacheprovider",
-                           "--isolation", "none", "-q", *args], cwd=cwd, capture_output=True, text=True,
+                           "-q", *args], cwd=cwd, capture_output=True, text=True,
                           env=env_for(**misbehave))
 
 

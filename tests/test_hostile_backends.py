@@ -108,12 +108,16 @@ class ForkAndGoOn(Base):
 
 
 class SignalsTheRunner(Base):
-    """SIGTERM and SIGHUP to the runner, from the worker and from a child of it."""
+    """SIGTERM and SIGHUP to the runner, from the worker and from a child of it; and to the worker's parent,
+    its supervisor (runners/worker_supervisor.py)."""
 
     def act(self, case):
-        runner = os.getppid()
-        os.kill(runner, signal.SIGTERM)
-        os.kill(runner, signal.SIGHUP)
+        import multiprocessing
+
+        runner = multiprocessing.parent_process().pid  # the process that started the worker's supervisor
+        for pid in (os.getppid(), runner):
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGHUP)
         pid = os.fork()
         if pid == 0:
             os.kill(runner, signal.SIGTERM)

@@ -153,7 +153,7 @@ def suite(pytester, monkeypatch) -> Path:
 def test_a_regression_against_a_baseline_saying_FAIL_is_a_usage_error(pytester, monkeypatch, suite):
     """The issue's case: a real regression (error, where the baseline recorded "FAIL") passed with exit 0."""
     monkeypatch.setenv("OPCONFORM_TEST_RAISE", PICKS[0])
-    args = [str(suite), "--backend", "fixture_backends:Misbehaving", "-p", "no:cacheprovider", "--isolation", "none"]
+    args = [str(suite), "--backend", "fixture_backends:Misbehaving", "-p", "no:cacheprovider"]
     base = pytester.path / "b.json"
     assert pytester.runpytest(*args, "--baseline", str(base), "--update-baseline").ret == 1
     text = base.read_text()

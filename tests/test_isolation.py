@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -434,3 +436,41 @@ def test_a_backend_that_cannot_load_in_the_worker_ends_the_session_once(pytester
     out = result.stdout.str() + result.stderr.str()
     assert out.count("cannot load in a worker process") == 1 and "Traceback" not in out, out
     assert json.loads((pytester.path / "r.json").read_text())["records"] == []
+
+
+# ---- the warm-up is nobody's (issue 31, part 7) ---------------------------------------------------------------
+
+
+def test_the_first_item_is_not_charged_with_the_workers_start_up(monkeypatch, tmp_path):
+    """The backend takes 1.5 s to import and 1.5 s to load in the worker, each data set a few milliseconds: under
+    --case-timeout 1 the first one passes (its clock starts once the worker has said it is ready)."""
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.setenv("OPCONFORM_TEST_WORKER_IMPORT", "1.5")
+    monkeypatch.setenv("OPCONFORM_TEST_WORKER_LOAD", "1.5")
+    monkeypatch.setenv("OPCONFORM_TEST_MARKS", str(tmp_path))
+    case = "test_qlinearconv_auto_pad_notset"
+    runner = IsolatedRunner("fixture_backends:SlowToStart", timeout=1)
+    try:
+        got = [runner.run(SUITE / "node" / case, i, "strict", _stub(case), more=[1, 2][i:])[1] for i in range(3)]
+    finally:
+        runner.close()
+    assert [r.verdict for r in got] == ["pass"] * 3, [r.message for r in got]
+    assert (tmp_path / "worker-loading").exists() and runner.starts == 1
+
+
+def test_a_runners_first_worker_loads_what_a_verdict_loads_before_it_is_ready():
+    """worker_process.warm_up: the diagnosis and every family's fault models (a family's first failing item
+    loaded its own: 0.11 s for layout's on an idle machine, ten times that under load)."""
+    code = ("import sys\n"
+            "from generator import faults\n"
+            "from generator.families import FAMILIES\n"
+            "names = {f'generator.reference.{f}_faults' for f in FAMILIES} | {'runners.diagnose'}\n"
+            "from runners import worker_process\n"
+            "before = names & set(sys.modules)\n"
+            "worker_process.warm_up()\n"
+            "had = {f for f in FAMILIES if faults.module(f) is not None}\n"
+            "print(sorted(before), len(had) > 5, sorted(names - set(sys.modules) - "
+            "{f'generator.reference.{f}_faults' for f in set(FAMILIES) - had}))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.stdout.split("\n")[0] == "[] True []", done.stdout + done.stderr

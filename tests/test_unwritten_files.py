@@ -46,7 +46,7 @@ def test_a_file_that_cannot_be_written_at_the_end_is_exit_3(pytester, monkeypatc
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent))
     blocked = pytester.path / ("r.json" if which == "--report" else "b.json")
     monkeypatch.setenv("OPCONFORM_TEST_BLOCK", str(blocked))
-    args = ["suite", "--backend", "test_unwritten_files:BlocksFiles", "--isolation", "none",
+    args = ["suite", "--backend", "test_unwritten_files:BlocksFiles",
             *(["--report", "r.json"] if which == "--report" else ["--baseline", "b.json", "--update-baseline"])]
     if runner == "pytest":
         result = pytester.runpytest(*args, "-p", "no:cacheprovider")
