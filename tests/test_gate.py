@@ -8,11 +8,10 @@ import importlib
 import json
 import multiprocessing
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import copied_node_cases
+from conftest import copied_node_cases, copied_suite
 
 from runners.gate import (RANK, GateError, baseline_verdict, check_baseline_backend, check_baseline_writable,
                           check_output_paths, is_better, is_worse, no_verdict_reason, parse_shard, read_baseline,
@@ -335,16 +334,7 @@ def test_a_baseline_in_a_directory_nobody_may_write_is_refused_at_the_start():
 @pytest.fixture
 def small_suite(pytester, monkeypatch) -> Path:
     """A suite of PICKS (a manifest listing them, the cases under node/)."""
-    from generator.serialize import SUITE_FORMAT
-
-    monkeypatch.syspath_prepend(str(HERE))
-    root = pytester.path / "s"
-    (root / "node").mkdir(parents=True)
-    for name in PICKS:
-        shutil.copytree(SUITE / "node" / name, root / "node" / name)
-    (root / "manifest.json").write_text(json.dumps({"format": SUITE_FORMAT, "cases": [
-        {"name": name, "kind": "node"} for name in PICKS]}))
-    return root
+    return copied_suite(pytester, monkeypatch, PICKS)
 
 
 def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_suite):

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import copied_suite
 
 from runners.gate_judge import (BETTER, KNOWN, LOST, NEW, REFUSED, SAME, WORSE, Scope, Tally, classify,
                                 judge_item)
@@ -67,15 +68,7 @@ def test_a_vanished_item_is_one_the_selection_holds(tmp_path):
 @pytest.fixture
 def suite(pytester, monkeypatch) -> Path:
     """A suite of PICKS with a manifest (whole-suite runs: the gate expects every baseline item)."""
-    from generator.serialize import SUITE_FORMAT
-
-    monkeypatch.syspath_prepend(str(HERE))
-    root = pytester.path / "s"
-    (root / "node").mkdir(parents=True)
-    for name in PICKS:
-        shutil.copytree(SUITE / "node" / name, root / "node" / name)
-    write_manifest(root, PICKS, SUITE_FORMAT)
-    return root
+    return copied_suite(pytester, monkeypatch, PICKS)
 
 
 def write_manifest(root: Path, names, fmt="opconform-suite/1") -> None:
