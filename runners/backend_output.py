@@ -78,3 +78,25 @@ def _hex_bits(a: np.ndarray, dt: dtypes.DType | None) -> list[str] | None:
         return None
     width = max(1, (dt.bits + 3) // 4)
     return [f"0x{int(b):0{width}x}" for b in dt.to_bits(a).tolist()]
+
+
+def returned(outputs) -> tuple[list | None, str]:
+    """What a backend's run returned, as (the list of its outputs, "N output(s)"), or (None, what it returned
+    instead: "None", "a ndarray (not a list of outputs)", ...) when it is not a list or tuple of outputs
+    (nor another iterable of them)."""
+    if isinstance(outputs, (list, tuple)):
+        outputs = list(outputs)
+        return outputs, f"{len(outputs)} output(s)"
+    if outputs is None:
+        return None, "None"
+    what = type(outputs).__name__
+    if isinstance(outputs, (str, bytes, dict, np.ndarray, np.generic)) or not hasattr(outputs, "__iter__"):
+        article = "an" if what[:1].lower() in "aeiou" else "a"
+        return None, f"{article} {what} (not a list of outputs)"
+    try:
+        outputs = list(outputs)
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the backend's object, not our code
+        return None, f"a {what} whose items cannot be read ({describe_exception(exc)})"
+    return outputs, f"{len(outputs)} output(s)"

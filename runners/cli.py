@@ -154,8 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tier a finding fails in (default strict)")
     p.add_argument("--max-opset", type=int, default=None, metavar="N",
                    help="the newest ai.onnx opset drawn (default: the installed onnx's)")
-    p.add_argument("--inputs", choices=("fed", "initializers", "constant"), default="fed",
-                   help="how each example's model gets its inputs, as pytest's --inputs (default fed)")
+    p.add_argument("--inputs", choices=("auto", "fed", "initializers", "constant"), default="auto",
+                   help="how each example's model gets its inputs, as pytest's --inputs (default auto)")
     p.add_argument("--shapes", choices=("static", "dynamic"), default="static",
                    help="static or unknown dimensions, as pytest's --shapes (default static)")
     p.add_argument("--database", default=None, metavar="DIR",

@@ -44,10 +44,11 @@ import onnx
 
 from generator.serialize import CaseError, LoadedCase
 # _probe_output: imported from here by tests/test_backends.py
-from runners.backend_output import _probe_output, _probe_outputs, describe_exception  # noqa: F401
+from runners.backend_output import _probe_output, _probe_outputs, describe_exception, returned  # noqa: F401
 from runners.backends.base import Unsupported
 from runners.compare import TIERS, compare_outputs, tier_independent
-from runners.input_modes import FED, RunMode, baked_tensors, build_model, fed_inputs, model_key, opset_refusal
+from runners.input_modes import (DEFAULT, RunMode, baked_tensors, build_model, constant_only, fed_inputs, model_key,
+                                 opset_refusal, weight_inputs)
 from runners.results import ERROR, FAIL, INVALID_CASE, PASS, PROBE, UNSUPPORTED, Result, jsonable
 
 MAX_SHOWN = 10  # mismatching elements kept in a record and shown in a message
@@ -136,9 +137,9 @@ def _native(backend, case: LoadedCase) -> None:
         raise Unsupported(f"not applicable: needs a native {', '.join(missing)} ({need.get('reason', '')})")
 
 
-def _inputs(backend, case: LoadedCase, i: int, mode: RunMode = FED) -> list:
+def _inputs(backend, case: LoadedCase, i: int, mode: RunMode = DEFAULT) -> list:
     twin = _twin(backend, case)
-    if twin is None and mode.inputs != "fed":  # the rest were baked into the model (runners/input_modes.py)
+    if twin is None and mode.inputs not in ("auto", "fed"):  # the rest were baked in (runners/input_modes.py)
         return fed_inputs(case.model, list(case.inputs[i]), mode)
     return list((twin or case).inputs[i])
 
@@ -168,7 +169,7 @@ def _model_for(case: LoadedCase, i: int, mode: RunMode) -> tuple[onnx.ModelProto
 
 
 def _prepare(backend, case: LoadedCase, cache: MutableMapping, i: int = 0,
-             mode: RunMode = FED) -> tuple[_Prepared, bool]:
+             mode: RunMode = DEFAULT) -> tuple[_Prepared, bool]:
     """(prepared entry, whether this call paid for prepare)."""
     key = (backend.name, str(case.dir))
     if mode.rebuilds:  # each distinct set of baked values is a model of its own
@@ -244,7 +245,7 @@ def _ask_identity(backend) -> tuple[str, str, dict]:
 
 
 def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
-                     prepared_cache: MutableMapping, mode: RunMode = FED) -> Result:
+                     prepared_cache: MutableMapping, mode: RunMode = DEFAULT) -> Result:
     """The verdict of data set `i` of `case` on `backend`, comparing in `tier` ("strict" / "tolerant").
 
     prepared_cache: a mapping kept across calls (PreparedCache or dict) so each case is prepared
@@ -263,6 +264,9 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     t0 = time.perf_counter()
     try:
         _judge(backend, case, i, tier, prepared_cache, result, mode)
+        if (mode.inputs == "auto" and result.verdict == UNSUPPORTED and constant_only(backend, result.error)
+                and weight_inputs(case.model)):
+            result = _with_weights_constant(backend, case, i, tier, prepared_cache, result, mode)
     except MemoryError:
         raise  # the worker names the cap (runners/worker.py)
     except Exception as exc:  # noqa: BLE001 - our own bug: a verdict that says so, never the backend's crash
@@ -274,6 +278,19 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     return result
 
 
+def _with_weights_constant(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, fed: Result,
+                           mode: RunMode) -> Result:
+    """--inputs auto: the backend refused a weight fed at run time, in its own words; the item's verdict is the one
+    it gets with its weights as initializers, and the record says so (`inputs`), under the run's settings."""
+    again = run_case_dataset(backend, case, i, tier, cache, mode.fallback())
+    again.settings, again.inputs = fed.settings, "initializers"
+    first, _, rest = again.message.partition("\n")  # the note after the first line, the diagnosis stays last
+    note = ("(--inputs auto: judged with the weights as initializers; fed, the backend refused them: "
+            f"{unsupported_reason(fed.error)})")
+    again.message = "\n".join(p for p in (first, note, rest) if p)
+    return again
+
+
 def _reading(case: LoadedCase) -> str | None:
     """case.json "reading" of a judged case (node / graph): what its expectation reads where no sentence of the
     texts states it; None for other kinds (nothing judged against it) and where it rests on sentences only."""
@@ -281,30 +298,8 @@ def _reading(case: LoadedCase) -> str | None:
     return reading if case.kind in ("node", "graph") and isinstance(reading, str) and reading else None
 
 
-def returned(outputs) -> tuple[list | None, str]:
-    """What a backend's run returned, as (the list of its outputs, "N output(s)"), or (None, what it returned
-    instead: "None", "a ndarray (not a list of outputs)", ...) when it is not a list or tuple of outputs
-    (nor another iterable of them)."""
-    if isinstance(outputs, (list, tuple)):
-        outputs = list(outputs)
-        return outputs, f"{len(outputs)} output(s)"
-    if outputs is None:
-        return None, "None"
-    what = type(outputs).__name__
-    if isinstance(outputs, (str, bytes, dict, np.ndarray, np.generic)) or not hasattr(outputs, "__iter__"):
-        article = "an" if what[:1].lower() in "aeiou" else "a"
-        return None, f"{article} {what} (not a list of outputs)"
-    try:
-        outputs = list(outputs)
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the backend's object, not our code
-        return None, f"a {what} whose items cannot be read ({describe_exception(exc)})"
-    return outputs, f"{len(outputs)} output(s)"
-
-
 def _judge(backend, case: LoadedCase, i: int, tier: str, cache: MutableMapping, r: Result,
-           mode: RunMode = FED) -> None:
+           mode: RunMode = DEFAULT) -> None:
     label = f"{case.name}[{i}]"
     if not 0 <= i < case.n_datasets and not (case.kind == "negative" and case.n_datasets == 0 and i == 0):
         r.verdict = INVALID_CASE
@@ -485,7 +480,7 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
 
 
 def invalid_case_result(name: str, i: int, kind: str, error: CaseError | str, backend, tier: str,
-                        mode: RunMode = FED) -> Result:
+                        mode: RunMode = DEFAULT) -> Result:
     """The record of a data set whose case cannot be read: names the file and the problem."""
     bname, version, settings = backend_identity(backend)
     return Result(case=name, dataset=i, kind=kind, verdict=INVALID_CASE, message=f"{name}[{i}]: invalid case: {error}",

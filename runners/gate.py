@@ -155,14 +155,17 @@ def _items(doc: dict) -> dict:
                 raise _Malformed(f'item {_q(key)} has no "{"verdict" if "verdict" not in e else "content"}"', key)
             if e["content"] is not None and not isinstance(e["content"], str):
                 raise _Malformed(f"item {_q(key)}: its content is not a string or null", key)
-            if e.get("family") is not None and not isinstance(e["family"], str):
-                raise _Malformed(f"item {_q(key)}: its family is not a string or null", key)
-            out[key] = {"verdict": _verdict(key, e["verdict"]), "content": e["content"], "family": e.get("family")}
+            for field in ("family", "inputs"):
+                if e.get(field) is not None and not isinstance(e[field], str):
+                    raise _Malformed(f"item {_q(key)}: its {field} is not a string or null", key)
+            out[key] = {"verdict": _verdict(key, e["verdict"]), "content": e["content"], "family": e.get("family"),
+                        "inputs": e.get("inputs")}
         return out
     verdicts = doc.get("verdicts")
     if not isinstance(verdicts, dict):
         raise _Malformed('no "verdicts" object' if verdicts is None else 'its "verdicts" is not an object', "verdicts")
-    return {k: {"verdict": _verdict(k, v), "content": None, "family": None} for k, v in verdicts.items()}
+    return {k: {"verdict": _verdict(k, v), "content": None, "family": None, "inputs": None}
+            for k, v in verdicts.items()}
 
 
 def _verdict(key: str, verdict) -> str:
@@ -307,7 +310,8 @@ def write_baseline(path: Path | str, records: list[dict], backend: dict, suites:
                 judged.add(key)
                 if current is not None:
                     previous[key] = baseline_verdict(current, key, r.get("content"))
-                items[key] = {"verdict": r["verdict"], "content": r.get("content"), "family": r.get("family")}
+                items[key] = {"verdict": r["verdict"], "content": r.get("content"), "family": r.get("family"),
+                              "inputs": r.get("inputs")}  # --inputs auto: the mode that judged it, where not fed
         if scope is not None:
             collected = {r["case"] for r in records}
             gone = [k for k, e in items.items() if k not in judged and scope.covers(k, e, collected)]
@@ -328,11 +332,11 @@ def other_suites(baseline: dict, suites: dict[str, str]) -> list[str]:
 
 def baseline_text(backend: dict, items: dict[str, dict], suites: dict[str, str] | None = None,
                   extra: dict | None = None) -> str:
-    """The baseline file: sorted keys, one item a line (an entry's null family left out)."""
+    """The baseline file: sorted keys, one item a line (an entry's null family and inputs left out)."""
     text = json.dumps({**jsonable(extra or {}), "backend": backend, "format": BASELINE_FORMAT, "items": "@ITEMS@",
                        "suites": dict(sorted((suites or {}).items()))}, indent=1, sort_keys=True)
     def entry(e: dict) -> dict:
-        return {k: v for k, v in e.items() if k != "family" or v is not None}
+        return {k: v for k, v in e.items() if k not in ("family", "inputs") or v is not None}
 
     lines = ",\n  ".join(f"{json.dumps(k)}: {json.dumps(entry(e), sort_keys=True)}" for k, e in sorted(items.items()))
     return text.replace('"@ITEMS@"', "{\n  " + lines + "\n }" if items else "{}") + "\n"

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from generator.case import Case
-from runners.input_modes import FED, RunMode
+from runners.input_modes import DEFAULT, RunMode
 from runners.results import CRASH, ERROR, TIMEOUT, Result
 
 
@@ -17,7 +17,7 @@ class Bench:
     caches a prepared model by directory)."""
 
     def __init__(self, spec: str, options: dict[str, str] | None, tier: str, timeout: float, memory,
-                 isolation: str = "process", mode: RunMode = FED):
+                 isolation: str = "process", mode: RunMode = DEFAULT):
         from runners.backends.registry import get_backend
         from runners.worker import IsolatedRunner
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import families as family_registry
-from runners.input_modes import FED, RunMode
+from runners.input_modes import DEFAULT, RunMode
 
 DEFAULT_MAX_EXAMPLES = 1000  # per family, when neither --max-examples nor --budget is given
 
@@ -28,7 +28,7 @@ class Plan:
     max_opset: int
     database: Path | None
     only: list[str] = field(default_factory=list)  # globs of slice labels (--only); [] = every slice
-    mode: RunMode = FED  # how each example's model is built (--inputs, --shapes; runners/input_modes.py)
+    mode: RunMode = DEFAULT  # how each example's model is built (--inputs, --shapes; runners/input_modes.py)
 
 
 def select(slices: dict, only: list[str]) -> dict:

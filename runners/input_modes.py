@@ -6,7 +6,11 @@ convolution weights, shapes...) are initializers, and an execution provider or a
 constant inputs differently (an EP may only claim a QLinearConv whose scales are compile-time constants; a
 constant folder computes a node whose inputs are all constant at session creation, with its own code).
 
-  fed           the case's model as written (the default)
+  auto          the default: fed; where the backend refuses a weight fed at run time in its own words (a backend's
+                CONSTANT_ONLY table: tract's "must be a const", OpenVINO's "accepting only a constant as a B
+                input"), the item runs again with its weights as initializers, and its record says so
+                (`inputs`: "initializers"): a family is not hidden by how its weights are fed
+  fed           the case's model as written
   initializers  a graph input that some node consumes in a weight slot (WEIGHTS) becomes an initializer holding
                 the data set's value; the others stay fed
   constant      every graph input becomes an initializer: the model has no inputs
@@ -24,6 +28,7 @@ them). A case run on its twin (a TFLite model, not ONNX) is run only fed and sta
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
@@ -31,7 +36,7 @@ import onnx
 
 from generator.serialize import graph_io_types, tensor_bytes
 
-INPUT_MODES = ("fed", "initializers", "constant")
+INPUT_MODES = ("auto", "fed", "initializers", "constant")
 SHAPE_MODES = ("static", "dynamic")
 
 # (domain, op_type) -> the input slots a deployed model carries as weights (initializers). One table for every
@@ -76,7 +81,7 @@ WEIGHTS: dict[tuple[str, str], tuple[int, ...]] = {
 class RunMode:
     """How the run builds each case's model (picklable: it travels to the worker)."""
 
-    inputs: str = "fed"
+    inputs: str = "auto"
     shapes: str = "static"
     max_opset: int | None = None
 
@@ -91,13 +96,18 @@ class RunMode:
 
     @property
     def rebuilds(self) -> bool:
-        return self.inputs != "fed" or self.shapes != "static"
+        return self.inputs not in ("auto", "fed") or self.shapes != "static"
+
+    def fallback(self) -> "RunMode":
+        """The mode an `auto` item runs again in when the backend refuses a fed weight."""
+        return dataclasses.replace(self, inputs="initializers")
 
     def settings(self) -> dict:
         """What results record of the mode (in each record's and the header's settings), only where it is not
-        the default, so results of different modes are kept apart and default runs are unchanged."""
+        the default (auto), so results of different modes are kept apart; a run in the default mode records
+        what it recorded when fed was the default (nothing), and its records say which items ran otherwise."""
         out: dict = {}
-        if self.inputs != "fed":
+        if self.inputs != "auto":
             out["inputs"] = self.inputs
         if self.shapes != "static":
             out["shapes"] = self.shapes
@@ -106,7 +116,16 @@ class RunMode:
         return out
 
 
-FED = RunMode()
+DEFAULT = RunMode()  # auto
+FED = RunMode(inputs="fed")
+
+
+def constant_only(backend, error: str | None) -> bool:
+    """Whether an unsupported item's refusal is the backend saying, in its own words, that an input it was fed
+    must be a constant (its CONSTANT_ONLY table, runners.backends.base.UnsupportedTable): `auto` then runs the
+    item again with its weights as initializers."""
+    table = getattr(backend, "CONSTANT_ONLY", None)
+    return table is not None and bool(error) and table.matches(Exception(error))
 
 
 def weight_inputs(model: onnx.ModelProto) -> set[str]:

@@ -75,6 +75,7 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
                                   if kv[0] in ORDER else len(ORDER))),
             "shards": f"{len(run.shards)} of {run.shard_total}" if run.shard_total else "",
             "selection": selection_text(run.selection),
+            "auto": sum(1 for r in run.records if r.get("inputs")),  # --inputs auto: judged with weights constant
             "families": family_counts(run),
             "tiers": tiers_met(run),
             "grids": grids(run),

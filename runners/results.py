@@ -92,6 +92,7 @@ class Result:
     placement: dict | None = None
     # a refusal inside a claim (--claims, runners/claims.py), now a fail: "FILE line N: the claim"; None (absent)
     claim: str | None = None
+    inputs: str | None = None  # --inputs auto: "initializers" where the fed weights were refused; None (absent)
 
     @property
     def failed(self) -> bool:
@@ -101,7 +102,7 @@ class Result:
         # field by field (what dataclasses.asdict would give, without its deep copy: jsonable makes new
         # containers anyway), one record per item of a run
         record = {f.name: jsonable(getattr(self, f.name)) for f in _FIELDS}
-        for key in ("diagnosis", "reading", "output", "worker_memory", "placement", "claim"):
+        for key in ("diagnosis", "reading", "output", "worker_memory", "placement", "claim", "inputs"):
             if record.get(key) is None:
                 del record[key]
         return record
@@ -394,7 +395,7 @@ def _outputs(v) -> bool:
 _STRING = (lambda v: isinstance(v, str), "a string")
 OPTIONAL_FIELDS = {
     **{key: _STRING for key in ("kind", "message", "family", "op", "reading", "error", "content", "outcome", "nodeid",
-                                "claim")},
+                                "claim", "inputs")},
     "params": (lambda v: isinstance(v, dict), "an object"),
     "tiers_met": (_str_list, "a list of strings"),
     "diagnosis": (_str_list, "a list of strings"),

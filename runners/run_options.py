@@ -9,7 +9,7 @@ from pathlib import Path
 from runners.escape import printable
 
 TIERS = ("strict", "tolerant")
-INPUTS = ("fed", "initializers", "constant")
+INPUTS = ("auto", "fed", "initializers", "constant")
 SHAPES = ("static", "dynamic")
 ISOLATIONS = ("process", "none")
 
@@ -48,8 +48,10 @@ OPTIONS: list[tuple[tuple[str, ...], dict]] = [
     (("--family",), dict(action="append", default=[], metavar="F",
                   help="run only the cases of this family (repeatable); markers family_<F>, op_<Op> and "
                        "kind_<kind> select with -m too")),
-    (("--inputs",), dict(default="fed", choices=INPUTS,
-                  help="how the model gets its inputs (default fed: every input at run time); initializers: "
+    (("--inputs",), dict(default="auto", choices=INPUTS,
+                  help="how the model gets its inputs (default auto: every input at run time, and where the backend "
+                       "refuses a fed weight in its own words, the weights as initializers; the record says which); "
+                       "fed: every input at run time; initializers: "
                        "the weights (scales, zero points, conv weights, shapes...) as initializers holding the "
                        "data set's values; constant: every input an initializer (the model has no inputs)")),
     (("--shapes",), dict(default="static", choices=SHAPES,

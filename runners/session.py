@@ -21,13 +21,13 @@ class RunCore:
 
     def __init__(self, backend, tier: str, mode=None, base: Path | None = None):
         from runners.execute import PreparedCache, backend_identity
-        from runners.input_modes import FED
+        from runners.input_modes import DEFAULT
 
         self.backend = backend
         self.tier = tier
         self.base = base or Path.cwd()  # paths in messages are relative to it
         self.name, self.version, self.settings = backend_identity(backend)
-        self.mode = mode or FED  # how each case's model is built (--inputs, --shapes, --max-opset)
+        self.mode = mode or DEFAULT  # how each case's model is built (--inputs, --shapes, --max-opset)
         self.settings = {**self.settings, **self.mode.settings()}  # results of other modes are kept apart
         self.prepared = PreparedCache()
         self._cases: dict = {}  # case dir -> LoadedCase | CaseError (the last few)

@@ -134,7 +134,7 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Cap
     from generator.serialize import CaseError, read_case
     from runners.backends.registry import get_backend
     from runners.execute import PreparedCache, describe_exception, run_case_dataset
-    from runners.input_modes import FED
+    from runners.input_modes import DEFAULT
 
     import warnings
 
@@ -176,7 +176,7 @@ def _loop(conn, backend_spec: str, options: dict[str, str] | None, capture: _Cap
                 conn.send(("case-error", (str(case.path), case.problem), held()))
                 continue
             try:
-                r = run_case_dataset(backend, case, index, tier, prepared, mode or FED)
+                r = run_case_dataset(backend, case, index, tier, prepared, mode or DEFAULT)
             except MemoryError:
                 raise
             except Exception as exc:  # noqa: BLE001 - run_case_dataset gives every outcome a verdict; an escape is our bug

@@ -186,11 +186,12 @@ def test_format_1_baselines_are_read_and_compared_as_before(tmp_path):
     base = tmp_path / "b.json"
     base.write_text(json.dumps({"format": "opconform-baseline/1", "backend": BACKEND, "verdicts": {"x[0]": "fail"}}))
     doc = read_baseline(base)
-    assert doc["items"] == {"x[0]": {"verdict": "fail", "content": None, "family": None}}
+    assert doc["items"] == {"x[0]": {"verdict": "fail", "content": None, "family": None, "inputs": None}}
     assert baseline_verdict(doc, "x[0]", "anything") == "fail"
     write_baseline(base, [item("y", "pass")], BACKEND)  # an update rewrites it as format 2, keeping x
-    assert read_baseline(base)["items"] == {"x[0]": {"verdict": "fail", "content": None, "family": None},
-                                            "y[0]": {"verdict": "pass", "content": "h1", "family": None}}
+    none = {"family": None, "inputs": None}
+    assert read_baseline(base)["items"] == {"x[0]": {"verdict": "fail", "content": None, **none},
+                                            "y[0]": {"verdict": "pass", "content": "h1", **none}}
 
 
 @pytest.mark.parametrize("doc", [

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 from generator import dtypes
 from generator.serialize import graph_io_types, read_case
 from runners.execute import run_case_dataset
-from runners.input_modes import (FED, WEIGHTS, RunMode, baked_tensors, build_model, fed_inputs, model_key,
+from runners.input_modes import (DEFAULT, FED, WEIGHTS, RunMode, baked_tensors, build_model, fed_inputs, model_key,
                                  weight_inputs)
 
 pytest_plugins = ["pytester"]
@@ -133,7 +133,8 @@ def test_a_data_set_with_other_constants_is_another_model():
 def test_fed_and_cast_keep_the_model():
     case = _case("test_cast_float32_to_float8e4m3fn_witness")
     assert baked_tensors(case.model, list(case.inputs[0]), RunMode("initializers")) == {}
-    assert not FED.rebuilds and FED.settings() == {}
+    assert not FED.rebuilds and FED.settings() == {"inputs": "fed"}  # explicit: kept apart from the default's
+    assert not DEFAULT.rebuilds and DEFAULT.settings() == {} and DEFAULT.inputs == "auto"
 
 
 @pytest.mark.parametrize("type_name,values", [
@@ -172,7 +173,7 @@ def _typed_model(elem_type: int) -> onnx.ModelProto:
 
 
 def test_bad_mode_is_one_line():
-    with pytest.raises(ValueError, match="--inputs weights: unknown; one of fed, initializers, constant"):
+    with pytest.raises(ValueError, match="--inputs weights: unknown; one of auto, fed, initializers, constant"):
         RunMode("weights")
 
 
@@ -197,17 +198,18 @@ class _Counting:
         return self.inner.run(prepared, inputs)
 
 
-@pytest.mark.parametrize("inputs", ["fed", "initializers", "constant"])
+@pytest.mark.parametrize("inputs", ["auto", "fed", "initializers", "constant"])
 def test_each_distinct_model_is_prepared_once_and_judged_as_fed(inputs):
     case = _case(QLINEARCONV)
     backend, cache = _Counting(), {}
     results = [run_case_dataset(backend, case, i, "strict", cache, RunMode(inputs)) for i in
                (*range(case.n_datasets), *range(case.n_datasets))]
     assert [r.verdict for r in results] == ["pass"] * 2 * case.n_datasets
-    assert len(backend.models) == (1 if inputs == "fed" else case.n_datasets)
+    assert len(backend.models) == (1 if inputs in ("auto", "fed") else case.n_datasets)
     n = len(graph_io_types(case.model)[0])
-    assert all(len(m.graph.input) == {"fed": n, "initializers": 1, "constant": 0}[inputs] for m in backend.models)
-    assert results[0].settings == ({} if inputs == "fed" else {"inputs": inputs})
+    assert all(len(m.graph.input) == {"auto": n, "fed": n, "initializers": 1, "constant": 0}[inputs]
+               for m in backend.models)
+    assert results[0].settings == ({} if inputs == "auto" else {"inputs": inputs})
 
 
 # ---- through the real runner -------------------------------------------------------------
@@ -235,13 +237,13 @@ def _verdicts(pytester, suite: Path, *args: str) -> tuple[dict, dict]:
     return {r["case"] + f"[{r['dataset']}]": r["verdict"] for r in data["records"]}, data
 
 
-@pytest.mark.parametrize("inputs", ["fed", "initializers", "constant"])
+@pytest.mark.parametrize("inputs", ["auto", "fed", "initializers", "constant"])
 def test_opconform_passes_everything_in_every_mode(pytester, subset, inputs):
     verdicts, data = _verdicts(pytester, subset, "--backend", "opconform", "--inputs", inputs)
     assert set(verdicts.values()) == {"pass", "probe"}
     assert len(verdicts) == 24
     recorded = data["backend"]["settings"].get("inputs")
-    assert recorded == (None if inputs == "fed" else inputs)
+    assert recorded == (None if inputs == "auto" else inputs)
     assert {r["settings"].get("inputs") for r in data["records"]} == {recorded}
 
 
@@ -344,3 +346,48 @@ def test_mode_matrix_runs_a_suite(tmp_path, capsys, subset):
     assert rc == 0
     assert "| qlinear_conv | constant | 4 | 0 | 0 |" in out  # pass, probe, changed
     assert "items whose verdict differs between fed, constant: 0" in out
+
+
+# ---- --inputs auto: a fed weight the backend refuses is judged as an initializer --------------------------------
+
+class _ConstantWeightsOnly(_Counting):
+    """Refuses, in its own words, a model whose weight slots are fed (as tract does a fed y_scale): it takes them
+    only as initializers."""
+
+    from runners.backends.base import UnsupportedTable
+
+    CONSTANT_ONLY = UnsupportedTable(text=(r"must be a const",))
+
+    def prepare(self, model, case):
+        from runners.backends.base import Unsupported
+
+        fed = {i.name for i in model.graph.input}
+        if any(name in fed for name in weight_inputs(model)):
+            raise Unsupported("y_scale must be a const")
+        return super().prepare(model, case)
+
+
+def test_auto_judges_an_item_whose_fed_weights_are_refused_with_them_as_initializers():
+    case = _case("test_quantizelinear_per_axis_axis0_opset13")
+    backend = _ConstantWeightsOnly()
+    cache: dict = {}
+    r = run_case_dataset(backend, case, 0, "strict", cache, DEFAULT)
+    assert r.verdict == "pass" and r.inputs == "initializers" and r.settings == {}, r.message
+    assert "(--inputs auto: judged with the weights as initializers; fed, the backend refused them: y_scale must " \
+           "be a const)" in r.message.split("\n")[1]
+    assert r.to_record()["inputs"] == "initializers"
+    assert [len(m.graph.input) for m in backend.models] == [1]  # the fed model refused, the rebuilt one run
+    fed = run_case_dataset(backend, case, 0, "strict", {}, FED)
+    assert fed.verdict == "unsupported" and fed.inputs is None  # --inputs fed: the refusal is the verdict
+
+
+def test_auto_does_not_rerun_other_refusals():
+    class RefusesAll(_ConstantWeightsOnly):
+        def prepare(self, model, case):
+            from runners.backends.base import Unsupported
+
+            raise Unsupported("no kernel for QuantizeLinear")
+
+    case = _case("test_quantizelinear_per_axis_axis0_opset13")
+    r = run_case_dataset(RefusesAll(), case, 0, "strict", {}, DEFAULT)
+    assert r.verdict == "unsupported" and r.inputs is None and "auto" not in r.message

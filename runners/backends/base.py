@@ -45,6 +45,9 @@ class BackendOptionError(UnknownBackend):
 
 class Backend:
     name: str = "?"
+    # The runtime's words for "this input must be a constant" (an UnsupportedTable): --inputs auto, the default,
+    # runs an item it refuses so again with its weights as initializers (runners/input_modes.py). None: never.
+    CONSTANT_ONLY = None
     # The --backend-option keys this backend takes -> one line of help (values, default, meaning). A key
     # "prefix.<what>" stands for every key "prefix.<anything>". Empty: the backend takes no options.
     OPTIONS: dict[str, str] = {}

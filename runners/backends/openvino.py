@@ -32,7 +32,7 @@ from runners.backends.openvino_config import summary as _summary
 from runners.backends.openvino_ops import OPSET14 as ops
 from runners.backends.openvino_placement import check_fallback
 from runners.backends.openvino_placement import placement as _placement
-from runners.backends.openvino_refusals import UNSUPPORTED, refusal  # noqa: F401 - the table, for tests
+from runners.backends.openvino_refusals import CONSTANT_ONLY, UNSUPPORTED, refusal  # noqa: F401 - the table, for tests
 from runners.backends.openvino_tensors import from_tensor, ov_type, to_tensor
 
 def _attributes(node: onnx.NodeProto) -> dict:
@@ -89,6 +89,7 @@ class OpenVinoBackend(Backend):
     native_ops = frozenset(f"{d}::{op}" for (d, op), build in NATIVE.items() if build is not None)
 
     OPTIONS = openvino_config.OPTIONS
+    CONSTANT_ONLY = CONSTANT_ONLY  # refusals of a fed weight (--inputs auto)
 
     def __init__(self):
         self.core = ov.Core()

@@ -49,6 +49,15 @@ TRANSLATOR_UNSUPPORTED = UnsupportedTable(text=(
     r"Unsupported bits value: \d+",
 ))
 
+# Of those, the refusals that say a weight fed at run time must be a constant (--inputs auto runs the item again
+# with its weights as initializers, runners/input_modes.py): the MatMulNBits translator's own words (2026.4), and
+# the CPU plugin's convolutions, which take no weights computed at run time ("Not Implemented: Doesn't support
+# dynamic weights shape", QLinearConv with w fed, 2026.4).
+CONSTANT_ONLY = UnsupportedTable(text=(
+    r"accepting only a constant as a",
+    r"Doesn't support dynamic weights shape",
+))
+
 # Refusals of an element type that do not name it, so the text alone is not enough (an invalid type, Cast
 # to=999, reads the same): unsupported only where the model names a valid ONNX type the frontend does not take
 # (see `refusal`).
