@@ -5,16 +5,18 @@ plans it, and `run` takes tract Tensors.
 
 - Element types: tract's public API has twelve (`tract.DatumType`: bool, u8..u64, i8..i64, f16, f32, f64).
   Tensors go in and out as raw bytes of those (tract_tensor_from_bytes / tract_tensor_as_bytes), so every value,
-  f16 NaN payloads, bool and 0-d shapes included, is bit-exact; the binding's own `Tensor.from_numpy` is not used
-  (a numpy kind it lacks fails there with a TypeError of its own). Other types never reach the copy: tract's ONNX
+  f16 NaN payloads, bool and 0-d shapes included, is bit-exact, and an output comes back in the type tract computed
+  (never converted: compare names a type other than the declared one); the binding's own `Tensor.from_numpy` is
+  not used (a numpy kind it lacks fails there with a TypeError of its own). Other types never reach the copy: tract's ONNX
   reader says "Unknown DatumType" for those outside its own (bfloat16, float8, int4 ...), and a string input,
   which the reader takes, has no DatumType in the public API (the one refusal the adapter makes itself).
 - Input facts: the model's own (--backend-option input_facts=model, the default), or each input's shape and type
   in the data set (input_facts=data: what tract asks for where a shape is symbolic, "provide explicit input
   facts"; the model is compiled again for other shapes).
 - Optimization: tract 0.23's `into_runnable` always optimizes (its default runtime is `into_optimized` and a
-  plan); the unoptimized runtime is in its command-line tool only, so no option skips it. --backend-option
-  transforms applies Model.transform passes first (f32_to_f16 ...).
+  plan); the unoptimized runtime is in its command-line tool only, so no option skips it. Model.transform's
+  passes are not offered: f32_to_f16 turns the model's float32 inputs and outputs into float16 ones, another
+  model than the case's.
 - Model-local functions are inlined (onnx.inliner) first: tract's reader builds nodes by op_type alone and has
   no function support (ConvertPromoteTypes would be `Unimplemented(ConvertPromoteTypes)` whatever its body).
 - anyhow (tract's errors) captures a backtrace per error where RUST_BACKTRACE is set, 80 ms and 3 kB of text
@@ -41,7 +43,7 @@ from tract.bindings import check, lib
 
 from generator import dtypes
 from generator.dtypes import DType
-from runners.backends.base import Backend, BackendOptionError, Unsupported, as_declared, choice, io_types
+from runners.backends.base import Backend, BackendOptionError, Unsupported, choice, io_types
 from runners.backends.tract_refusals import CONSTANT_ONLY, classified, message
 
 RUNTIME = "default"
@@ -109,8 +111,6 @@ class TractBackend(Backend):
     OPTIONS = {
         "runtime": f"the tract runtime that optimizes and runs the model, a name tract.runtime_for_name knows "
                    f"(default {RUNTIME}: its CPU runtime, as into_runnable; cuda where an NVIDIA driver is present)",
-        "transforms": "Model.transform passes applied before the runtime, comma-separated (e.g. f32_to_f16; "
-                      "default none)",
         "input_facts": "model (default: the shapes and types the model declares) or data (each input's shape "
                        "and type in the data set, the model compiled per shape)",
     }
@@ -119,14 +119,11 @@ class TractBackend(Backend):
         os.environ.setdefault("RUST_LIB_BACKTRACE", "0")  # before tract's first error (anyhow reads it once)
         self.runtime_name = RUNTIME
         self.runtime = None  # None: Model.into_runnable, the default runtime
-        self.transforms: list[str] = []
         self.input_facts = "model"
 
     def configure(self, options: dict[str, str]) -> None:
         if "input_facts" in options:
             self.input_facts = choice(self, "input_facts", options["input_facts"], {v: v for v in INPUT_FACTS})
-        if "transforms" in options:
-            self.transforms = [t.strip() for t in options["transforms"].split(",") if t.strip()]
         if "runtime" in options:
             self.runtime_name = options["runtime"].strip()
             try:
@@ -137,15 +134,14 @@ class TractBackend(Backend):
         self._check()
 
     def _check(self) -> None:
-        """A runtime or transform tract cannot use is one usage error now, not an error per case."""
+        """A runtime tract cannot run a model with is one usage error now, not an error per case."""
         f32 = dtypes.get("float")
         try:
             prepared = self._prepared(_relu_model(), [("x", f32)], [("y", f32)])
             self.run(prepared, [np.array([-1.0, 2.0], np.float32)])
         except Exception as exc:  # noqa: BLE001 - whatever tract says about the options
             raise BackendOptionError(f"backend {self.name!r}: tract cannot run a Relu with runtime="
-                                     f"{self.runtime_name} transforms={','.join(self.transforms) or 'none'}: "
-                                     f"{str(exc).removeprefix('tract ')}") from None
+                                     f"{self.runtime_name}: {str(exc).removeprefix('tract ')}") from None
 
     def version(self) -> str:
         return importlib.metadata.version("tract")
@@ -157,8 +153,6 @@ class TractBackend(Backend):
         settings = {"runtime": self.runtime.name() if self.runtime else "cpu (into_runnable)",
                     "optimized": True, "input_facts": self.input_facts, "library": tract.version(),
                     "onnx_local_functions": "inlined (onnx.inliner)"}
-        if self.transforms:
-            settings["transforms"] = self.transforms
         knobs = {k: v for k, v in sorted(os.environ.items()) if k.startswith("TRACT_")}  # tract's own knobs
         if knobs:
             settings["environment"] = knobs
@@ -173,9 +167,9 @@ class TractBackend(Backend):
         if model.functions:
             model = onnx.inliner.inline_local_functions(model)
         prepared = self._prepared(model, ins, outs)
-        shapes = _case_shapes(model, case) if self.input_facts == "data" else None
-        if self.input_facts == "model" or shapes is not None:
-            self._runnable(prepared, shapes)  # what tract refuses, it refuses at prepare
+        shapes = _case_shapes(model, case) if self.input_facts == "data" else ()
+        if shapes is not None:
+            self._runnable(prepared, shapes or None)  # what tract refuses, it refuses at prepare
         return prepared
 
     def _prepared(self, model: onnx.ModelProto, ins, outs) -> Prepared:
@@ -193,8 +187,6 @@ class TractBackend(Backend):
                 for i, shape in enumerate(shapes or ()):
                     inference.set_input_fact(i, _fact(shape, prepared.inputs[i][1]))
                 typed = inference.into_model()
-                for name in self.transforms:
-                    typed.transform(name)
                 runnable = self.runtime.prepare(typed) if self.runtime else typed.into_runnable()
             except tract.TractError as exc:
                 raise classified(exc, "into_runnable", prepared.model) from None
@@ -204,7 +196,7 @@ class TractBackend(Backend):
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
             raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
-        shapes = tuple(np.shape(x) for x in inputs) if self.input_facts == "data" else None
+        shapes = tuple(np.shape(x) for x in inputs) or None if self.input_facts == "data" else None
         runnable = self._runnable(prepared, shapes)
         try:
             values = runnable.run([_tensor(x, t) for x, (_, t) in zip(inputs, prepared.inputs)])
@@ -213,16 +205,19 @@ class TractBackend(Backend):
             raise classified(exc, "run", prepared.model) from None
         if len(arrays) != len(prepared.outputs):
             raise RuntimeError(f"tract returned {len(arrays)} outputs, the model has {len(prepared.outputs)}")
-        return [as_declared(a, t) for a, (_, t) in zip(arrays, prepared.outputs)]
+        return arrays  # in the type tract computed, each a numpy type: compare names one that is not declared
 
 
 def _case_shapes(model: onnx.ModelProto, case) -> tuple | None:
-    """The shapes of the model's graph inputs in the case's first data set (by name: a run with initializers
-    feeds fewer inputs than the case has), or None where the case does not give them all."""
-    if case is None or not case.inputs:
+    """The shapes of the model's graph inputs (by name: a run with initializers feeds fewer inputs than the case
+    has) where every data set of the case gives them the same, else None (each data set's at run). A case
+    without data sets (a negative one) has only the model's facts: ()."""
+    if case is None:
         return None
-    given = {vi.name: np.shape(x) for vi, x in zip(case.model.graph.input, case.inputs[0])}
+    if not case.inputs:
+        return ()
     inits = {t.name for t in model.graph.initializer}
     names = [vi.name for vi in model.graph.input if vi.name not in inits]
-    return tuple(given[n] for n in names) if all(n in given for n in names) else None
-
+    seen = {tuple(dict(zip((vi.name for vi in case.model.graph.input), map(np.shape, data))).get(n) for n in names)
+            for data in case.inputs}
+    return seen.pop() if len(seen) == 1 and None not in next(iter(seen)) else None

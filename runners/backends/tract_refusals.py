@@ -19,6 +19,8 @@ UNSUPPORTED = UnsupportedTable(text=(
     r"Unimplemented\([\w.]+\)",  # an op the reader has no builder for (its UnimplementedOp)
     r"must be a const",  # an input tract takes only as a constant (scales, zero points, MatMulNBits' B), fed
     r"blocked quantization is not supported",  # Quantize / DequantizeLinear with block_size
+    r"unsupported per-axis output type \w+",  # per-axis QuantizeLinear to int16 / uint16
+    r"\bUnsupported type [IUF]\d+\b",  # a kernel's refusal of an element type at run (DequantizeLinearF32: I16)
     r"MatMulNBits: only bits=\d+ and bits=\d+ are supported",
     r"MatMulNBits: g_idx \(act-order\) is unsupported",
 ))
@@ -26,7 +28,7 @@ UNSUPPORTED = UnsupportedTable(text=(
 # Of those, the refusals of a fed weight (--inputs auto runs the item again with its weights as initializers).
 CONSTANT_ONLY = UnsupportedTable(text=(r"must be a const",))
 
-# The reader's protobuf schema predates some element types (float6e2m3 / e3m2, 24 and 25): it names the number
+# The reader's protobuf schema predates some element types (float6e2m3 / e3m2, 27 and 28): it names the number
 # only, as it names an invalid one (Cast to=999), so the model decides (valid_type_number).
 UNKNOWN_TYPE_NUMBER = re.compile(r"unknown ONNX TensorProto\.DataType \((\d+)\)")
 
@@ -72,10 +74,10 @@ def fed_slot(text: str, model: onnx.ModelProto | None) -> str | None:
     if node is None or index >= len(node.input):
         return None
     opset = {o.domain: o.version for o in model.opset_import}
+    fed = f"fed as {node.input[index]!r}"
     try:
         schema = onnx.defs.get_schema(node.op_type, opset.get(node.domain, 1), node.domain)
-        slot = schema.inputs[min(index, len(schema.inputs) - 1)].name
-    except Exception:  # noqa: BLE001 - an op onnx does not know: the index says enough
-        slot = f"input {index}"
-    return (f"{node.op_type} {slot} (input {index}, {node.input[index]!r}) is fed; tract takes it only as a "
-            f"constant: {text[said.start('what'):]}")
+        slot = f"{node.op_type}'s {schema.inputs[min(index, len(schema.inputs) - 1)].name} (input {index}, {fed})"
+    except Exception:  # noqa: BLE001 - an op onnx does not know (com.microsoft): its index says enough
+        slot = f"{node.op_type}'s input {index} ({fed})"
+    return f"{slot}: tract takes it only as a constant: {text[said.start('what'):]}"
