@@ -59,7 +59,8 @@ def test_real_cases_pass(backend, name):
     ("test_cast_string_to_float32_edge", "tract's public API has no string tensors"),  # the adapter's own
     ("test_matmulnbits_bits8_default_zero_point", "MatMulNBits: only bits=4"),  # 0.23.9 goes on "and bits=2 are"
     ("test_quantizelinear_example_opset10",
-     "QuantizeLinear's y_scale (input 1, fed as 'y_scale'): tract takes it only as a constant: y_scale must be a const"),
+     "QuantizeLinear's y_scale (input 1, fed as 'y_scale'): tract takes it only as a constant: y_scale must be a "
+     "const"),
     # tract's DequantizeLinear calls its scale y_scale too: the slot named is the ONNX one
     ("test_dequantizelinear_explicit_defaults_per_tensor_uint8_opset13",
      "DequantizeLinear's x_scale (input 1, fed as 'x_scale'): tract takes it only as a constant: y_scale must"),

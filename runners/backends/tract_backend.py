@@ -7,9 +7,10 @@ plans it, and `run` takes tract Tensors.
   Tensors go in and out as raw bytes of those (tract_tensor_from_bytes / tract_tensor_as_bytes), so every value,
   f16 NaN payloads, bool and 0-d shapes included, is bit-exact, and an output comes back in the type tract computed
   (never converted: compare names a type other than the declared one); the binding's own `Tensor.from_numpy` is
-  not used (a numpy kind it lacks fails there with a TypeError of its own). Other types never reach the copy: tract's ONNX
-  reader says "Unknown DatumType" for those outside its own (bfloat16, float8, int4 ...), and a string input,
-  which the reader takes, has no DatumType in the public API (the one refusal the adapter makes itself).
+  not used (a numpy kind it lacks fails there with a TypeError of its own). Other types never reach the copy:
+  tract's ONNX reader says "Unknown DatumType" for those outside its own (bfloat16, float8, int4 ...), and a
+  string input, which the reader takes, has no DatumType in the public API (the one refusal the adapter makes
+  itself).
 - Input facts: the model's own (--backend-option input_facts=model, the default), or each input's shape and type
   in the data set (input_facts=data: what tract asks for where a shape is symbolic, "provide explicit input
   facts"; the model is compiled again for other shapes).
@@ -110,7 +111,8 @@ class TractBackend(Backend):
     CONSTANT_ONLY = CONSTANT_ONLY  # tract's "must be a const": --inputs auto runs the item with initializers
     OPTIONS = {
         "runtime": f"the tract runtime that optimizes and runs the model, a name tract.runtime_for_name knows "
-                   f"(default {RUNTIME}: its CPU runtime, as into_runnable; cuda where an NVIDIA driver is present)",
+                   f"(default {RUNTIME!r}: tract's CPU runtime, what into_runnable uses; 'cuda' where an NVIDIA driver "
+                   "is present)",
         "input_facts": "model (default: the shapes and types the model declares) or data (each input's shape "
                        "and type in the data set, the model compiled per shape)",
     }
@@ -175,7 +177,7 @@ class TractBackend(Backend):
     def _prepared(self, model: onnx.ModelProto, ins, outs) -> Prepared:
         data = model.SerializeToString()
         try:
-            inference = _load(data)  # the reader's refusals (element types, attributes) at prepare, whatever the facts
+            inference = _load(data)  # the reader's refusals (types, attributes) at prepare, whatever the facts
         except tract.TractError as exc:
             raise classified(exc, "load", model) from None
         return Prepared(model, data, ins, outs, inference)
