@@ -22,7 +22,7 @@ from runners.backends import tract_refusals  # noqa: E402
 from runners.backends.base import BackendOptionError, Unsupported  # noqa: E402
 from runners.backends.registry import get_backend  # noqa: E402
 from runners.execute import run_case_dataset  # noqa: E402
-from runners.input_modes import RunMode  # noqa: E402
+from runners.input_modes import DEFAULT, FED, RunMode  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -35,9 +35,9 @@ def backend():
     return get_backend("tract")
 
 
-def verdict(backend, kind: str, name: str, dataset: int = 0, mode: RunMode | None = None):
-    extra = {"mode": mode} if mode is not None else {}
-    return run_case_dataset(backend, read_case(CASES / kind / name), dataset, "strict", {}, **extra)
+def verdict(backend, kind: str, name: str, dataset: int = 0, mode: RunMode = FED):
+    """The item's Result, fed by default: the adapter's own refusals (--inputs auto's rerun is tested apart)."""
+    return run_case_dataset(backend, read_case(CASES / kind / name), dataset, "strict", {}, mode)
 
 
 # ---- real cases ---------------------------------------------------------------------------------
@@ -81,6 +81,8 @@ def test_fed_weight_refusals_are_constant_only(backend):
     assert not backend.CONSTANT_ONLY.matches(Exception("Unknown DatumType Bfloat16"))
     r = verdict(backend, "node", "test_dequantizelinear_explicit_defaults_per_tensor_uint8_opset13", mode=INITIALIZERS)
     assert r.verdict == "pass", r.message
+    r = verdict(backend, "node", "test_quantizelinear_example_opset10", mode=DEFAULT)  # auto: fed refused, then run
+    assert r.verdict == "pass" and r.inputs == "initializers", r.message
 
 
 @pytest.mark.parametrize("name, says", [
@@ -162,7 +164,7 @@ def test_version_and_settings_are_recorded(backend):
     s = backend.settings()
     assert s["runtime"] == "cpu (into_runnable)" and s["optimized"] is True and s["input_facts"] == "model"
     assert s["library"] == tract.version() and s["onnx_local_functions"] == "inlined (onnx.inliner)"
-    r = verdict(backend, "node", "test_cast_float32_to_float16_edge")
+    r = verdict(backend, "node", "test_cast_float32_to_float16_edge", mode=DEFAULT)  # (an explicit mode is recorded too)
     assert r.settings == s and r.backend_version == backend.version()
 
 
