@@ -28,6 +28,9 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "tvm": ("runners.backends.tvm", "TvmBackend", "tvm", "tvm"),
     "torch": ("runners.backends.torch_backend", "TorchBackend", "torch", "torch"),
     "jax": ("runners.backends.jax_backend", "JaxBackend", "jax", "jax"),
+    # npm packages, not Python ones: the backend itself says what to run when they are missing (opconform js-install)
+    "onnxruntime-node": ("runners.backends.onnxruntime_js", "OnnxRuntimeNodeBackend", None, None),
+    "onnxruntime-web": ("runners.backends.onnxruntime_js", "OnnxRuntimeWebBackend", None, None),
 }
 
 
