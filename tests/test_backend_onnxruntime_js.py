@@ -92,7 +92,11 @@ def test_int4_in(backend):
     input types and says so (unsupported), onnxruntime-web reads them."""
     i4, i8 = dtypes.get("int4"), dtypes.get("int8")
     x = i4.from_bits(np.arange(16, dtype=np.uint8)[::-1] % 16)  # every value, 16 elements
-    prepared = backend.prepare(node_model("Cast", [("x", i4, (16,))], [("y", i8, (16,))], {"to": i8.onnx}, 21), None)
+    try:
+        prepared = backend.prepare(node_model("Cast", [("x", i4, (16,))], [("y", i8, (16,))], {"to": i8.onnx}, 21),
+                                   None)
+    except Unsupported as exc:  # 1.19's Tensor API has no int4, 1.20 no int4 Cast kernel
+        pytest.skip(str(exc))
     if backend.name == "onnxruntime-node":
         with pytest.raises(Unsupported, match=r"onnxruntime-node: Tensor\.type is not supported: int4"):
             backend.run(prepared, [x])

@@ -17,8 +17,8 @@ from pathlib import Path
 
 PACKAGES = ("onnxruntime-node", "onnxruntime-web")
 # The oldest release the adapter is known to work with (measured: docs/backends.md, "onnxruntime-node and
-# onnxruntime-web"); an older one installed is refused with the command that replaces it.
-MIN_VERSION = "1.20.0"
+# onnxruntime-web": 1.18.0's binding fails float16 outputs); an older one is refused with the command that replaces it.
+MIN_VERSION = "1.19.2"
 ENV = "OPCONFORM_JS_DIR"
 INSTALL_COMMAND = "opconform js-install"
 
