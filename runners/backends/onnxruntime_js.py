@@ -213,14 +213,19 @@ class _OnnxRuntimeJs(Backend):
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
         ins, outs = io_types(model)
         self._process()
+        # the session first: a model onnxruntime must refuse (a negative case) is refused as it would be anywhere,
+        # whatever its types; only then are types the JS Tensor API cannot feed or read unsupported
         refusal = self._type_refusal(ins + outs)
-        if refusal:
-            raise Unsupported(refusal)
         try:
             answer, _ = self._request({"op": "create", "options": self._session_options()},
                                       [model.SerializeToString()], "session creation")
         except NodeError as exc:
+            if refusal and unsupported(exc):  # the binding refusing the same type ("Unsupported data type: 16")
+                raise Unsupported(f"{refusal}; session creation: {_reason(str(exc))}") from None
             raise self._classified(exc) from None
+        if refusal:
+            self._node.release(answer["id"])
+            raise Unsupported(refusal)
         prepared = Prepared(answer["id"], ins, outs)
         weakref.finalize(prepared, self._node.release, answer["id"])  # the session goes when the cache drops it
         return prepared
