@@ -221,6 +221,20 @@ def test_missing_packages_say_what_to_run(tmp_path, monkeypatch):
         js_packages.missing("onnxruntime-web")
 
 
+def test_a_package_that_does_not_load_is_an_error_per_item(tmp_path, monkeypatch):
+    _backend("onnxruntime-web")  # Node and the real package are there: only the copy below is broken
+    package = tmp_path / "node_modules" / "onnxruntime-web"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"version": "1.30.0", "main": "index.js"}')
+    (package / "index.js").write_text('throw new Error("broken on purpose")')
+    monkeypatch.setenv(js_packages.ENV, str(tmp_path))
+    b = get_backend("onnxruntime-web")
+    for _ in range(2):  # and the next item tries again
+        with pytest.raises(RuntimeError, match=f"onnxruntime-web from {tmp_path} does not load in Node: broken on "
+                                               "purpose$"):
+            b.prepare(_identity(dtypes.get("float"), (1,)), None)
+
+
 def test_js_install_runs_npm_without_scripts(tmp_path, monkeypatch, capsys):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

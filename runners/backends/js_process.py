@@ -45,7 +45,7 @@ class NodeError(Exception):
 def node_executable() -> str | None:
     """Node as $OPCONFORM_NODE names it, else `node` on PATH; None where there is none."""
     named = os.environ.get("OPCONFORM_NODE")
-    return named if named else shutil.which("node")
+    return shutil.which(named) if named else shutil.which("node")
 
 
 def _ended(returncode: int | None) -> tuple[str, int]:

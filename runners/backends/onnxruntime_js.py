@@ -189,7 +189,13 @@ class _OnnxRuntimeJs(Backend):
         if self._node is None:
             self._node = NodeProcess(self.flavor, self.where)
             candidates = sorted({js_type(t) for t in dtypes.all_dtypes()})
-            said = self._request({"op": "hello", "candidates": candidates}, [], "start-up")[0]["types"]
+            try:
+                said = self._request({"op": "hello", "candidates": candidates}, [], "start-up")[0]["types"]
+            except NodeError as exc:  # the package does not load: each item says so, and the next one tries again
+                self._node.close()
+                self._node = None
+                raise RuntimeError(f"{self.package} from {self.where} does not load in Node: "
+                                   f"{_first_line(str(exc))}") from None
             self._refused_types = {t: words for t, words in said.items() if words is not None}
         return self._node
 

@@ -42,12 +42,11 @@ function failure(e) {
 }
 
 const require = createRequire(path.join(path.resolve(modulesDir), 'package.json'));
-let ort;
+let ort, loadError = null;
 try {
   ort = require(PACKAGE);
 } catch (e) {
-  writeFrame({ ...failure(e), load: true });
-  process.exit(3);
+  loadError = e; // every request is answered with it (exiting now would race the first request's write)
 }
 const sessions = new Map();
 let nextId = 1;
@@ -133,6 +132,8 @@ function tensorTypes(candidates) {
 }
 
 async function answer(header, blobs) {
+  if (header.op === 'exit') process.exit(0);
+  if (loadError) throw loadError;
   for (const id of header.release || []) {
     const s = sessions.get(id);
     sessions.delete(id);
@@ -145,7 +146,6 @@ async function answer(header, blobs) {
     case 'create': return create(header, blobs);
     case 'run': return run(header, blobs);
     case 'release': return [{ sessions: sessions.size }, []];
-    case 'exit': process.exit(0);
     default: throw new Error(`unknown request ${header.op}`);
   }
 }
