@@ -166,7 +166,7 @@ def test_a_dead_node_ends_the_worker_with_its_signal(backend, monkeypatch, capfd
     with pytest.raises(Exited) as ended:
         b._request({"op": "release"}, [], "run")
     assert ended.value.args == (128 + signal.SIGSEGV,)
-    assert "was killed by SIGSEGV (11) during run; ending this worker" in capfd.readouterr().err
+    assert "was killed by SIGSEGV (11) during run; ending this process too" in capfd.readouterr().err
 
 
 # ---- versions, settings, options ----------------------------------------------------------------------------
@@ -240,8 +240,8 @@ def test_js_install_runs_npm_without_scripts(tmp_path, monkeypatch, capsys):
     bin_dir.mkdir()
     npm = bin_dir / "npm"  # records its arguments, installs a package.json of each package asked for
     npm.write_text("#!/bin/sh\necho \"$@\" > \"$OPCONFORM_TEST_ARGS\"\nprefix=$6; shift 6\nfor p; do\n"
-                   "  d=\"$prefix/node_modules/${p%@*}\"; mkdir -p \"$d\"; echo '{\"version\": \"9.9.9\"}' > \"$d/package.json\"\n"
-                   "done\n")
+                   "  d=\"$prefix/node_modules/${p%@*}\"; mkdir -p \"$d\"\n"
+                   "  echo '{\"version\": \"9.9.9\"}' > \"$d/package.json\"\ndone\n")
     npm.chmod(npm.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("OPCONFORM_TEST_ARGS", str(tmp_path / "args"))

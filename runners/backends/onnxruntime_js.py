@@ -48,6 +48,11 @@ OPTIMIZATION_LEVELS = {"disable": "disabled", "basic": "basic", "extended": "ext
 OPTIMIZATION = "disable"
 NO_SPINNING = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
 
+
+def js_type(t: DType) -> str:
+    return JS_NAMES.get(t.name, t.name)
+
+
 # What onnxruntime says, through either JS build, when it does not implement an op / type / attribute
 # (docs/backends.md). The runtime's own sentences, as in runners/backends/onnxruntime.py, plus the JS layers'.
 UNSUPPORTED = UnsupportedTable(
@@ -64,7 +69,7 @@ UNSUPPORTED = UnsupportedTable(
         # the JS Tensor API has no such element type, named as the JS API would name it (onnxruntime-node 1.30 reads
         # its type names past the end of a table for an int4 output and says "Unsupported tensor type: <garbage>":
         # not a refusal of a type, an error)
-        rf"^Unsupported tensor type: ({'|'.join(sorted(JS_NAMES.get(t.name, t.name) for t in dtypes.all_dtypes()))})\.$",
+        rf"^Unsupported tensor type: ({'|'.join(sorted({js_type(t) for t in dtypes.all_dtypes()}))})\.$",
         r"^Tensor\.type is not supported: \w+$",  # onnxruntime-node's binding takes no input of this type (int4)
         r"^Unsupported data type: \d+$",  # onnxruntime-node's binding: no JS type for this ONNX element type
         r"^unsupported data type: \d+$",  # onnxruntime-web's glue: the same
@@ -96,10 +101,6 @@ def _reason(message: str) -> str:
         if said:
             return said.group(0).strip()
     return _first_line(message)
-
-
-def js_type(t: DType) -> str:
-    return JS_NAMES.get(t.name, t.name)
 
 
 def _first_line(text: str) -> str:
@@ -205,7 +206,8 @@ class _OnnxRuntimeJs(Backend):
         except NodeDied as exc:
             # Node took the runtime with it: this worker ends the same way, so the item is a crash (the worker's
             # output keeps this line) and the next item starts a fresh worker and Node
-            print(f"opconform: {exc}; ending this worker", file=sys.stderr, flush=True)
+            print(f"opconform: {exc}; ending this process too, so that the item is a crash", file=sys.stderr,
+                  flush=True)
             os._exit(exc.code)
 
     def _type_refusal(self, model_types: list[tuple[str, DType]]) -> str | None:
