@@ -92,9 +92,7 @@ class NodeProcess:
         header["sizes"] = [len(b) for b in blobs]
         head = json.dumps(header).encode()
         try:
-            self._write(struct.pack("<I", len(head)) + head)
-            for blob in blobs:
-                self._write(blob)
+            self._write([struct.pack("<I", len(head)) + head, *blobs])
             answer, got = self._read_frame()
         except (BrokenPipeError, EOFError):
             raise self._died(doing or header.get("op", "")) from None
@@ -102,10 +100,16 @@ class NodeProcess:
             raise NodeError(answer["error"], answer.get("name", ""))
         return answer, got
 
-    def _write(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._w, view):]
+    def _write(self, parts: list[bytes]) -> None:
+        """One frame in one system call where the pipe takes it whole (each write wakes Node)."""
+        views = [memoryview(p).cast("B") for p in parts if len(p)]
+        while views:
+            done = os.writev(self._w, views)
+            while views and done >= len(views[0]):
+                done -= len(views[0])
+                views.pop(0)
+            if views:
+                views[0] = views[0][done:]
 
     def _read(self, n: int) -> bytes:
         data = self._in.read(n)
