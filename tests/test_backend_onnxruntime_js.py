@@ -169,6 +169,53 @@ def test_a_dead_node_ends_the_worker_with_its_signal(backend, monkeypatch, capfd
     assert "was killed by SIGSEGV (11) during run; ending this process too" in capfd.readouterr().err
 
 
+class KillsItsNode(onnxruntime_js.OnnxRuntimeNodeBackend):
+    """onnxruntime-node whose Node process is killed (SIGSEGV) during the run of $OPCONFORM_TEST_JS_KILL's case, or
+    stopped (SIGSTOP: a hang) during $OPCONFORM_TEST_JS_STOP's; each Node's pid appended to $OPCONFORM_TEST_JS_PIDS."""
+
+    def prepare(self, model, case):
+        prepared = super().prepare(model, case)
+        prepared.case = case.name if case is not None else ""
+        with open(os.environ["OPCONFORM_TEST_JS_PIDS"], "a") as f:
+            f.write(f"{self._node.proc.pid}\n")
+        return prepared
+
+    def run(self, prepared, inputs):
+        for key, sig in (("KILL", signal.SIGSEGV), ("STOP", signal.SIGSTOP)):
+            if prepared.case == os.environ.get(f"OPCONFORM_TEST_JS_{key}"):
+                os.kill(self._node.proc.pid, sig)
+        return super().run(prepared, inputs)
+
+
+def test_a_dead_or_hung_node_costs_one_item_in_the_worker(tmp_path, monkeypatch):
+    """Through the real worker: Node killed during a run is that item's crash, and the next item runs in a fresh
+    worker and Node; Node stopped is that item's timeout, and the supervisor kills Node with the worker."""
+    from runners.results import CRASH, PASS, TIMEOUT, Result
+    from runners.worker import IsolatedRunner
+
+    _backend("onnxruntime-node")
+    here = str(Path(__file__).resolve().parent)
+    monkeypatch.syspath_prepend(here)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("OPCONFORM_TEST_JS_PIDS", str(pids))
+    names = ["test_cast_float32_to_float16_edge", "test_cast_float32_to_int8_edge", "test_cast_float32_to_uint8_edge"]
+    monkeypatch.setenv("OPCONFORM_TEST_JS_KILL", names[1])
+    monkeypatch.setenv("OPCONFORM_TEST_JS_STOP", names[2])
+    runner = IsolatedRunner(f"{Path(__file__).stem}:KillsItsNode", timeout=2)
+    try:
+        got = [runner.run(CASES / "node" / n, 0, "strict", lambda i, n=n: Result(
+            case=n, dataset=i, kind="node", verdict="error", message="", backend="b", backend_version="0",
+            tier="strict"))[1] for n in names]
+    finally:
+        runner.close()
+    assert [r.verdict for r in got] == [PASS, CRASH, TIMEOUT], [r.message for r in got]
+    assert "was killed by SIGSEGV (11) during run" in got[1].message
+    assert runner.starts == 2 and len(pids.read_text().split()) == 3  # the crash's Node, then a new one
+    for pid in map(int, pids.read_text().split()):  # every Node ended with its worker
+        assert not Path(f"/proc/{pid}").exists() or "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
+
+
 # ---- versions, settings, options ----------------------------------------------------------------------------
 def test_versions_and_settings_are_recorded(backend):
     package = backend.name
