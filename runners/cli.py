@@ -35,6 +35,9 @@
     opconform machine [--class | --json]
                                     this machine as results files and baselines record it; --class: its kernel
                                     class, what CI keys its baselines by (docs/gating.md)
+    opconform js-install [DIR] [--version V] [--package P]
+                                    the npm packages of the onnxruntime-node / onnxruntime-web backends,
+                                    installed into the folder they are looked up in (runners/js_install.py)
 
 A suite also runs through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
@@ -47,7 +50,7 @@ import argparse
 import json
 import sys
 
-from runners import claims_cli
+from runners import claims_cli, js_install
 from runners import run as run_command
 
 
@@ -174,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the suite to write: a new or empty directory, or an earlier hunt's (replaced)")
     p.set_defaults(func=cmd_hunt)
     claims_cli.add_parsers(sub)  # opconform claims, opconform machine: runners/claims_cli.py
+    js_install.add_parser(sub)  # opconform js-install: runners/js_install.py
     return parser
 
 
@@ -356,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: run, backends, report, repro, hunt, claims, machine")
+        parser.error("a command is required: run, backends, report, repro, hunt, claims, machine, js-install")
     try:
         return args.func(args)
     except KeyboardInterrupt:

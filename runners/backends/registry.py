@@ -29,6 +29,9 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "torch": ("runners.backends.torch_backend", "TorchBackend", "torch", "torch"),
     "jax": ("runners.backends.jax_backend", "JaxBackend", "jax", "jax"),
     "tract": ("runners.backends.tract_backend", "TractBackend", "tract", "tract"),
+    # npm packages, not Python ones: the backend itself says what to run when they are missing (opconform js-install)
+    "onnxruntime-node": ("runners.backends.onnxruntime_js", "OnnxRuntimeNodeBackend", None, None),
+    "onnxruntime-web": ("runners.backends.onnxruntime_js", "OnnxRuntimeWebBackend", None, None),
 }
 
 
