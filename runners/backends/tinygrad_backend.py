@@ -32,13 +32,14 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import onnx
 import onnx.inliner
 import tinygrad  # noqa: F401 - opens no device; a missing package is "not installed" (registry)
-from tinygrad.helpers import ContextVar, DEV, Target
+from tinygrad.helpers import Context, ContextVar, DEV, Target
 
 from generator import dtypes
 from generator.dtypes import ONNX_ENUM, DType
@@ -51,19 +52,20 @@ DEVICE = "CPU"
 _ONNX_NUMBERS = sorted(v for v in ONNX_ENUM.values() if v)
 
 
-def _lacking_types_pattern(known: set[int]) -> str:
-    return rf"^({'|'.join(str(v) for v in _ONNX_NUMBERS if v not in known)}) is not a valid OnnxDataType$"
+# The runner's words, verbatim in tinygrad 0.12 to 0.14 (nn/onnx.py), each quoted in docs/backends.md
+OP_MISSING = r"^op='[^']*' is not supported"  # no implementation of the op (or of its domain and opset version)
+DOMAIN_MISSING = r"^'[^']*' is not a valid Domain$"  # a node's domain the runner does not know
+# an op implementation called with an attribute it has no parameter for (DequantizeLinear-23's output_dtype)
+ATTRIBUTE_MISSING = r"^get_onnx_ops\.<locals>\.\w+\(\) got an unexpected keyword argument '\w+'$"
+DOCUMENTED = (OP_MISSING, DOMAIN_MISSING, ATTRIBUTE_MISSING, "is not a valid OnnxDataType")
 
 
 def _table(known_types: set[int]) -> UnsupportedTable:
-    """What tinygrad 0.14's ONNX runner says when it does not implement an op, domain, type or attribute."""
-    return UnsupportedTable(text=(
-        r"^op='[^']*' is not supported",  # no implementation of the op (or of its domain and opset version)
-        r"^'[^']*' is not a valid Domain$",  # an op domain the runner does not know
-        _lacking_types_pattern(known_types),  # an element type its OnnxDataType table lacks
-        # an op implementation called with an attribute it has no parameter for (DequantizeLinear's output_dtype)
-        r"^get_onnx_ops\.<locals>\.\w+\(\) got an unexpected keyword argument '\w+'$",
-    ))
+    """What tinygrad's ONNX runner says when it does not implement an op, domain, type or attribute: the element
+    types are the ONNX ones its OnnxDataType lacks, named by number ("17 is not a valid OnnxDataType")."""
+    lacking = "|".join(str(v) for v in _ONNX_NUMBERS if v not in known_types)
+    return UnsupportedTable(text=(OP_MISSING, DOMAIN_MISSING, rf"^({lacking}) is not a valid OnnxDataType$",
+                                  ATTRIBUTE_MISSING))
 
 
 def _known_types() -> set[int]:
@@ -122,13 +124,18 @@ class TinygradBackend(Backend):
             raise RuntimeError(f"not a tinygrad target: {exc}") from None
         if not self.device or not all(t.device for t in targets):
             raise RuntimeError("expected a tinygrad target (CPU, CPU:X86, PYTHON, ...)")
-        DEV.value = self.device
-        os.environ["DEV"] = self.device  # for anything tinygrad spawns
+        self.device = ";".join(repr(t) for t in targets)  # as tinygrad spells it (CPU for cpu)
+        if "tinygrad.nn.onnx" not in sys.modules:  # the first backend of the process: the runner's import opens it
+            DEV.value = self.device
         try:
             from tinygrad import Device, Tensor
 
-            Device[Device.DEFAULT]
-            (Tensor([1.0, 2.0]) + 1).numpy()
+            with Context(DEV=self.device):
+                opened = Device[Device.DEFAULT]
+                (Tensor([1.0, 2.0]) + 1).numpy()
+            asked, got = targets[0].renderer, getattr(getattr(opened.renderer, "target", None), "renderer", "")
+            if asked and got != asked:  # tinygrad opens a device once a process, with the renderer asked first
+                raise RuntimeError(f"{opened.device} is open in this process with {type(opened.renderer).__name__} already")
             self._unsupported = _table(_known_types())
         except Exception as exc:  # noqa: BLE001 - whatever the device says (a missing clang, library or module)
             hint = " (install clang, or --backend-option device=PYTHON)" if "clang" in str(exc) else ""
@@ -140,14 +147,20 @@ class TinygradBackend(Backend):
         self._start()
         return self._unsupported
 
+    def _on_device(self) -> Context:
+        """DEV as this backend's, around whatever makes or realizes tensors: DEV is one global of tinygrad's, and
+        two backends of one process (tests) may name two devices."""
+        self._start()
+        return Context(DEV=self.device)
+
     def version(self) -> str:
         return importlib.metadata.version("tinygrad")
 
     def settings(self) -> dict:
-        self._start()
         from tinygrad import Device
 
-        device = Device[Device.DEFAULT]
+        with self._on_device():
+            device = Device[Device.DEFAULT]
         env = {k: str(v.value) for k, v in sorted(ContextVar._cache.items()) if k in os.environ and k != "DEV"}
         return {"device": self.device, "target": repr(getattr(device.renderer, "target", Device.DEFAULT)),
                 "renderer": type(device.renderer).__name__, "tinygrad_env": env,
@@ -155,10 +168,11 @@ class TinygradBackend(Backend):
 
     def build(self) -> str | None:
         """The compiler of the CPU device's kernels, where clang is it: its version changes the machine code."""
-        self._start()
         from tinygrad import Device
 
-        if type(Device[Device.DEFAULT].renderer).__name__ != "ClangRenderer" or not shutil.which("clang"):
+        with self._on_device():
+            renderer = type(Device[Device.DEFAULT].renderer).__name__
+        if renderer != "ClangRenderer" or not shutil.which("clang"):
             return None
         try:
             out = subprocess.run(["clang", "--version"], capture_output=True, text=True, timeout=30).stdout
@@ -172,12 +186,12 @@ class TinygradBackend(Backend):
         return RuntimeError(f"tinygrad {where}: {_one_line(exc)}")
 
     def prepare(self, model: onnx.ModelProto, case) -> Prepared:
-        self._start()
         ins, outs = io_types(model)
         if model.functions:
             model = onnx.inliner.inline_local_functions(model)
         data = _drop_unused_opsets(model).SerializeToString()
-        self._runner(data)  # the runner's own refusals (an element type, a domain) are the model's, at prepare
+        with self._on_device():
+            self._runner(data)  # the runner's own refusals (an element type, a domain) are the model's, at prepare
         return Prepared(data, ins, outs)
 
     def _runner(self, data: bytes):
@@ -192,6 +206,10 @@ class TinygradBackend(Backend):
     def run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         if len(inputs) != len(prepared.inputs):
             raise ValueError(f"the model has {len(prepared.inputs)} inputs, {len(inputs)} given")
+        with self._on_device():
+            return self._run(prepared, inputs)
+
+    def _run(self, prepared: Prepared, inputs: list[np.ndarray]) -> list[np.ndarray]:
         runner = self._runner(prepared.model)
         try:
             feeds = {name: _to_tensor(x, t) for (name, t), x in zip(prepared.inputs, inputs)}
