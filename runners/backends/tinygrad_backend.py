@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -43,8 +42,7 @@ from tinygrad.helpers import Context, ContextVar, DEV, Target
 
 from generator import dtypes
 from generator.dtypes import ONNX_ENUM, DType
-from runners.backends.base import (Backend, BackendOptionError, Unsupported, UnsupportedTable, as_declared,
-                                   io_types, refuse_option)
+from runners.backends.base import Backend, Unsupported, UnsupportedTable, as_declared, io_types, refuse_option
 
 DEVICE = "CPU"
 # The ONNX element type numbers tinygrad's runner has no dtype for (its OnnxDataType enum, read from the runner
@@ -52,12 +50,11 @@ DEVICE = "CPU"
 _ONNX_NUMBERS = sorted(v for v in ONNX_ENUM.values() if v)
 
 
-# The runner's words, verbatim in tinygrad 0.12 to 0.14 (nn/onnx.py), each quoted in docs/backends.md
+# The runner's words, verbatim in tinygrad 0.14 (nn/onnx.py), each quoted in docs/backends.md
 OP_MISSING = r"^op='[^']*' is not supported"  # no implementation of the op (or of its domain and opset version)
 DOMAIN_MISSING = r"^'[^']*' is not a valid Domain$"  # a node's domain the runner does not know
 # an op implementation called with an attribute it has no parameter for (DequantizeLinear-23's output_dtype)
 ATTRIBUTE_MISSING = r"^get_onnx_ops\.<locals>\.\w+\(\) got an unexpected keyword argument '\w+'$"
-DOCUMENTED = (OP_MISSING, DOMAIN_MISSING, ATTRIBUTE_MISSING, "is not a valid OnnxDataType")
 
 
 def _table(known_types: set[int]) -> UnsupportedTable:
@@ -97,7 +94,7 @@ def _drop_unused_opsets(model: onnx.ModelProto) -> onnx.ModelProto:
 
 class TinygradBackend(Backend):
     name = "tinygrad"
-    OPTIONS = {"device": f"a tinygrad target as DEV takes it: CPU (default; clang compiles its kernels), CPU:CLANG, "
+    OPTIONS = {"device": "a tinygrad target as DEV takes it: CPU (default; clang compiles its kernels), CPU:CLANG, "
                          "CPU:X86, CPU:LLVM, PYTHON (no compiler), CUDA, ...; checked by running one op on it"}
 
     def __init__(self):
@@ -135,7 +132,8 @@ class TinygradBackend(Backend):
                 (Tensor([1.0, 2.0]) + 1).numpy()
             asked, got = targets[0].renderer, getattr(getattr(opened.renderer, "target", None), "renderer", "")
             if asked and got != asked:  # tinygrad opens a device once a process, with the renderer asked first
-                raise RuntimeError(f"{opened.device} is open in this process with {type(opened.renderer).__name__} already")
+                raise RuntimeError(f"{opened.device} is open in this process with {type(opened.renderer).__name__} "
+                                   "already")
             self._unsupported = _table(_known_types())
         except Exception as exc:  # noqa: BLE001 - whatever the device says (a missing clang, library or module)
             hint = " (install clang, or --backend-option device=PYTHON)" if "clang" in str(exc) else ""
