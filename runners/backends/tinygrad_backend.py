@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -158,25 +157,15 @@ class TinygradBackend(Backend):
         from tinygrad import Device
 
         with self._on_device():
-            device = Device[Device.DEFAULT]
-        env = {k: str(v.value) for k, v in sorted(ContextVar._cache.items()) if k in os.environ and k != "DEV"}
-        return {"device": self.device, "target": repr(getattr(device.renderer, "target", Device.DEFAULT)),
-                "renderer": type(device.renderer).__name__, "tinygrad_env": env,
-                "onnx_runner": "tinygrad.nn.onnx.OnnxRunner", "onnx_local_functions": "inlined (onnx.inliner)"}
-
-    def build(self) -> str | None:
-        """The compiler of the CPU device's kernels, where clang is it: its version changes the machine code."""
-        from tinygrad import Device
-
-        with self._on_device():
-            renderer = type(Device[Device.DEFAULT].renderer).__name__
-        if renderer != "ClangRenderer" or not shutil.which("clang"):
-            return None
-        try:
-            out = subprocess.run(["clang", "--version"], capture_output=True, text=True, timeout=30).stdout
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return out.splitlines()[0] if out else None
+            renderer = Device[Device.DEFAULT].renderer
+        # tinygrad's variables (its ContextVars: BEAM, NOOPT, ...) as the environment sets them (DEV is the device's)
+        env = {k: os.environ[k] for k in sorted(ContextVar._cache) if k in os.environ and k != "DEV"}
+        settings = {"device": self.device, "target": repr(getattr(renderer, "target", Device.DEFAULT)),
+                    "renderer": type(renderer).__name__, "tinygrad_env": env,
+                    "onnx_runner": "tinygrad.nn.onnx.OnnxRunner", "onnx_local_functions": "inlined (onnx.inliner)"}
+        if type(renderer).__name__ == "ClangRenderer":
+            settings["compiler"] = _compiler()
+        return settings
 
     def _classified(self, exc: BaseException, where: str) -> Exception:
         if self.unsupported.matches(exc):
@@ -216,6 +205,17 @@ class TinygradBackend(Backend):
             return [_to_numpy(v, t) for v, (_, t) in zip(values, prepared.outputs)]
         except Exception as exc:  # noqa: BLE001 - lazy tensors: a kernel may fail only when an output is read
             raise self._classified(exc, "run") from None
+
+
+def _compiler() -> str:
+    """The C compiler of the CPU device's kernels (tinygrad runs $CC, default clang) and its version: it decides
+    what compiles (clang 14 has no __bf16 on x86-64) and the machine code."""
+    cc = os.environ.get("CC", "clang")
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{cc} ({type(exc).__name__})"
+    return f"{cc} ({out.splitlines()[0].strip()})" if out.strip() else cc
 
 
 def _to_tensor(a: np.ndarray, t: DType):
