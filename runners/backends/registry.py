@@ -32,6 +32,7 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     # npm packages, not Python ones: the backend itself says what to run when they are missing (opconform js-install)
     "onnxruntime-node": ("runners.backends.onnxruntime_js", "OnnxRuntimeNodeBackend", None, None),
     "onnxruntime-web": ("runners.backends.onnxruntime_js", "OnnxRuntimeWebBackend", None, None),
+    "tinygrad": ("runners.backends.tinygrad_backend", "TinygradBackend", "tinygrad", "tinygrad"),
 }
 
 
