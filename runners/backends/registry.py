@@ -28,6 +28,7 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "tvm": ("runners.backends.tvm", "TvmBackend", "tvm", "tvm"),
     "torch": ("runners.backends.torch_backend", "TorchBackend", "torch", "torch"),
     "jax": ("runners.backends.jax_backend", "JaxBackend", "jax", "jax"),
+    "iree": ("runners.backends.iree_backend", "IreeBackend", "iree", "iree"),
 }
 
 
