@@ -90,6 +90,8 @@ class IreeBackend(Backend):
         "cpu": f"llvm-cpu only: --iree-llvmcpu-target-cpu (default {CPU}: this machine's CPU), e.g. generic, znver4",
         "flags": "more iree-compile flags, one string split as a shell would (recorded; e.g. "
                  "'--iree-opt-level=O3'); --iree-input-demote-f64-to-f32 given here replaces the default =false",
+        "checker": "1: run onnx.checker on each model first, as iree-import-onnx does (it refuses what the checker "
+                   "refuses); 0 (default): the importer module alone, after shape inference",
         "batch": f"models per compiler invocation, 1 to 256 (default {BATCH}; 1: each case alone); not a setting: "
                  "results do not depend on it",
         "cache": "the compile cache directory, or 'off' (memory only); default $XDG_CACHE_HOME/opconform/iree; not a "
@@ -100,8 +102,10 @@ class IreeBackend(Backend):
         self.target, self.cpu, self.device_uri = TARGET, CPU, None
         self.extra: list[str] = []
         self.batch = BATCH
+        self.checker = False
         self.cache_root: Path | None = iree_cache.default_root()
         self._batcher = None
+        self._compiler_id: str | None = None
         self._device = self._instance = None
         self._modules: OrderedDict = OrderedDict()  # vmfb path -> (VmContext, VmModule), the last few used
 
@@ -124,6 +128,8 @@ class IreeBackend(Backend):
             if bad:
                 raise refuse_option(self, "flags", options["flags"], f"{bad[0]!r} is no flag (flags start with -)")
             self.extra = flags
+        if "checker" in options:
+            self.checker = choice(self, "checker", options["checker"], {"0": False, "1": True})
         if "batch" in options:
             self.batch = count(self, "batch", options["batch"], 1, 256)
         if "cache" in options:
@@ -171,37 +177,47 @@ class IreeBackend(Backend):
         return importlib.metadata.version("iree-base-compiler")
 
     def build(self) -> str | None:
-        from iree.compiler import version as compiler
         from iree.runtime import version as runtime
 
-        return (f"compiler {compiler.VERSION} @ {compiler.REVISIONS.get('IREE', '?')}; iree-base-runtime "
-                f"{importlib.metadata.version('iree-base-runtime')} ({runtime.VERSION} @ "
-                f"{runtime.REVISIONS.get('IREE', '?')})")
+        return (f"{self.compiler_id()}; iree-base-runtime {importlib.metadata.version('iree-base-runtime')} "
+                f"({runtime.VERSION} @ {runtime.REVISIONS.get('IREE', '?')})")
+
+    def tool(self) -> str:
+        from iree.compiler.tools.binaries import find_tool
+
+        return find_tool("iree-compile")  # (IREE_TOOL_PATH, IREE's own variable, can name another build)
+
+    def compiler_id(self) -> str:
+        """What the iree-compile run says it is (`--version`: its version and revision, LLVM's): the tool found
+        may be another build than the package's (IREE_TOOL_PATH)."""
+        if self._compiler_id is None:
+            import subprocess
+
+            try:
+                out = subprocess.run([self.tool(), "--version"], capture_output=True, text=True, check=True).stdout
+            except (OSError, ValueError, subprocess.CalledProcessError) as exc:
+                raise RuntimeError(f"iree-compile --version failed: {_one_line(exc)}") from None
+            lines = [ln.strip() for ln in out.splitlines() if "version" in ln.lower()]
+            self._compiler_id = "; ".join(lines) or _one_line(out)
+        return self._compiler_id
 
     def settings(self) -> dict:
         return {"target": self.target, "device": self.device(), "compiler_flags": self.flags(),
-                "importer": "iree.compiler.extras.onnx_importer after onnx.checker and shape inference",
+                "importer": "iree.compiler.extras.onnx_importer after onnx shape inference (data propagation)"
+                            + (" and onnx.checker" if self.checker else ""),
                 "onnx_local_functions": "inlined (onnx.inliner)"}
 
     # ---- prepare / run ------------------------------------------------------------------------------
     def batcher(self):
         if self._batcher is None:
-            from iree.compiler import version as compiler
-            from iree.compiler.tools.binaries import find_tool
-
             from runners.backends.iree_batch import Batcher
 
-            compiler_id = f"{compiler.VERSION}@{compiler.REVISIONS.get('IREE', '?')}"
-            self._batcher = Batcher(iree_cache.Cache(self.cache_root), find_tool("iree-compile"), self.flags(),
-                                    compiler_id, self.batch)
+            self._batcher = Batcher(iree_cache.Cache(self.cache_root), self.tool(), self.flags(), self.compiler_id(),
+                                    self.batch, self.checker)
         return self._batcher
 
     def prepare(self, model, case) -> Prepared:
         ins, outs = io_types(model)
-        for name, t in [*ins, *outs]:
-            if iree_tensors.hal_type(t) is None:
-                raise Unsupported(f"iree's runtime has no element type for {t.name} ({name!r}): HalElementType "
-                                  "lists none")
         entry = self.batcher().entry(model, case)
         if "refused" in entry:
             raise _classified(f"iree import: {entry['refused']}")
@@ -209,6 +225,10 @@ class IreeBackend(Backend):
             raise _classified(f"iree-compile: {entry['error']}")
         if "crash" in entry:
             _die_as_the_compiler(entry["crash"], entry.get("signal"))
+        for name, t in [*ins, *outs]:  # compiled, but no buffer view can carry it (a string tensor)
+            if iree_tensors.hal_type(t) is None:
+                raise Unsupported(f"iree's runtime has no element type for {t.name} ({name!r}): HalElementType "
+                                  "lists none")
         context, module = self._load(self.batcher().cache.module_path(entry))
         function = module.lookup_function(entry["function"])
         if function is None:

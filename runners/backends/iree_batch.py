@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from runners.backends import iree_cache
-from runners.backends.iree_compile import compile_module
+from runners.backends.iree_compile import RECOVERY, compile_module
 from runners.backends.iree_import import function_name, import_models
 
 _SCAN = 4  # siblings looked at per model wanted (cached ones are passed over)
@@ -24,14 +24,16 @@ _SCAN = 4  # siblings looked at per model wanted (cached ones are passed over)
 class Batcher:
     """Gets each model's cache entry, compiling it (with the models ahead of it) when it has none."""
 
-    def __init__(self, cache: iree_cache.Cache, tool: str, flags: list[str], compiler_id: str, batch: int):
-        self.cache, self.tool, self.flags, self.batch = cache, tool, flags, batch
+    def __init__(self, cache: iree_cache.Cache, tool: str, flags: list[str], compiler_id: str, batch: int,
+                 checker: bool = False):
+        self.cache, self.tool, self.flags, self.batch, self.checker = cache, tool, flags, batch, checker
         self.compiler_id = compiler_id
         self.invocations: list[int] = []  # functions per compiler invocation (the benchmark reads it)
         self._listing: dict[Path, list[str]] = {}
 
     def key(self, model) -> str:
-        return iree_cache.key(model.SerializeToString(), self.compiler_id, self.flags)
+        return iree_cache.key(model.SerializeToString(), self.compiler_id,
+                              [*self.flags, *RECOVERY, f"(onnx.checker={int(self.checker)})"])
 
     def entry(self, model, case=None) -> dict:
         k = self.key(model)
@@ -91,13 +93,13 @@ class Batcher:
         of `want`."""
         names = {function_name(k): k for k in models}
         try:
-            mod = import_models({function_name(k): m for k, m in models.items()})
+            mod = import_models({function_name(k): m for k, m in models.items()}, self.checker)
             entries = {names[n]: {"refused": why} for n, why in mod.refused.items()}
             vmfbs = {}
             if mod.lines:
                 if mod.helpers and len(mod.lines) > 1:  # functions of the importer's own: compile the wanted alone
                     keep = {function_name(want)} & set(mod.lines)
-                    mod = import_models({n: models[names[n]] for n in keep}) if keep else mod
+                    mod = import_models({n: models[names[n]] for n in keep}, self.checker) if keep else mod
                 results = compile_module(mod, self.tool, self.flags, self.cache.workdir, function_name(want),
                                          self.invocations)
                 for n, c in results.items():
