@@ -49,7 +49,7 @@ TARGETS = {
     "hip": (["--iree-hal-target-device=hip"], "hip"),
     "vulkan": (["--iree-hal-target-device=vulkan"], "vulkan"),
 }
-TARGET, CPU, BATCH = "llvm-cpu", "host", 16
+TARGET, CPU, BATCH = "llvm-cpu", "host", 32
 KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
 
 # What IREE says when it does not implement something, at import, compile or run (docs/backends_iree.md).
