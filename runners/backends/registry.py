@@ -33,6 +33,7 @@ BUILTINS: dict[str, tuple[str, str, str | None, str | None]] = {
     "onnxruntime-node": ("runners.backends.onnxruntime_js", "OnnxRuntimeNodeBackend", None, None),
     "onnxruntime-web": ("runners.backends.onnxruntime_js", "OnnxRuntimeWebBackend", None, None),
     "tinygrad": ("runners.backends.tinygrad_backend", "TinygradBackend", "tinygrad", "tinygrad"),
+    "iree": ("runners.backends.iree_backend", "IreeBackend", "iree", "iree"),
 }
 
 
