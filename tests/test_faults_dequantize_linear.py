@@ -86,6 +86,7 @@ def test_faults_are_the_reference_where_their_deviation_cannot_matter():
         "bfloat16_results_flushed": (x, s, z, {}, 13, [I8, F32, I8]),  # a float32 output
         "float16_result_clamped": (x, s, z, {}, 13, [I8, F32, I8]),  # a float32 output
         "float8_zero_point_refused": (x, s, z, {}, 13, [I8, F32, I8]),  # not a float 8 x
+        "output_dtype_ignored": (x, s, z, {"output_dtype": 1}, 23, [I8, F32, I8]),  # output_dtype names x_scale's
     }
     assert {f"dequantize_linear.{n}" for n in same} == set(FAULTS)
     for name, (xx, ss, zz, attrs, opset, types) in same.items():
@@ -113,6 +114,10 @@ def test_each_fault_does_what_it_says():
     assert float(got[0]) == 12.875  # what OpenVINO 2026.4 returns here; the reference rounds to 12.9375
     want = _ref(np.array([129], np.uint8), np.array(0.1, ml_dtypes.bfloat16), np.uint8(0), opset=19)
     assert float(want[0]) == 12.9375
+    f16 = dtypes.get("float16")
+    got = _run("dequantize_linear.output_dtype_ignored", np.array([3], np.int8), np.float32(0.1), None,
+               {"output_dtype": f16.onnx}, 23, [I8, F32, None])
+    assert got.dtype == np.float32 and got.tolist() == [np.float32(0.3)]  # x_scale's type, as tract 0.23.9 gives
 
 
 def test_bfloat16_truncation_cannot_differ_with_power_of_two_scales_and_8_bit_differences():

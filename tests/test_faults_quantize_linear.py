@@ -43,7 +43,8 @@ def _witnesses():
 def test_witness_kills_its_fault_in_its_group(key, name, w):
     assert W.differing(FAULTS[name], w, *codec.decode(w)).any(), w["what"]
     p = CATALOGUE["groups"][key]["params"]
-    assert ref.schema_version(int(w["opset"])) == p["version"] and w["zp_type"] == p["y"]
+    y = w["zp_type"] or dtypes.get(int(w["attrs"]["output_dtype"])).name  # no zero point: output_dtype says y
+    assert ref.schema_version(int(w["opset"])) == p["version"] and y == p["y"]
 
 
 def test_every_group_of_the_suite_has_every_fault_resolved():
@@ -94,8 +95,12 @@ def test_faults_are_the_reference_without_their_deviation():
     assert got["quantize_linear.wrap"] == [10, 12, 12, 10, 13, (300 + 10) % 256]
     for n in ("quantize_linear.axis_ignored", "quantize_linear.blocks_from_end", "quantize_linear.divide_in_float32",
               "quantize_linear.saturate_ignored", "quantize_linear.fnuz_inf_saturates",
-              "quantize_linear.float_zero_point_ignored"):
+              "quantize_linear.float_zero_point_ignored", "quantize_linear.output_dtype_ignored"):
         assert got[n] == y.tolist(), n
+    # output_dtype int8 without a zero point: y is uint8 (negatives saturate to 0, Inf to 255), as tract 0.23.9 gives
+    x8 = np.array([-3.0, 2.5, 200.0, np.inf], np.float32)
+    (q,) = FAULTS["quantize_linear.output_dtype_ignored"].fn([x8, np.float32(1)], {"output_dtype": 3}, 21, types[:2])
+    assert q.dtype == np.uint8 and q.tolist() == [0, 2, 200, 255]
 
 
 def test_witness_cases_kill_through_the_interpreter():

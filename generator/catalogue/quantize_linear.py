@@ -38,7 +38,7 @@ def encode(opset, x_t, s_t, z_t, attrs, x, s, z, what) -> dict:
     """A witness: the node's opset, types and attributes and one data set."""
     return {"what": what, "opset": opset, "x_type": x_t, "scale_type": s_t, "zp_type": z_t, "attrs": attrs,
             "shape": list(np.shape(x)), "x": _decimals(x), "scale_shape": list(np.shape(s)), "scale": _decimals(s),
-            "zp": _decimals(z)}
+            "zp": None if z is None else _decimals(z)}
 
 
 def decode(w: dict) -> tuple:

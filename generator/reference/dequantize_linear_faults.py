@@ -22,6 +22,7 @@ Faults (each a node function with the reference's signature):
   bfloat16_results_flushed    subnormal bfloat16 results flushed to zero, subnormal scales read as they are (FTZ only)
   float16_result_clamped      a float16 result clamped to [-65504, 65504]: +-Inf -> +-65504, NaN -> +65504
   e8m0_nan_as_number          a float8e8m0 scale's 0xFF read as 2**128 instead of NaN
+  output_dtype_ignored        output_dtype left unread: y in x_scale's type, DequantizeLinear-21's rule
 
 Groups (group_key): opset, x type, scale type, output type, zero point present or not, granularity, a negative
 axis or not: every property a fault's reach depends on. Fault.applies says where a fault is a plausible
@@ -107,6 +108,8 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
     xt, st = dtypes.get(types[0]), dtypes.get(types[1])
     axis, block_size = int(attrs.get("axis", 1)), int(attrs.get("block_size", 0))
     t = ref.check_types(xt, st, xt if z is not None else None, attrs, opset)
+    if dev.get("output_dtype_ignored"):
+        t = st
     ref.check_shapes(np.shape(x), np.shape(s), None if z is None else np.shape(z), axis, block_size, opset)
     rank = np.ndim(x)
     if dev.get("negative_axis") and axis < 0:
@@ -175,6 +178,12 @@ def _int32_zp(p: dict) -> str | None:
         return "no x_zero_point input: the zero point is 0"
     if p.get("x") == "int32":
         return "int32: a defined zero point is 0 (a nonzero one leaves y undefined)"
+    return None
+
+
+def _output_dtype_named(p: dict) -> str | None:
+    if p.get("output") == p.get("scale"):
+        return "y's type is x_scale's: output_dtype, given or not, names the type the fault gives"
     return None
 
 
@@ -256,6 +265,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("dequantize_linear.e8m0_nan_as_number", "reads a float8e8m0 scale of 0xFF as 2**128, not NaN",
           _node(e8m0_nan=True), applies=lambda p: p.get("scale") == "float8e8m0",
           seen_in="not seen here; modelled as an e8m0 decoder 2**(bits - 127) with no NaN case"),
+    Fault("dequantize_linear.output_dtype_ignored", "leaves output_dtype unread: y in x_scale's type (the rule "
+          "before DequantizeLinear-23)", _node(output_dtype_ignored=True),
+          # output_dtype exists from 23; a float8e8m0 scale is no output type, so output_dtype is required there
+          applies=lambda p: int(p.get("opset") or 0) >= 23 and p.get("scale") != "float8e8m0",
+          equivalent=_output_dtype_named,
+          seen_in="tract 0.23.9 (measured here: every DequantizeLinear-23 / 25 output_dtype float16 / bfloat16 "
+                  "with a float32 scale returns float32)"),
 )
 
 

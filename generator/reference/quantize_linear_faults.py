@@ -136,11 +136,36 @@ def _e5m2_round_overflow_nan(v: np.ndarray, y: np.ndarray, out) -> np.ndarray:
     return out.from_bits(bits.astype(out.bits_dtype))
 
 
-def _node(**deviation):
+def _node(output_dtype_ignored=False, **deviation):
     def fn(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
+        if output_dtype_ignored:  # y's type from the zero point, else uint8: QuantizeLinear-19's rule
+            return _uint8_rule(inputs, {k: v for k, v in attrs.items() if k != "output_dtype"}, opset, input_types)
         return _quantize(inputs, attrs, opset, input_types, **deviation)
     fn.__doc__ = f"QuantizeLinear with the deviation {deviation} (quantize_linear_faults)."
     return fn
+
+
+def _uint8_rule(inputs, attrs, opset, input_types) -> list[np.ndarray]:
+    """The reference with y's type from the zero point or uint8; an infinite quotient, which the reference leaves
+    undefined for an integer y, saturates as such an implementation's clamp does (a float y's case defines it)."""
+    (y,) = _quantize(inputs, attrs, opset, input_types)
+    out = dtypes.from_numpy(y.dtype)
+    if not out.is_integer:
+        return [y]
+    a = ref._attrs(attrs, opset)
+    s = expand(ref._values(np.asarray(inputs[1]), dtypes.get(input_types[1])), np.shape(inputs[0]), a["axis"],
+               a["block_size"])
+    with np.errstate(all="ignore"):
+        q = ref._values(np.asarray(inputs[0]), dtypes.get(input_types[0])) / s
+    return [np.where(np.isposinf(q), out.int_max, np.where(np.isneginf(q), out.int_min, y)).astype(y.dtype)]
+
+
+def _output_dtype_read(params: dict) -> str | None:
+    if int(params["version"]) < 21:
+        return "no output_dtype before QuantizeLinear-21: y's type is the zero point's or uint8 by the rule itself"
+    if params["y"] == "uint8":
+        return "y is uint8: the type the rule without output_dtype gives too"
+    return None
 
 
 def _int_only(params: dict) -> str | None:
@@ -291,4 +316,8 @@ FAULTS: tuple[Fault, ...] = (
           applies=lambda p: dtypes.get(p["y"]).is_float,  # OpenVINO's float path; its integer one is another
           seen_in="OpenVINO 2026.4.1 CPU (measured here: every float8e4m3fn witness data set of 19 .. 28 with a zero "
                   "point of 1 and y_scale 3: 7.1249995 -> 2.5, -0.65625 -> -0.21875)"),
+    Fault("quantize_linear.output_dtype_ignored", "leaves output_dtype unread: without a zero point y is uint8 (the "
+          "rule before QuantizeLinear-21)", _node(output_dtype_ignored=True), equivalent=_output_dtype_read,
+          seen_in="tract 0.23.9 (measured here: every output_dtype without a zero point, int8 / int16 / uint4 / int2 / "
+                  "float8e4m3fn / float4e2m1, returns uint8)"),
 )

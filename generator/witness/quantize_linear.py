@@ -52,8 +52,10 @@ def _neighbours(v: np.ndarray, t: str, n: int) -> np.ndarray:
 
 
 def _run(fn, w: dict, x, s, z):
-    types = [dtypes.get(w["x_type"]), dtypes.get(w["scale_type"]), dtypes.get(w["zp_type"])]
-    return fn([x, s, z], dict(w["attrs"]), int(w["opset"]), types)[0]
+    types = [dtypes.get(w["x_type"]), dtypes.get(w["scale_type"])]
+    if z is None:
+        return fn([x, s], dict(w["attrs"]), int(w["opset"]), types)[0]
+    return fn([x, s, z], dict(w["attrs"]), int(w["opset"]), [*types, dtypes.get(w["zp_type"])])[0]
 
 
 def differing(fault, w: dict, x, s, z) -> np.ndarray:
@@ -64,7 +66,9 @@ def differing(fault, w: dict, x, s, z) -> np.ndarray:
         fy = _run(fault.fn, w, x, s, z)
     except ValueError:
         return np.zeros(np.shape(x), bool)
-    out = dtypes.get(w["zp_type"])
+    out = dtypes.get(w["zp_type"] or int(w["attrs"]["output_dtype"]))
+    if np.asarray(fy).dtype != np.asarray(r.outputs[0]).dtype:  # another element type: every element differs
+        return ~r.mask()
     return ~r.mask() & ~same_elements(r.outputs[0], fy, out)
 
 
@@ -118,6 +122,14 @@ def _blocked(params: dict, opset: int, x_t, s_t, z_t, attrs) -> dict:
                   as_type(z, z_t), "blocked, axis 1, block_size 2 over 5")
 
 
+def _no_zero_point(params: dict, opset: int, x_t, s_t, attrs) -> dict:
+    """output_dtype naming y's type and no zero point (QuantizeLinear-21 on): y's type is the attribute's."""
+    y = dtypes.get(params["y"])
+    x = np.array([0.0, 1.0, -1.0, 2.0]) if y.is_float or y.int_min < 0 else np.array([0.0, 1.0, 2.0, 3.0])
+    return encode(opset, x_t, s_t, None, dict(attrs, output_dtype=y.onnx), as_type(x, x_t), as_type(1.0, s_t), None,
+                  "per-tensor, output_dtype without a zero point")
+
+
 def group_witnesses(params: dict) -> dict:
     """{fault name: {"how", "witnesses"} | {"equivalent": proof}} for one group (generator.witness.group_faults):
     for each fault with no proof, the first structured witness (per-axis, blocked) that kills it, else the first
@@ -146,6 +158,10 @@ def group_witnesses(params: dict) -> dict:
                 w = encode(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
                 assert differing(fault, w, *decode(w)).any()
                 return "exhaustive", [w]
+        if opset >= 21 and y.name != "uint8":  # a fault of the type rule: the attribute without a zero point
+            w = _no_zero_point(params, opset, x_t, s_t, attrs)
+            if differing(fault, w, *decode(w)).any():
+                return "construction", [w]
         return "exhaustive", []
 
     return group_faults(F.FAULTS, dict(params, opset=opset), witnesses_of)
