@@ -112,7 +112,7 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
             # the fault gives another element type than the declared one (an attribute naming the type left
             # unread) or a float type's bit patterns: the backend's tensors being the fault's, type and bits, is
             # consistent whatever the declared type; otherwise the declared type's comparison below decides
-            if all(np.asarray(y).dtype == np.asarray(a).dtype and _identical(y, a) for y, a in zip(produced, actual)):
+            if all(map(_identical, produced, actual)):
                 return True
             if any(_retyped(y, t) for y, t in zip(produced, types)):
                 return False
@@ -133,9 +133,9 @@ def _retyped(y, t) -> bool:
 
 
 def _identical(y, a) -> bool:
-    """The same shape and the same bits, a NaN matching any NaN (two tensors of one numeric type)."""
+    """The same element type, shape and bits, a NaN matching any NaN."""
     y, a = np.asarray(y), np.asarray(a)
-    if y.shape != a.shape:
+    if y.shape != a.shape or y.dtype != a.dtype:
         return False
     if y.dtype.kind in "OUS":
         return bool((y == a).all())

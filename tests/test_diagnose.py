@@ -555,3 +555,41 @@ def test_a_negative_case_accepted_is_explained_by_the_faults_that_accept_it():
     if dq.is_dir():
         from runners.diagnose import accepting
         assert accepting(read_case(dq)) is None
+
+
+
+OTHER_TYPE = [  # (case, the fault that leaves output_dtype unread): tract 0.23.9 returns exactly its tensors
+    ("test_dequantizelinear_output_dtype_int8_float32_to_bfloat16_opset23", "dequantize_linear.output_dtype_ignored"),
+    ("test_quantizelinear_output_dtype_float8e4m3fn_without_zero_point_opset21", "quantize_linear.output_dtype_ignored"),
+    ("test_quantizelinear_output_dtype_int16_without_zero_point_opset21", "quantize_linear.output_dtype_ignored"),
+]
+
+
+def _committed(name: str):
+    return read_case(Path(__file__).resolve().parents[1] / "cases" / "node" / name)
+
+
+@pytest.mark.parametrize("case_name,name", OTHER_TYPE)
+def test_a_fault_of_another_element_type_explains_exactly_its_tensors(case_name, name):
+    """A fault whose y has another element type than the declared one explains a backend that returns its tensors,
+    type and bits; the declared type's comparison could not. The reference's tensors, or the fault's values in
+    another integer width, are not explained by it."""
+    from runners.diagnose import consistent
+
+    case = _committed(case_name)
+    fault = generator.faults.by_name(name.split(".")[0])[name]
+    (y,) = generator.faults.fault_outputs(fault, case.model, case.inputs[0], case.meta)
+    assert y.dtype != case.outputs[0][0].dtype
+    assert consistent(fault, case, case.inputs[0], [y.copy()])
+    assert not consistent(fault, case, case.inputs[0], [case.outputs[0][0].copy()])
+    if y.dtype.kind in "iu":
+        assert not consistent(fault, case, case.inputs[0], [y.astype(np.int32)])
+
+
+@pytest.mark.parametrize("case_name,name", OTHER_TYPE)
+def test_tract_s_output_dtype_failures_are_diagnosed(case_name, name):
+    pytest.importorskip("tract", reason="tract is not installed (pip install 'opconform[tract]')")
+    from runners.input_modes import DEFAULT
+
+    r = run_case_dataset(get_backend("tract"), _committed(case_name), 0, "strict", {}, DEFAULT)
+    assert r.verdict == "fail" and name in r.diagnosis, r.message
