@@ -370,3 +370,17 @@ def test_the_reason_is_the_runtimes_sentence():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_node_runs_without_telemetry_and_leaves_no_file(backend):
+    """onnxruntime-node's Linux build writes /tmp/mat-debug-<pid>.log from each process and tries to upload telemetry
+    unless ORT_DISABLE_TELEMETRY is set: the Node process runs with it, and a session leaves no such file."""
+    from pathlib import Path
+
+    t = dtypes.get("float")
+    backend.run(backend.prepare(_identity(t, (2,)), None), [np.zeros(2, np.float32)])
+    node = backend._process().proc
+    env = Path(f"/proc/{node.pid}/environ")
+    if env.exists():
+        assert b"ORT_DISABLE_TELEMETRY=1" in env.read_bytes().split(b"\0")
+    assert not Path(f"/tmp/mat-debug-{node.pid}.log").exists()

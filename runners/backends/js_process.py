@@ -60,6 +60,16 @@ def _ended(returncode: int | None) -> tuple[str, int]:
     return f"exited with status {returncode}", returncode or 1
 
 
+# onnxruntime-node's Linux build (1.30) carries Microsoft's 1DS telemetry: each process writes
+# /tmp/mat-debug-<pid>.log and tries HTTPS uploads unless ORT_DISABLE_TELEMETRY is set (its own variable). A
+# conformance run leaves no file outside its own directories and sends nothing anywhere.
+TELEMETRY_OFF = {"ORT_DISABLE_TELEMETRY": "1"}
+
+
+def node_environment() -> dict:
+    return {**os.environ, **TELEMETRY_OFF}
+
+
 class NodeProcess:
     """The driver run by Node for one package flavor ("node" or "web") from modules_dir."""
 
@@ -73,7 +83,8 @@ class NodeProcess:
         try:
             # stdin closed; stdout / stderr the worker's own (the item's output)
             self.proc = subprocess.Popen([node, str(DRIVER), flavor, str(modules_dir), str(to_node), str(from_node)],
-                                         stdin=subprocess.DEVNULL, pass_fds=(to_node, from_node), close_fds=True)
+                                         stdin=subprocess.DEVNULL, pass_fds=(to_node, from_node), close_fds=True,
+                                         env=node_environment())
         finally:
             os.close(to_node)
             os.close(from_node)
