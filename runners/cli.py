@@ -255,7 +255,8 @@ def cmd_repro(args: argparse.Namespace) -> int:
     try:
         if args.script:
             path = write_script(args.item, args.backend, args.backend_option, args.script)
-            run = command_line(["python", f"./{path}" if str(path).startswith("-") else path])  # not an option
+            program = "node" if path.suffix == ".mjs" else "python"  # (the JS backends' scripts are JavaScript)
+            run = command_line([program, f"./{path}" if str(path).startswith("-") else path])  # not an option
             print(printable(f"opconform repro: wrote {path} ({run or NOT_SHOWN})"))
             return 0
         return repro(args.item, args.backend, args.backend_option, args.tier)

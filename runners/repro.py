@@ -22,24 +22,26 @@ literals; the model and tensors are base64 literals; names the script prints are
 from __future__ import annotations
 
 import base64
+import json
 import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
 
-from generator.serialize import CaseError, LoadedCase, graph_io_types, read_case
+from generator.serialize import CaseError, LoadedCase, graph_io_types, read_case, tensor_bytes
 from runners.backends.base import UnknownBackend, parse_options
 from runners.backends.registry import get_backend
 from runners.escape import printable
 from runners.execute import backend_identity, run_case_dataset
+from runners.input_modes import DEFAULT, baked_tensors, build_model, fed_inputs, weight_inputs
 from runners.report_items import input_lines, node_lines, opset_text, spec_text, tensor_text
 
 SHOWN_ELEMENTS = 4096  # elements of one tensor printed (the rest counted)
 ITEM = re.compile(r"(.+)\[([0-9]+)\]", re.S)
-SCRIPT_BACKENDS = ("onnxruntime", "onnx-reference")  # the runtimes a standalone script is written for
+SCRIPT_BACKENDS = ("onnxruntime", "onnx-reference", "tract", "tinygrad", "iree", "openvino", "onnxruntime-node",
+                   "onnxruntime-web")  # the runtimes a standalone script is written for
 
 
 class ReproError(ValueError):
@@ -133,60 +135,84 @@ def repro(item: str, backend_name: str, options: list[str], tier: str = "strict"
 def write_script(item: str, backend_name: str, options: list[str], path: Path | str) -> Path:
     """Write the standalone reproducer of one item (the module's docstring) to `path` (a new file or one
     this command wrote). ReproError for a backend no script is written for."""
+    from runners import repro_js, repro_scripts
+
     case, i = load(item)
     if backend_name not in SCRIPT_BACKENDS:
         raise ReproError(f"--script: scripts are written for {', '.join(SCRIPT_BACKENDS)}; for {backend_name} run "
                          "`opconform repro` without --script")
     if case.kind not in ("node", "graph"):
         raise ReproError(f"--script: {case.dir} is a {case.kind} case (a script reproduces node and graph cases)")
+    path = Path(path)
+    javascript = backend_name in repro_js.BACKENDS
+    if javascript != (path.suffix == ".mjs"):
+        raise ReproError(f"--script {path}: {backend_name}'s script is "
+                         + ("JavaScript: give a FILE ending in .mjs (run with node)" if javascript else
+                            "Python: give a FILE not ending in .mjs"))
     backend = backend_for(backend_name, options)
     name, version, settings = backend_identity(backend)
-    path = Path(path)
-    if path.is_symlink() or (path.exists() and SCRIPT_MARK not in path.read_text(errors="replace")[:2000]):
+    if path.is_symlink() or (path.exists() and SCRIPT_MARK_TEXT not in path.read_text(errors="replace")[:2000]):
         raise ReproError(f"--script {path}: exists and is not a script opconform repro wrote (choose another path)")
-    graph = case.model.graph
-    inits = {t.name for t in graph.initializer}
-    fed = [v.name for v in graph.input if v.name not in inits]
-    _, outs = graph_io_types(case.model)
+    model, inputs, how = _as_run(backend, case, i)
+    graph_ins, outs = graph_io_types(model)
     compare = (case.meta or {}).get("compare")
     reason = compare.get("reason") if isinstance(compare, dict) else None
-    about = [_comment("item", f"{case.dir}[{i}]"), _comment("backend", f"{name} {version}"),
-             _comment("opconform judged it with", reason if isinstance(reason, str) else "the case's compare spec")]
-    text = SCRIPT.format(
-        mark=SCRIPT_MARK, about="\n".join(about),
-        needs="numpy, onnx and onnxruntime" if name == "onnxruntime" else "numpy and onnx",
-        model=_b64(case.model.SerializeToString()),
-        inputs=_tensors(case.inputs[i], fed), expected=_tensors(case.outputs[i], [n for n, _ in outs]),
-        run=_ORT_RUN.format(**_ort_settings(settings)) if name == "onnxruntime" else _REFERENCE_RUN)
+    about = [("item", f"{case.dir}[{i}]"), ("backend", f"{name} {version}"),
+             ("settings", json.dumps(settings, sort_keys=True)), ("inputs", how),
+             ("opconform judged it with", reason if isinstance(reason, str) else "the case's compare spec")]
+    if javascript:
+        try:
+            text = repro_js.script(backend, model, list(zip(graph_ins, inputs)), list(zip(outs, case.outputs[i])),
+                                   SCRIPT_MARK_TEXT, [_comment(k, v, "//") for k, v in about])
+        except ValueError as exc:
+            raise ReproError(str(exc)) from None
+    else:
+        run = repro_scripts.block(backend, model)
+        text = SCRIPT.format(
+            mark=SCRIPT_MARK, about="\n".join(_comment(k, v) for k, v in about), needs=run.needs,
+            model=_b64(model.SerializeToString()), inputs=_tensors(inputs, graph_ins),
+            expected=_tensors(case.outputs[i], outs), run=run.run)
     path.write_text(text, encoding="utf-8")
     path.chmod(0o755)
     return path
 
 
-SCRIPT_MARK = "# written by opconform repro --script"
+SCRIPT_MARK_TEXT = "written by opconform repro --script"
+SCRIPT_MARK = f"# {SCRIPT_MARK_TEXT}"
 
 
-def _comment(label: str, text: str) -> str:
+def _as_run(backend, case: LoadedCase, i: int) -> tuple[onnx.ModelProto, list, str]:
+    """The model and fed inputs of the item as the run builds them, and how: the case's model fed, or (--inputs
+    auto, a backend that refuses a fed weight in its own words) its weights as initializers where the backend
+    refuses them fed; that is known by running the item, for those backends only."""
+    fed = "the case's model, every input fed"
+    if getattr(backend, "CONSTANT_ONLY", None) is None or not weight_inputs(case.model):
+        return case.model, list(case.inputs[i]), fed
+    if getattr(run_case_dataset(backend, case, i, "strict", {}), "inputs", None) != "initializers":
+        return case.model, list(case.inputs[i]), fed
+    mode = DEFAULT.fallback()
+    model = build_model(case.model, baked_tensors(case.model, case.inputs[i], mode), False)
+    return (model, fed_inputs(case.model, case.inputs[i], mode),
+            f"weights as initializers ({', '.join(sorted(weight_inputs(case.model)))}), as --inputs auto ran the "
+            f"item: {backend.name} refuses them fed")
+
+
+def _comment(label: str, text: str, prefix: str = "#") -> str:
     """`# label: text`, a line of the text per comment line, every one escaped: a line feed, CR or other
-    control character in suite text can end no comment (Python ends one only at a line's end)."""
+    control character in suite text can end no comment (Python ends one only at a line's end; JavaScript at
+    U+2028 / U+2029 too, which are escaped as well)."""
     first, *rest = str(text).split("\n")
-    return "\n".join([f"# {label}: {printable(first)}", *(f"#   {printable(line)}" for line in rest)])
+    return "\n".join([f"{prefix} {label}: {printable(first)}", *(f"{prefix}   {printable(line)}" for line in rest)])
 
 
 def _b64(data: bytes) -> str:
     return repr(base64.b64encode(data).decode("ascii"))
 
 
-def _tensors(arrays, names) -> str:
-    return "[" + ", ".join(_b64(numpy_helper.from_array(np.asarray(a), n).SerializeToString())
-                           for a, n in zip(arrays, names)) + "]"
-
-
-def _ort_settings(settings: dict) -> dict:
-    return {"providers": ascii([str(p) for p in settings.get("providers") or ["CPUExecutionProvider"]]),
-            "level": ascii(str(settings.get("graph_optimization_level", "ORT_DISABLE_ALL"))),
-            "threads": int(settings.get("intra_op_num_threads", 1)),
-            "spinning": "1" if settings.get("allow_spinning") else "0"}
+def _tensors(arrays, names_types) -> str:
+    """The tensors as base64 literals of TensorProtos in their declared types (generator.serialize's writer:
+    float8, int4, bfloat16 keep their bits; raw_data always)."""
+    return "[" + ", ".join(_b64(tensor_bytes(a, n, t)) for a, (n, t) in zip(arrays, names_types)) + "]"
 
 
 SCRIPT = '''#!/usr/bin/env python3
@@ -210,6 +236,10 @@ def tensor(data):
     t = onnx.TensorProto()
     t.ParseFromString(base64.b64decode(data))
     return t
+
+
+def declared(data_type, dims, raw):  # raw bytes read in an ONNX element type (ONNX's packing: int4 two a byte)
+    return numpy_helper.to_array(onnx.helper.make_tensor("y", data_type, list(dims), raw, raw=True))
 
 {run}
 
@@ -241,63 +271,18 @@ for e, a in zip((tensor(t) for t in EXPECTED), actual):
     want, got = numpy_helper.to_array(e), np.asarray(a)
     print(f"output {{shown(e.name)}}: expected {{want.tolist()}}")
     print(f"output {{shown(e.name)}}: actual   {{got.tolist()}}")
+    if got.dtype != want.dtype and not (got.dtype.kind in "OSU" and want.dtype.kind in "OSU"):
+        print(f"  element type {{got.dtype}}, expected {{want.dtype}}")
+        differ += max(want.size, 1)
+        continue
     if want.shape != got.shape:
         print(f"  shape {{got.shape}}, expected {{want.shape}}")
         differ += 1
         continue
     same = (bits(want) == bits(got)) | (nan(want) & nan(got))
-    for index in list(zip(*np.nonzero(~same)))[:10]:
+    for index in map(tuple, np.argwhere(~same)[:10]):  # (a 0-d output's index is [])
         print(f"  [{{', '.join(map(str, index))}}] expected {{shown(want[index])}} actual {{shown(got[index])}}")
     differ += int((~same).sum())
 print(f"{{differ}} element(s) differ")
 sys.exit(1 if differ else 0)
-'''
-
-_REFERENCE_RUN = '''
-def run(inputs):
-    from onnx.reference import ReferenceEvaluator
-
-    session = ReferenceEvaluator(onnx.load_from_string(MODEL))
-    return session.run(None, {t.name: numpy_helper.to_array(t) for t in inputs})
-'''
-
-_ORT_RUN = '''
-NUMPY_TYPES = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}}  # onnxruntime feeds these as numpy arrays
-NUMPY_OUTPUTS = {{f"tensor({{n}})" for n in ("float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-                                         "float16", "double", "uint32", "uint64")}}
-
-
-def run(inputs):
-    import ctypes
-
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, {level})
-    so.intra_op_num_threads = {threads}
-    so.inter_op_num_threads = 1
-    so.add_session_config_entry("session.intra_op.allow_spinning", "{spinning}")
-    session = ort.InferenceSession(MODEL, so, providers={providers})
-    names = [o.name for o in session.get_outputs()]
-    if all(t.data_type in NUMPY_TYPES for t in inputs) and all(o.type in NUMPY_OUTPUTS
-                                                               for o in session.get_outputs()):
-        return session.run(names, {{t.name: numpy_helper.to_array(t) for t in inputs}})
-    else:  # float 8, bfloat16, int4 ...: the packed bytes ONNX and onnxruntime share
-        feed = {{}}
-        for t in inputs:
-            if t.data_type in NUMPY_TYPES:
-                feed[t.name] = ort.OrtValue.ortvalue_from_numpy(numpy_helper.to_array(t))
-                continue
-            value = ort.OrtValue.ortvalue_from_shape_and_type(list(t.dims), t.data_type)
-            ctypes.memmove(value.data_ptr(), t.raw_data, len(t.raw_data))
-            feed[t.name] = value
-        values = session.run_with_ort_values(names, feed)
-    out = []
-    for v in values:
-        if v.element_type() in NUMPY_TYPES:
-            out.append(v.numpy())
-            continue
-        raw = ctypes.string_at(v.data_ptr(), v.tensor_size_in_bytes())
-        out.append(numpy_helper.to_array(onnx.helper.make_tensor("y", v.element_type(), v.shape(), raw, raw=True)))
-    return out
 '''
