@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 from generator.dtypes import DType
-from runners.backends import js_packages
 from runners.backends.onnxruntime_js import js_type
-from runners.escape import printable
 
 BACKENDS = ("onnxruntime-node", "onnxruntime-web")
 JS_TYPES = ("bool", "int4", "uint4", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
@@ -51,23 +50,26 @@ def script(backend, model, inputs: list, expected: list, mark: str, about: list[
     for (name, t), _ in inputs + expected:
         if js_type(t) not in JS_TYPES:
             raise ValueError(f"--script: the JS Tensor API has no {t.name} element type (graph input / output "
-                             f"{ascii(name)}): {backend.name} cannot be fed or read it")
-    values = {"PACKAGE": backend.package, "RUN_VERSION": backend.version(),
-              "OPTIONS": backend._session_options(), "INSTALL_DIR": str(js_packages.js_dir()),
+                             f"{ascii(name)}): {backend.name} can neither feed nor read it")
+    version = backend.version()
+    pinned = f"{backend.package}@{version}" if re.fullmatch(r"[0-9][0-9A-Za-z.+-]*", version) else backend.package
+    values = {"PACKAGE": backend.package, "RUN_VERSION": version,
+              "OPTIONS": backend._session_options(),
               "MODEL": _b64(model.SerializeToString()),
               "INPUTS": [_tensor(n, t, x) for (n, t), x in inputs],
               "EXPECTED": [_tensor(n, t, x) for (n, t), x in expected]}
     consts = "".join(f"const {k} = {json.dumps(v, ensure_ascii=True)};\n" for k, v in values.items())
     return (f"#!/usr/bin/env node\n// {mark}\n"
             f"// Reproduces one item of a conformance suite (the comments below say which), standalone: needs Node 18\n"
-            f"// or later and the npm package {backend.package} (npm install {backend.package}).\n"
+            f"// or later and the npm package {backend.package} (npm install {pinned}: the version the run had).\n"
             f"//   node FILE.mjs [DIR]   DIR: a folder holding node_modules/{backend.package} (default: "
-            f"$OPCONFORM_JS_DIR, else\n//   this script's folder, else {printable(str(js_packages.js_dir()))}; printed as loaded)\n"
+            "$OPCONFORM_JS_DIR, else\n//   this script's folder, else where `opconform js-install` installs: "
+            "$XDG_CACHE_HOME/opconform/js or ~/.cache/opconform/js)\n"
             "// It compares bits (a NaN matches a NaN) and prints the elements that differ; exit status 1 when any "
             "does.\n" + "\n".join(about) + "\n" + _IMPORTS + consts + _BODY)
 
 
-_IMPORTS = """import fs from 'node:fs';
+_IMPORTS = """import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +83,8 @@ const shown = (s) => s.replace(/[\p{C}\p{Z}]/gu, (c) => (c === ' ' ? c : `\\u{${
 
 function load() {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const dirs = [process.argv[2], process.env.OPCONFORM_JS_DIR, here, INSTALL_DIR].filter(Boolean);
+  const installed = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'opconform', 'js');
+  const dirs = [process.argv[2], process.env.OPCONFORM_JS_DIR, here, installed].filter(Boolean);
   for (const dir of dirs) {
     const require = createRequire(path.join(path.resolve(dir), 'package.json'));
     try {

@@ -28,6 +28,8 @@ import pytest
 from onnx import TensorProto
 
 from generator.serialize import write_manifest
+from runners.backends.base import UnknownBackend
+from runners.backends.registry import get_backend
 from runners.commands import NOT_SHOWN, command_line, repro_command, rerun_command
 from runners.escape import printable
 from runners.report import load, render
@@ -35,6 +37,7 @@ from runners.results import write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOAT8 = ROOT / "cases" / "node" / "test_cast_bfloat16_to_float8e4m3fn_nosat_edge"  # one data set, 154 elements
+FLOAT16 = ROOT / "cases" / "node" / "test_cast_float16_to_float32_edge"  # one data set: types tract and JS take
 # every way out of a quoted shell word or a Python string or docstring; each breakout touches a PWNED* file
 HOSTILE = ("test_$(touch PWNED1)`touch PWNED2`;touch PWNED3&&touch PWNED4 | q'd\"'''x\"\"\"+"
            "__import__('os').system('touch PWNED5')+\"\"\"*")
@@ -52,10 +55,10 @@ def env() -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
 
 
-def case(suite: Path, name: str) -> None:
-    """A copy of the float8 case named `name`, its first expected element off by one bit (every backend fails
-    it), its compare reason REASON."""
-    d = Path(shutil.copytree(FLOAT8, suite / "node" / name))
+def case(suite: Path, name: str, source: Path = FLOAT8) -> None:
+    """A copy of the float8 case (or `source`) named `name`, its first expected element off by one bit (every
+    backend fails it), its compare reason REASON."""
+    d = Path(shutil.copytree(source, suite / "node" / name))
     meta = json.loads((d / "case.json").read_text())
     out = d / "test_data_set_0" / "output_0.pb"
     t = TensorProto()
@@ -176,6 +179,37 @@ def test_the_script_holds_suite_text_only_in_comments_and_its_command_pasted_run
     run = subprocess.run([sys.executable, *argv[1:]], cwd=work, capture_output=True, text=True)
     assert run.returncode == 1 and run.stdout.splitlines()[-1] == "1 element(s) differ", run.stdout + run.stderr
     assert not markers(work)
+
+
+@pytest.mark.parametrize("backend, script", [("tract", SCRIPT), ("onnxruntime-node", SCRIPT[:-3] + ".mjs")])
+def test_a_new_backends_script_holds_suite_text_only_in_comments(tmp_path, backend, script):
+    """The templates of issue 32's backends: tract's Python, onnxruntime-node's JavaScript (whose comments end at a
+    line feed, CR, U+2028 or U+2029: each escaped). Run with the runtime, the script finds the flipped bit."""
+    try:
+        get_backend(backend)
+    except UnknownBackend as exc:
+        pytest.skip(str(exc))
+    case(tmp_path / "suite", HOSTILE, FLOAT16)
+    done = subprocess.run([sys.executable, "-m", "runners.cli", "repro", f"suite/node/{HOSTILE}[0]", "--backend",
+                           backend, "--script", script], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    program = "node" if script.endswith(".mjs") else "python"
+    assert done.stdout == f"opconform repro: wrote {script} ({command_line([program, script])})\n"
+    text = (tmp_path / script).read_text(encoding="utf-8")
+    if program == "python":
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        assert [t for t in tokens if t.type != tokenize.COMMENT and "PWNED" in t.string] == []
+        argv = [sys.executable, script]
+    else:
+        assert all(line.startswith("// ") for line in text.splitlines() if "PWNED" in line) and "/*" not in text
+        assert not any(c in text for c in "\r\u2028\u2029")
+        from runners.backends.js_packages import js_dir
+
+        argv = ["node", script, str(js_dir())]
+    assert sum("PWNED" in line for line in text.splitlines()) == 2  # the item's line, the reason's 2nd
+    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 1 and run.stdout.splitlines()[-1] == "1 element(s) differ", run.stdout + run.stderr
+    assert not markers(tmp_path)
 
 
 def test_a_results_file_with_unpastable_names_gets_no_command_and_a_quoted_selection(tmp_path):

@@ -79,6 +79,8 @@ def test_the_qlinearconv_script_reproduces_the_onnxruntime_failure(cases, tmp_pa
     (f"{QLINEAR}[0]", ["--backend", "onnxruntime", "--backend-option", "nokey"], "expected KEY=VALUE"),
     (f"{QLINEAR}[0]", ["--backend", "onnxruntime", "--backend-option", "bogus=1"], "has no option bogus"),
     (f"{QLINEAR}[0]", ["--backend", "opconform", "--script", "s.py"], "--script: scripts are written for"),
+    (f"{QLINEAR}[0]", ["--backend", "onnxruntime-node", "--script", "s.py"], "onnxruntime-node's script is JavaScript"),
+    (f"{QLINEAR}[0]", ["--backend", "tract", "--script", "s.mjs"], "tract's script is Python: give a FILE not"),
     ("bad\x1b[2J[0]", ["--backend", "onnxruntime"], "bad\\x1b[2J: no such case directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cases, item, args, text):
