@@ -19,9 +19,9 @@
 
     opconform repro CASE_DIR[i] --backend B [--backend-option K=V] [--tier T] [--script FILE]
                                     one item run alone (runners/repro.py): its node, inputs, expected and
-                                    actual outputs and verdict; or (--script) a standalone Python script
-                                    that reproduces it with the runtime alone; exit 0: it passes, 1: it does
-                                    not, 2: bad input
+                                    actual outputs and verdict; or (--script) a standalone script that
+                                    reproduces it with the runtime alone (Python; a .mjs for onnxruntime-node
+                                    and -web); exit 0: it passes, 1: it does not, 2: bad input
 
     opconform hunt --backend B [--family F ...] [--max-examples N | --budget SECONDS] [--seed S]
                    [--tier T] [--database DIR] [--keep] --out DIR
@@ -117,8 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run data set i of a case directory on a backend through the same execution "
                                    "and comparison a suite run uses, and print the node, its inputs, the expected "
                                    "and actual outputs and the verdict; the report gives this command per failing "
-                                   "item. With --script, write a standalone Python script instead that needs only "
-                                   "numpy, onnx and the runtime (onnxruntime or onnx-reference).",
+                                   "item. With --script, write a standalone script instead that needs only the "
+                                   "runtime: Python with numpy, onnx and the runtime's package for onnxruntime, "
+                                   "onnx-reference, tract, tinygrad, iree and openvino; JavaScript (FILE.mjs, run "
+                                   "with node) for onnxruntime-node and onnxruntime-web.",
                        epilog="exit status: 0 the item passes, 1 it does not, 2 bad input")
     p.add_argument("item", metavar="CASE_DIR[i]", help="a case directory and a data set index, e.g. "
                                                       "cases/node/test_cast_float_to_int8_edge[0] (default [0])")
@@ -127,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a setting of the backend, as pytest takes it (repeatable)")
     p.add_argument("--tier", choices=("strict", "tolerant"), default="strict", help="the tier to judge in")
     p.add_argument("--script", default=None, metavar="FILE",
-                   help="write a standalone reproducer script to FILE instead of running the item")
+                   help="write a standalone reproducer script to FILE instead of running the item (a "
+                        ".mjs for onnxruntime-node / -web)")
     p.set_defaults(func=cmd_repro)
     from runners.hunt_plan import DEFAULT_MAX_EXAMPLES
 

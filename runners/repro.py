@@ -9,14 +9,21 @@ attributes, the opset, the spec clause and any reading, the inputs, the expected
 passes (or is a probe), 1 it does not (the failure reproduced), 2 bad input (no such case, a data set out
 of range, an unknown backend or option), one line on stderr.
 
-With --script FILE it writes instead a short standalone Python script that reproduces the item with the
-runtime alone (onnx, numpy and the backend's package: onnxruntime with the run's session settings, or
-onnx's ReferenceEvaluator): the model, inputs and expected outputs are in the script; it prints the
-elements whose bits differ (a NaN matches a NaN) and exits 1 when any does. The case's own comparison (its
-tolerances, parsed strings) is opconform's: the script names it and compares bits. No suite text (the
-case's path and name, its compare reason, names in its model) is ever code in the script: what the script
-says of the item is in comments, each line escaped (printable) and prefixed with "# "; settings are ascii()
-literals; the model and tensors are base64 literals; names the script prints are escaped as it prints them.
+With --script FILE it writes instead a short standalone script that reproduces the item with the runtime
+alone, needing no opconform: Python (numpy, onnx and the backend's package) for onnxruntime (the run's session
+settings), onnx's ReferenceEvaluator, tract, tinygrad, IREE and OpenVINO, each run as its adapter runs it in the
+runtime's public API (runners/repro_scripts.py: local functions inlined where the adapter inlines them, IREE's
+compiler flags and runtime device, OpenVINO's device and hints, tinygrad's DEV, tract's runtime); JavaScript (FILE
+must end in .mjs: `node FILE.mjs [DIR]`, Node and the npm package alone) for onnxruntime-node and onnxruntime-web
+(runners/repro_js.py). The model and fed inputs are the run's: with --inputs auto, a backend that refuses a fed
+weight in its own words gets the weights as initializers, as the run did (known by running the item). The model,
+inputs and expected outputs are in the script; it prints the elements whose bits differ (a NaN matches a NaN; an
+element type other than the declared one differs whole) and exits 1 when any does. The case's own comparison (its
+tolerances, parsed strings) is opconform's: the script names it and compares bits. No suite text (the case's path
+and name, its compare reason, names in its model) is ever code in the script: what the script says of the item is
+in comments, each line escaped (printable) and prefixed with "# " (or "// "); settings are ascii() (JSON) literals;
+the model, tensors and (in JavaScript) names are base64 literals; names the script prints are escaped as it
+prints them.
 """
 
 from __future__ import annotations
