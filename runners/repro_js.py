@@ -146,7 +146,8 @@ function element(type, bytes, k) {
 
 const count = (dims) => dims.reduce((a, b) => a * b, 1);
 const elements = (spec, bytes) => Array.from({ length: count(spec.dims) }, (_, k) => element(spec.type, bytes, k));
-const listed = (values) => `[${values.map((v) => (typeof v === 'string' ? JSON.stringify(shown(v)) : String(v))).join(', ')}]`;
+const item = (v) => (typeof v === 'string' ? JSON.stringify(shown(v)) : String(v));
+const listed = (values) => `[${values.map(item).join(', ')}]`;
 
 function index(k, dims) { // flat index -> [i, j, ...]
   const out = [];
@@ -164,8 +165,8 @@ if (OPTIONS.numThreads !== undefined) { // onnxruntime-web: its WebAssembly thre
   ort.env.wasm.numThreads = OPTIONS.numThreads;
   ort.env.wasm.proxy = false;
 }
-const options = { executionProviders: OPTIONS.executionProviders, graphOptimizationLevel: OPTIONS.graphOptimizationLevel,
-  executionMode: 'sequential' };
+const options = { executionProviders: OPTIONS.executionProviders,
+  graphOptimizationLevel: OPTIONS.graphOptimizationLevel, executionMode: 'sequential' };
 if (OPTIONS.intraOpNumThreads !== undefined) options.intraOpNumThreads = OPTIONS.intraOpNumThreads;
 if (OPTIONS.interOpNumThreads !== undefined) options.interOpNumThreads = OPTIONS.interOpNumThreads;
 if (OPTIONS.extra) options.extra = OPTIONS.extra;
@@ -185,12 +186,13 @@ for (const want of EXPECTED) {
   const dims = Array.from(got.dims, Number);
   const strings = want.type === 'string';
   const expected = strings ? want.strings.map(text) : elements(want, bytesOf(want.data));
+  const sameType = got.type === want.type;
   const gotBytes = strings ? null : new Uint8Array(got.data.buffer, got.data.byteOffset, got.data.byteLength);
-  const actual = got.type !== want.type ? [] : strings ? Array.from(got.data) : elements({ type: got.type, dims }, gotBytes);
-  console.log(`output ${shown(name)}: expected ${want.type}[${want.dims}] ${listed(strings ? expected : expected.map((e) => e[1]))}`);
-  console.log(`output ${shown(name)}: actual   ${got.type}[${dims}] ${listed(strings || got.type !== want.type ? actual :
-    actual.map((e) => e[1]))}`);
-  if (got.type !== want.type) {
+  const actual = !sameType ? [] : strings ? Array.from(got.data) : elements({ type: got.type, dims }, gotBytes);
+  const values = (list) => (strings ? list : list.map((e) => e[1]));
+  console.log(`output ${shown(name)}: expected ${want.type}[${want.dims}] ${listed(values(expected))}`);
+  console.log(`output ${shown(name)}: actual   ${got.type}[${dims}] ${listed(sameType ? values(actual) : [])}`);
+  if (!sameType) {
     console.log(`  element type ${got.type}, expected ${want.type}`);
     differ += Math.max(count(want.dims), 1);
     continue;
@@ -207,7 +209,7 @@ for (const want of EXPECTED) {
     if (same) return;
     differ += 1;
     if (shownDiffs++ < 10) {
-      const show = (x) => (strings ? JSON.stringify(shown(x)) : String(x[1]));
+      const show = (x) => item(strings ? x : x[1]);
       console.log(`  ${index(k, want.dims)} expected ${show(e)} actual ${show(a)}`);
     }
   });

@@ -58,8 +58,8 @@ def _onnxruntime(backend, model) -> Block:
 
 
 _ORT_RUN = '''NUMPY_TYPES = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}  # onnxruntime feeds these as numpy arrays
-NUMPY_OUTPUTS = {f"tensor({n})" for n in ("float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-                                         "float16", "double", "uint32", "uint64")}
+NUMPY_OUTPUTS = {f"tensor({n})" for n in ("float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string",
+                                         "bool", "float16", "double", "uint32", "uint64")}
 
 
 def run(inputs):
