@@ -181,34 +181,28 @@ def test_the_script_holds_suite_text_only_in_comments_and_its_command_pasted_run
     assert not markers(work)
 
 
-@pytest.mark.parametrize("backend, script", [("onnxruntime-node", SCRIPT[:-3] + ".mjs")])
-def test_a_new_backends_script_holds_suite_text_only_in_comments(tmp_path, backend, script):
-    """The templates of issue 32's backends: onnxruntime-node's JavaScript (whose comments end at a line feed, CR,
-    U+2028 or U+2029: each escaped; the Python ones share the frame above, their settings ascii() literals). Run
-    with the runtime, the script finds the flipped bit."""
+def test_the_javascript_script_holds_suite_text_only_in_comments(tmp_path):
+    """The template of the JS backends (runners/repro_js.py), whose comments end at a line feed, CR, U+2028 or
+    U+2029 (each escaped; the Python templates share the frame above, their settings ascii() literals). Run with
+    onnxruntime-node, the script finds the flipped bit."""
     try:
-        get_backend(backend)
+        get_backend("onnxruntime-node")
     except UnknownBackend as exc:
         pytest.skip(str(exc))
+    script = SCRIPT[:-3] + ".mjs"
     case(tmp_path / "suite", HOSTILE, FLOAT16)
     done = subprocess.run([sys.executable, "-m", "runners.cli", "repro", f"suite/node/{HOSTILE}[0]", "--backend",
-                           backend, "--script", script], cwd=tmp_path, env=env(), capture_output=True, text=True)
+                           "onnxruntime-node", "--script", script], cwd=tmp_path, env=env(), capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stderr
-    program = "node" if script.endswith(".mjs") else "python"
-    assert done.stdout == f"opconform repro: wrote {script} ({command_line([program, script])})\n"
+    assert done.stdout == f"opconform repro: wrote {script} ({command_line(['node', script])})\n"
     text = (tmp_path / script).read_text(encoding="utf-8")
-    if program == "python":
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-        assert [t for t in tokens if t.type != tokenize.COMMENT and "PWNED" in t.string] == []
-        argv = [sys.executable, script]
-    else:
-        assert all(line.startswith("// ") for line in text.splitlines() if "PWNED" in line) and "/*" not in text
-        assert not any(c in text for c in "\r\u2028\u2029")
-        from runners.backends.js_packages import js_dir
-
-        argv = ["node", script, str(js_dir())]
+    assert all(line.startswith("// ") for line in text.splitlines() if "PWNED" in line) and "/*" not in text
+    assert not any(c in text for c in "\r\u2028\u2029")
     assert sum("PWNED" in line for line in text.splitlines()) == 2  # the item's line, the reason's 2nd
-    run = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
+    from runners.backends.js_packages import js_dir
+
+    run = subprocess.run(["node", script, str(js_dir())], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 1 and run.stdout.splitlines()[-1] == "1 element(s) differ", run.stdout + run.stderr
     assert not markers(tmp_path)
 
