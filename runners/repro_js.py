@@ -82,6 +82,9 @@ const text = (b64) => Buffer.from(b64, 'base64').toString('utf8');
 const shown = (s) => s.replace(/[\p{C}\p{Z}]/gu, (c) => (c === ' ' ? c : `\\u{${c.codePointAt(0).toString(16)}}`));
 
 function load() {
+  // as opconform runs it: onnxruntime-node's Linux build otherwise writes /tmp/mat-debug-<pid>.log and tries telemetry
+  // uploads (its own variable, read when the native library loads; a value of the caller's own is kept)
+  process.env.ORT_DISABLE_TELEMETRY ??= '1';
   const here = path.dirname(fileURLToPath(import.meta.url));
   const installed = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'opconform', 'js');
   const dirs = [process.argv[2], process.env.OPCONFORM_JS_DIR, here, installed].filter(Boolean);

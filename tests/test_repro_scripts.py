@@ -50,19 +50,24 @@ ITEMS = [
 
 
 def clean_env() -> dict:
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ORT_DISABLE_TELEMETRY")}
 
 
 def run_script(path: Path) -> subprocess.CompletedProcess:
     """The script run as its user runs it, in its own folder; a JavaScript one with the folder the JS backends
-    load their package from (DIR on its command line)."""
+    load their package from (DIR on its command line), and it leaves no telemetry log of onnxruntime-node's."""
     if path.suffix == ".mjs":
         from runners.backends.js_packages import js_dir
 
         argv = ["node", str(path), str(js_dir())]
     else:
         argv = [sys.executable, "-c", BLOCKED, str(path)]
-    return subprocess.run(argv, capture_output=True, text=True, cwd=path.parent, env=clean_env(), timeout=300)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=path.parent,
+                            env=clean_env())
+    out, err = proc.communicate(timeout=300)
+    log = Path(f"/tmp/mat-debug-{proc.pid}.log")  # (onnxruntime-node 1.30's, without ORT_DISABLE_TELEMETRY)
+    assert not log.exists(), log
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 @pytest.mark.parametrize("backend, item, printed, status", ITEMS, ids=[f"{b}-{i}" for b, i, _, _ in ITEMS])
