@@ -157,3 +157,17 @@ def test_openvino_measured_scales_are_the_reciprocal_fault():
     x = np.array([0.0, 3.0], F32)
     _, scale, _ = FAULTS["dynamic_quantize_linear.scale_reciprocal"].fn([x], {}, 11, [])
     assert scale == F32(F32(3) * F32(F32(1) / F32(255))) != ref.quantization_parameters(x)[0]
+
+
+def test_flush_subnormals_is_the_reference_on_normal_values_and_flushes_the_rest():
+    """FTZ / DAZ changes nothing where every operand and result is normal (or 0); with a subnormal y_scale it is 0
+    and the quotients NaN / +-Inf: NaN plus the zero point -> 0, Inf -> 255, what IREE 3.13 llvm-cpu returns for
+    scale_subnormal's data set 1."""
+    fn = FAULTS["dynamic_quantize_linear.flush_subnormals"].fn
+    x = np.array([-2.5, 252.5, 0.0, 1.0, 100.5], np.float32)
+    for got, want in zip(fn([x], {}, 11, [None]), ref.dynamic_quantize_linear(x).outputs):
+        assert np.array_equal(got, want)
+    tiny = np.finfo(np.float32).tiny
+    x = np.array([-tiny, tiny, 0.0, -tiny / 2, 1e-45, -1e-45], np.float32)
+    y, scale, zp = fn([x], {}, 11, [None])
+    assert float(scale) == 0.0 and int(zp) == 255 and y.tolist() == [0, 255, 0, 0, 0, 0]

@@ -64,14 +64,22 @@ def _whole_vectors(x: np.ndarray, width: int) -> np.ndarray:
     return flat if flat.size < width else flat[:flat.size - flat.size % width]
 
 
+def _flushed(v):
+    """float32 subnormals as zeros of their sign (FTZ on a result, DAZ on an operand)."""
+    v = np.asarray(v, dtype=F32)
+    return np.where(np.abs(v) < np.finfo(F32).tiny, np.copysign(F32(0), v), v).astype(F32)
+
+
 def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_reciprocal: bool = False,
          clip_zero_point: bool = True, y_by: str = "divide", reduce_width: int = 0,
-         tail_half_away: int = 0, zp_by: str = "divide") -> list[np.ndarray]:
+         tail_half_away: int = 0, zp_by: str = "divide", flush: bool = False) -> list[np.ndarray]:
     """The function body with the given deviation, float32 step by step as the reference does."""
     x = np.asarray(x, dtype=F32)
     reference = ref.dynamic_quantize_linear(x)
     if not reference.defined:
         return list(reference.outputs)
+    if flush:
+        return _dql_flushed(x)
     with np.errstate(all="ignore"):
         seen = _whole_vectors(x, reduce_width) if reduce_width else x
         x_min, x_max = F32(np.min(seen)), F32(np.max(seen))
@@ -106,6 +114,21 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
     y = np.clip(q + (0.0 if y_by == "fake_quantize" else zp), 0.0, 255.0).astype(np.uint8)
     zp_out = np.array(int(zp) % 256 if not clip_zero_point else int(np.clip(zp, 0, 255)), dtype=np.uint8)
     return [y, np.array(scale, dtype=F32), zp_out]
+
+
+def _dql_flushed(x: np.ndarray) -> list[np.ndarray]:
+    """The function body with subnormal operands read as 0 and subnormal results flushed to 0 (FTZ / DAZ) at every
+    float32 step; a y_scale flushed to 0 then gives NaN / Inf quotients: NaN + zero point stays NaN and becomes 0,
+    +-Inf saturates, as a float -> uint8 conversion with a clamp does."""
+    with np.errstate(all="ignore"):
+        x = _flushed(x)
+        x_min, x_max = min(F32(np.min(x)), F32(0)), max(F32(np.max(x)), F32(0))
+        scale = _flushed(_flushed(x_max - x_min) / F32(255))
+        initial = _flushed(F32(0) - _flushed(x_min / scale))
+        zp = np.rint(np.nan_to_num(np.clip(initial, F32(0), F32(255)), nan=0.0))
+        q = np.rint(np.asarray(_flushed(x / scale), dtype=np.float64))
+        y = np.clip(np.nan_to_num(q + zp, nan=0.0), 0.0, 255.0).astype(np.uint8)
+    return [y, np.array(scale, dtype=F32), np.array(int(zp), dtype=np.uint8)]
 
 
 def _node(**deviation):
@@ -170,4 +193,9 @@ FAULTS: tuple[Fault, ...] = (
           seen_in=_NOT_SEEN + "an AVX2 quantization loop (cvtps2dq, ties to even) whose scalar remainder calls "
                               "std::round (ties away), as MNN / gemmlowp-style scalar code does",
           cpu="the vector width (AVX2 8 lanes; AVX-512 and NEON leave other remainders)"),
+    Fault("dynamic_quantize_linear.flush_subnormals",
+          "flushes subnormal float32 operands and results to zero (FTZ / DAZ) at every step: a subnormal x reads as "
+          "0, a subnormal y_scale is 0", _node(flush=True),
+          seen_in="IREE 3.13 llvm-cpu (measured here: scale_subnormal, the 1e-40 scalars, y_scale 0 for every "
+                  "subnormal range / 255)"),
 )

@@ -17,6 +17,7 @@ the fault's outputs differ from the reference's (every step defined):
   min_max_skip_tail<W>  W + 1 elements, the minimum last (and, apart, the maximum last): the one element of
                         the partial last vector holds the extreme the fault leaves out
   y_tail_round_half_away   9 elements, y_scale 1, the last element 100.5: a tie in the scalar remainder
+  flush_subnormals      every x subnormal, range 510 * 2**-149: y_scale 2**-148 (subnormal), flushed to 0
 
 Witness data (JSON): generator/catalogue/dynamic_quantize_linear.py's form. The family
 (generator/families/dynamic_quantize_linear/cases.py) turns them into the group's witness case.
@@ -104,6 +105,11 @@ def _extreme_last(width: int) -> list[tuple[np.ndarray, str]]:
             (np.concatenate([np.array([-2.0], F32), inner[1:], np.array([3.0], F32)]), f"n {width + 1}, max last")]
 
 
+def _subnormal_range() -> list[tuple[np.ndarray, str]]:
+    return [(_fill([0.0, 255 * 2.0 * DENORM, 100 * DENORM, 37 * DENORM]),
+             "range 510 * 2**-149: y_scale 2**-148 and every x subnormal (flushed: all 0)")]
+
+
 def _tail_tie() -> list[tuple[np.ndarray, str]]:
     x = np.array([-2.5, 252.5, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 100.5], dtype=F32)
     return [(x, "n 9, y_scale 1, the last element 100.5: a tie in the partial last vector")]
@@ -116,7 +122,8 @@ def construct(fault) -> list[tuple[np.ndarray, str]]:
     if name == "y_tail_round_half_away":
         return _tail_tie()
     return {"round_half_away": _half_away, "range_not_widened": _not_widened, "scale_reciprocal": _scale_reciprocal,
-            "zero_point_unclipped": _zero_point_unclipped, "scale_reciprocal_y_from_range": _scale_reciprocal,
+            "zero_point_unclipped": _zero_point_unclipped, "flush_subnormals": _subnormal_range,
+            "scale_reciprocal_y_from_range": _scale_reciprocal,
             "zero_point_reciprocal_y_from_range": _scale_reciprocal, "fake_quantize_fma": _scale_reciprocal,
             "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
 
