@@ -286,14 +286,22 @@ def test_a_crash_leaves_nothing_in_tmpdir(mixed, cache_dir):
     assert list((cache_dir / "work").iterdir()) == [] and list((cache_dir / "claims").iterdir()) == []
 
 
-def test_a_crashing_model_kills_its_worker_with_the_compilers_signal():
+def _die_with_scratch(where: str) -> None:
+    from runners.backends import iree_cache
+
+    Path(where).write_text(iree_cache._scratch())  # (what a memory-only cache, cache=off, writes in)
+    iree_backend._die_as_the_compiler("iree-compile was killed by SIGABRT", signal.SIGABRT)
+
+
+def test_a_crashing_model_kills_its_worker_with_the_compilers_signal(tmp_path):
     """In a worker (a child process) the item is a crash: the worker says what the compiler said and dies by
-    the compiler's signal, so the runner records this item's crash."""
-    ctx = multiprocessing.get_context("fork")
-    child = ctx.Process(target=iree_backend._die_as_the_compiler, args=("iree-compile was killed by SIGABRT", 6))
+    the compiler's signal, so the runner records this item's crash; its temporary directory goes first."""
+    child = multiprocessing.get_context("fork").Process(target=_die_with_scratch, args=(str(tmp_path / "where"),))
     child.start()
     child.join(30)
     assert child.exitcode == -signal.SIGABRT
+    scratch = Path((tmp_path / "where").read_text())
+    assert scratch.name.startswith("opconform-iree-") and not scratch.exists()
 
 
 def _wrapper(where: Path, log: Path, mark: str = "") -> Path:

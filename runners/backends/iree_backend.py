@@ -288,5 +288,6 @@ def _die_as_the_compiler(crash: str, signum: int | None) -> None:
         raise RuntimeError(text)
     sig = signal.Signals(signum) if signum in set(signal.Signals) else signal.SIGSEGV
     print(text, file=sys.stderr, flush=True)
+    iree_cache.discard_scratch()  # (a memory-only cache's files: atexit does not run)
     signal.signal(sig, signal.SIG_DFL)
     os.kill(os.getpid(), sig)
