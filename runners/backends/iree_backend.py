@@ -55,8 +55,10 @@ KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
 # What IREE says when it does not implement something, at import, compile or run (docs/backends_iree.md).
 UNSUPPORTED = UnsupportedTable(text=(
     r"Unknown ONNX tensor element type: \d+",  # the importer has no MLIR type for this ONNX type (float4e2m1, int2 ...)
-    r"Unsupported ONNX TypeProto",  # the importer: a sequence / map / optional it does not convert
+    r"Unsupported ONNX TypeProto",  # the importer: a value's type it has no MLIR type for (a map, a sparse tensor)
+    r"Unsupport (list|optional) element type",  # the importer: a sequence / optional of what it does not convert
     r"Unhandled ONNX TensorProto data",  # the importer: an initializer of a type it cannot write inline
+    r"Unsupported builtin tensor type",  # the importer: an initializer with no MLIR builtin tensor type (strings)
     # torch-mlir's ONNX conversion has no pattern for this node (op, attribute value or element types): the node
     # is left as torch.operator "onnx.X" and the conversion fails on it
     r"failed to legalize operation 'torch\.operator' that was explicitly marked illegal",
@@ -286,5 +288,6 @@ def _die_as_the_compiler(crash: str, signum: int | None) -> None:
         raise RuntimeError(text)
     sig = signal.Signals(signum) if signum in set(signal.Signals) else signal.SIGSEGV
     print(text, file=sys.stderr, flush=True)
+    iree_cache.discard_scratch()  # (a memory-only cache's files: atexit does not run)
     signal.signal(sig, signal.SIG_DFL)
     os.kill(os.getpid(), sig)

@@ -54,6 +54,17 @@ class Batcher:
             batch.update(self._ahead(case))
         return self._compile(batch, k)
 
+    def compile_together(self, models) -> None:
+        """Compile these models as one batch where they are not cached yet, every function decided (a caller that
+        knows which models it will prepare: the tests compile all theirs in one invocation)."""
+        batch: dict = {}
+        for model in models:
+            k = self.key(model)
+            if k not in batch and self.cache.get(k) is None and self.cache.claim(k):
+                batch[k] = model
+        if batch:
+            self._compile(batch, None)
+
     def _ahead(self, case) -> dict:
         """The models of the cases after `case` in its folder, of its family and kind, claimed for this batch."""
         from generator.serialize import CaseError, read_case
@@ -88,9 +99,9 @@ class Batcher:
                 out[k] = other.model
         return out
 
-    def _compile(self, models: dict, want: str) -> dict:
+    def _compile(self, models: dict, want: str | None) -> dict:
         """Import and compile `models` (key -> model, all claimed) as one module; record what each got; the entry
-        of `want`."""
+        of `want` (None: none; every function decided, but where the importer added functions: later, alone)."""
         names = {function_name(k): k for k in models}
         try:
             mod = import_models({function_name(k): m for k, m in models.items()}, self.checker)
@@ -98,10 +109,12 @@ class Batcher:
             vmfbs = {}
             if mod.lines:
                 if mod.helpers and len(mod.lines) > 1:  # functions of the importer's own: compile the wanted alone
-                    keep = {function_name(want)} & set(mod.lines)
-                    mod = import_models({n: models[names[n]] for n in keep}, self.checker) if keep else mod
-                results = compile_module(mod, self.tool, self.flags, self.cache.workdir, function_name(want),
-                                         self.invocations)
+                    keep = {function_name(want)} & set(mod.lines) if want is not None else set()
+                    if keep or want is None:  # (want None: none now, each alone when asked for)
+                        mod = import_models({n: models[names[n]] for n in keep}, self.checker)
+                wanted = function_name(want) if want is not None else None
+                results = compile_module(mod, self.tool, self.flags, self.cache.workdir, wanted, self.invocations) \
+                    if mod.lines else {}
                 for n, c in results.items():
                     if c.module is not None:
                         vmfbs.setdefault(c.module, Path(c.module))
@@ -113,4 +126,6 @@ class Batcher:
             self.cache.put(entries, vmfbs)
         finally:
             self.cache.release(models)
+        if want is None:
+            return {}
         return self.cache.get(want) or {"error": "iree: the compiler left this model undecided (an opconform bug)"}

@@ -172,5 +172,14 @@ def _scratch() -> str:
         import tempfile
 
         _SCRATCH.append(tempfile.mkdtemp(prefix="opconform-iree-"))
-        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+        atexit.register(discard_scratch)
     return _SCRATCH[0]
+
+
+def discard_scratch() -> None:
+    """Remove this process's temporary directory, if it made one (at exit, and before a worker ends itself with a
+    signal, where atexit does not run)."""
+    import shutil
+
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -170,12 +171,17 @@ def _invoke(source: tuple[str, dict], names: list[str], tool: str, flags: list[s
     path.write_text(text, encoding="utf-8")
     reproducer = path.with_suffix(".reproducer.mlir")
     extra = [*RECOVERY, f"--mlir-pass-pipeline-crash-reproducer={reproducer}"] if recover else []
+    # LLVM's crash handler writes symbolizer-input-* / symbolizer-output-* to TMPDIR and leaves them when threads
+    # crash at once (one function per thread of a batch): a TMPDIR of the invocation's own, removed after it
+    scratch = tempfile.mkdtemp(dir=workdir, prefix="tmp-")
     try:
         proc = subprocess.run([tool, *flags, *extra, str(path), "-o", str(vmfb)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
+                              env={**os.environ, "TMPDIR": scratch})
     finally:
         path.unlink(missing_ok=True)
         reproducer.unlink(missing_ok=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     output = proc.stdout.decode("utf-8", errors="replace")
     errors: dict[str, str] = {}
     unplaced = None
