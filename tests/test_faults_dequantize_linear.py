@@ -87,6 +87,7 @@ def test_faults_are_the_reference_where_their_deviation_cannot_matter():
         "float16_result_clamped": (x, s, z, {}, 13, [I8, F32, I8]),  # a float32 output
         "float8_zero_point_refused": (x, s, z, {}, 13, [I8, F32, I8]),  # not a float 8 x
         "output_dtype_ignored": (x, s, z, {"output_dtype": 1}, 23, [I8, F32, I8]),  # output_dtype names x_scale's
+        "e4m3fn_negative_nan_as_number": (x, s, z, {}, 13, [I8, F32, I8]),  # not a float8e4m3fn x
     }
     assert {f"dequantize_linear.{n}" for n in same} == set(FAULTS)
     for name, (xx, ss, zz, attrs, opset, types) in same.items():
@@ -105,6 +106,9 @@ def test_each_fault_does_what_it_says():
     nan = e4.from_bits(np.array([0x7F], np.uint8))
     got = _run("dequantize_linear.float8_specials_as_numbers", nan, np.float32(1), None, {}, 19, [e4, F32, None])
     assert got.tolist() == [480.0]  # the exponent rule extended: 1.875 * 2**8
+    both = e4.from_bits(np.array([0x7F, 0xFF], np.uint8))
+    got = _run("dequantize_linear.e4m3fn_negative_nan_as_number", both, np.float32(1), None, {}, 19, [e4, F32, None])
+    assert np.isnan(got[0]) and got[1] == -480.0  # what IREE 3.13 decodes (its Cast too)
     got = _run("dequantize_linear.difference_in_input_type", np.array([127], np.int8), np.float32(1), np.int8(-1),
                {}, 13, [I8, F32, I8])
     assert got.tolist() == [-128.0]  # 127 - (-1) wraps in int8

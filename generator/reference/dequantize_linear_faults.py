@@ -23,6 +23,7 @@ Faults (each a node function with the reference's signature):
   float16_result_clamped      a float16 result clamped to [-65504, 65504]: +-Inf -> +-65504, NaN -> +65504
   e8m0_nan_as_number          a float8e8m0 scale's 0xFF read as 2**128 instead of NaN
   output_dtype_ignored        output_dtype left unread: y in x_scale's type, DequantizeLinear-21's rule
+  e4m3fn_negative_nan_as_number   float8e4m3fn's 0xFF (negative NaN) decoded as -480, 0x7F still NaN
 
 Groups (group_key): opset, x type, scale type, output type, zero point present or not, granularity, a negative
 axis or not: every property a fault's reach depends on. Fault.applies says where a fault is a plausible
@@ -80,6 +81,8 @@ def _values(a: np.ndarray, t: dtypes.DType, dev: dict) -> np.ndarray:
         return ref._values(other.from_bits(t.to_bits(a)), other)
     if dev.get("specials_as_numbers") and t.name in _FLOAT8:
         return _decode_finite(a, t)
+    if dev.get("e4m3fn_negative_nan") and t.name == "float8e4m3fn":  # 0xFF by the exponent rule, 0x7F still NaN
+        return np.where(t.to_bits(a) == 0xFF, -480.0, ref._values(a, t))
     if dev.get("e8m0_nan") and t.name == "float8e8m0":
         v = ref._values(a, t)
         return np.where(np.isnan(v), 2.0**128, v)
@@ -265,6 +268,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("dequantize_linear.e8m0_nan_as_number", "reads a float8e8m0 scale of 0xFF as 2**128, not NaN",
           _node(e8m0_nan=True), applies=lambda p: p.get("scale") == "float8e8m0",
           seen_in="not seen here; modelled as an e8m0 decoder 2**(bits - 127) with no NaN case"),
+    Fault("dequantize_linear.e4m3fn_negative_nan_as_number", "decodes float8e4m3fn's negative NaN 0xFF as -480 (the "
+          "exponent rule; 0x7F stays NaN)", _node(e4m3fn_negative_nan=True),
+          applies=lambda p: p.get("x") == "float8e4m3fn",
+          seen_in="IREE 3.13.0 llvm-cpu (measured here: 0xFF -> -48.0 with x_scale 0.1, as its Cast gives -480)"),
     Fault("dequantize_linear.output_dtype_ignored", "leaves output_dtype unread: y in x_scale's type (the rule "
           "before DequantizeLinear-23)", _node(output_dtype_ignored=True),
           # output_dtype exists from 23; a float8e8m0 scale is no output type, so output_dtype is required there

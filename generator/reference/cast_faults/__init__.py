@@ -33,6 +33,7 @@ from generator.faults import Fault, same_elements
 from generator.reference import float8_bitwise as f8bits
 from generator.reference.cast_faults.common import (_cast, INTERMEDIATES, _is_rounding_float, _node, _outcome, _params,
                                                     _wider, group_key)
+from generator.reference.cast_faults.iree import IREE, _e4m3fn_negative_nan
 from generator.reference.cast_faults.float8e8m0 import (_e8m0, _e8m0_kernel, _exponent_up_choice, _log2_choice,
                                                         _ties_even_choice)
 from generator.reference.cast_faults.measured import (_at_24, _bf16_round_bias, _bool_from_bits,
@@ -310,6 +311,10 @@ FAULTS: tuple[Fault, ...] = (
           applies=lambda p: p["from"] == "float4e2m1" and dtypes.get(p["to"]).is_integer,
           equivalent=_float4_int_equivalent,
           seen_in="XLA CPU (jax), as the issue 21 brief names it; not reproduced here"),
+    Fault("cast.e4m3fn_negative_nan_as_number", "float8e4m3fn's negative NaN 0xFF decodes as -480 (0x7F stays "
+          "NaN)", _node(_e4m3fn_negative_nan),
+          applies=lambda p: p["from"] == "float8e4m3fn" and dtypes.get(p["to"]).is_float and p["to"] != p["from"],
+          seen_in=IREE + ": 0xFF -> -480.0 in Cast / CastLike to float32, bfloat16, ..."),
 )
 
 __all__ = ["FAULTS", "group_key"]
