@@ -1,1 +1,1 @@
-BinputJxy
+BinputJÿxy

@@ -1,1 +1,1 @@
-BoutputJ
+BoutputJ€

@@ -1,1 +1,1 @@
-Bx_zero_pointJI
+Bx_zero_pointJH

@@ -1,1 +1,1 @@
-Bx_zero_pointJƒ(Ù£
+Bx_zero_pointJ§,`Ö

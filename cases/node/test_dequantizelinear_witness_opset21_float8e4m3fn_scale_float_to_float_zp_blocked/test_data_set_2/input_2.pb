@@ -1,1 +1,1 @@
-Bx_zero_pointJt)mX
+Bx_zero_pointJƒ(Ù£

@@ -1,1 +1,1 @@
-Bx_zero_pointJJœR
+Bx_zero_pointJ¹QÌ

@@ -1,1 +1,1 @@
-Bx_zero_pointJeO
+Bx_zero_pointJJœR

@@ -1,1 +1,1 @@
-Bx_scaleJ¦oFB
+Bx_scaleJÝB%@

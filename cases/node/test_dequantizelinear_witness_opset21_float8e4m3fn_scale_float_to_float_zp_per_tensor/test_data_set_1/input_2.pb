@@ -1,1 +1,1 @@
-Bx_zero_pointJ^
+Bx_zero_pointJ~

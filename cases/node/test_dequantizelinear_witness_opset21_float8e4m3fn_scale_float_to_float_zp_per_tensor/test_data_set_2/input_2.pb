@@ -1,1 +1,1 @@
-Bx_zero_pointJâ
+Bx_zero_pointJ^

@@ -1,1 +1,1 @@
-By_scaleJБАА?
+By_scaleJбаа<

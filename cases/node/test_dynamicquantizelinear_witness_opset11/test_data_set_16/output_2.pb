@@ -1,1 +1,1 @@
-By_zero_pointJÿ
+By_zero_pointJ

@@ -1,1 +1,1 @@
-ByJUUUU
+ByJ J J
