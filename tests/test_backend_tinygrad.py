@@ -62,6 +62,20 @@ def test_identity_is_bit_exact(backend, name, shape):
     assert t.to_bits(y).tobytes() == t.to_bits(x).tobytes()
 
 
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float", "double"])
+def test_a_0d_input_keeps_its_nan_payload(backend, name):
+    """A 0-d input is data as any other: tinygrad's Tensor() would make a 0-d array a constant of its .item()
+    (every NaN the canonical quiet one), so it goes in as one element, reshaped. (A quiet NaN: the PYTHON
+    device's reshape quiets a signalling one.)"""
+    t = dtypes.get(name)
+    m, sign = t.mantissa_bits, 1 << (t.bits - 1)
+    bits = sign | (sign - 1) ^ ((1 << m) - 1) | 1 << (m - 1) | 5  # -NaN, quiet, with a payload
+    x = t.from_bits(np.array(bits, dtype=t.bits_dtype))
+    model = node_model("Identity", [("x", t, ())], [("y", t, ())], {}, 21)
+    (y,) = backend.run(backend.prepare(model, None), [x])
+    assert y.shape == () and int(t.to_bits(y)) == bits
+
+
 def test_a_kernel_keeps_the_bits(backend):
     """Through a kernel too: Cast float -> double is exact for every float (subnormals, -0, infinities; NaNs
     compared by count, their payloads widened as the kernel does)."""

@@ -14,9 +14,11 @@ the model itself and maps each node onto tinygrad's Tensor ops), run on the devi
   ("true graph inputs that are python consts are rare; if they change across runs, cached value will be wrong"):
   each data set gets a runner of its own, parsed from the model's bytes.
 - Inputs go in bit for bit: numpy arrays handed to Tensor (a raw copy), bfloat16 as its uint16 bits bitcast in
-  tinygrad. Outputs come back in the element type tinygrad produced, bit for bit (numpy(); bfloat16 bitcast to
-  uint16, as numpy() would convert it to float32), then as_declared: a type other than the declared one is
-  reported by compare, never converted. The runner's own table of ONNX element types (OnnxDataType: the 13
+  tinygrad; a 0-d array as one element reshaped to (), since Tensor() makes a 0-d array a constant from a.item()
+  (a NaN's payload and sign lost, the value folded into the kernels as an initializer's is: a fed input is data).
+  Outputs come back in the element type tinygrad produced, bit for bit (numpy(); bfloat16 bitcast to uint16, as
+  numpy() would convert it to float32), then as_declared: a type other than the declared one is reported by
+  compare, never converted. The runner's own table of ONNX element types (OnnxDataType: the 13
   types of bool, the integers of 8 to 64 bits, float16, bfloat16, float, double) is what tinygrad runs: any other
   type, at parse (a graph input, an initializer) or at run (Cast's `to`), it refuses in its own words ("17 is not
   a valid OnnxDataType"), and that is unsupported where the number is an ONNX type (an invalid one stays an error).
@@ -221,7 +223,9 @@ def _compiler() -> str:
 def _to_tensor(a: np.ndarray, t: DType):
     from tinygrad import Tensor, dtypes as tg
 
-    a = np.require(a, dtype=t.np_dtype, requirements="C")  # (not ascontiguousarray: a 0-d array stays 0-d)
+    a = np.require(a, dtype=t.np_dtype, requirements="C")
+    if a.ndim == 0:  # Tensor() makes a 0-d array a constant of a.item(): NaNs canonical, the value compiled in
+        return _to_tensor(a.reshape(1), t).reshape(())
     if t.name == "bfloat16":  # tinygrad has no numpy dtype for it
         return Tensor(a.view(np.uint16)).bitcast(tg.bfloat16)
     return Tensor(a)
