@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -139,6 +140,28 @@ def test_cpu_device_runs_and_records_its_compiler():
     assert r.verdict == "pass", r.message
     assert b.settings()["device"] == "CPU" and r.settings["renderer"] == "ClangRenderer"
     assert re.fullmatch(r"\S*clang\S* \(.*clang version .*\)", r.settings["compiler"]), r.settings["compiler"]
+    from tinygrad import Device
+
+    assert "_cc" in Device["CPU"].renderer.compiler.cachekey  # the kernels on disk are this compiler's
+
+
+class ClangRenderer:  # what _cache_per_compiler reads of tinygrad's (by type name)
+    def __init__(self):
+        self.compiler = SimpleNamespace(cachekey="compile_clang_obj_x86_64_native")
+
+
+def test_the_kernel_cache_is_keyed_by_the_compiler(monkeypatch):
+    """tinygrad keys the kernels it keeps on disk by their source alone: clang's entries get a key of the
+    compiler, so a kernel one $CC compiled is never run under another's name (keyed once per renderer)."""
+    keys = []
+    for cc in ("no-such-cc-a", "no-such-cc-b", "no-such-cc-a"):
+        monkeypatch.setenv("CC", cc)
+        r = ClangRenderer()
+        tinygrad_backend._cache_per_compiler(r)
+        tinygrad_backend._cache_per_compiler(r)
+        keys.append(r.compiler.cachekey)
+    assert keys[0] != keys[1] and keys[0] == keys[2], keys
+    assert all(re.fullmatch(r"compile_clang_obj_x86_64_native_cc[0-9a-f]{12}", k) for k in keys), keys
 
 
 # ---- version, settings, --backend-option ----------------------------------------------------------

@@ -7,7 +7,8 @@ the model itself and maps each node onto tinygrad's Tensor ops), run on the devi
   device: without DEV tinygrad picks the first device that starts, on a GPU machine the GPU. So DEV is set before
   that import, which happens in the process that runs the backend (the worker), never at this module's import.
   The device is checked by running one tiny op on it; settings() record the target tinygrad resolved, its renderer
-  and every tinygrad variable set in the environment (BEAM, NOOPT, ... change the kernels).
+  and every tinygrad variable set in the environment (BEAM, NOOPT, ... change the kernels); with clang, its
+  version, and tinygrad's on-disk cache of compiled kernels is keyed by it (tinygrad keys it by the source alone).
 - Model-local functions are inlined (onnx.inliner) and the opset imports no node uses are dropped: the runner
   reads no functions, and refuses a model importing a domain it does not know even where no node is of it.
 - The runner keeps Python values it read from inputs (a Reshape's shape ...) by input name across calls
@@ -29,6 +30,7 @@ where the spec requires a result is an error.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
 import subprocess
@@ -130,6 +132,7 @@ class TinygradBackend(Backend):
 
             with Context(DEV=self.device):
                 opened = Device[Device.DEFAULT]
+                _cache_per_compiler(opened.renderer)
                 (Tensor([1.0, 2.0]) + 1).numpy()
             asked, got = targets[0].renderer, getattr(getattr(opened.renderer, "target", None), "renderer", "")
             if asked and got != asked:  # tinygrad opens a device once a process, with the renderer asked first
@@ -207,6 +210,17 @@ class TinygradBackend(Backend):
             return [_to_numpy(v, t) for v, (_, t) in zip(values, prepared.outputs)]
         except Exception as exc:  # noqa: BLE001 - lazy tensors: a kernel may fail only when an output is read
             raise self._classified(exc, "run") from None
+
+
+def _cache_per_compiler(renderer) -> None:
+    """tinygrad keeps the kernels clang compiled on disk (its CACHEDB) keyed by their source alone, so a kernel
+    another $CC compiled would run, not the recorded compiler's: clang's entries get a key of their compiler."""
+    compiler = getattr(renderer, "compiler", None)
+    if type(renderer).__name__ != "ClangRenderer" or not getattr(compiler, "cachekey", None):
+        return
+    tag = "_cc" + hashlib.sha256(_compiler().encode()).hexdigest()[:12]
+    if not compiler.cachekey.endswith(tag):
+        compiler.cachekey += tag
 
 
 def _compiler() -> str:
