@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -60,6 +61,20 @@ def test_identity_is_bit_exact(backend, name, shape):
     (y,) = backend.run(backend.prepare(model, None), [x])
     assert y.dtype == t.np_dtype and y.shape == x.shape
     assert t.to_bits(y).tobytes() == t.to_bits(x).tobytes()
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float", "double"])
+def test_a_0d_input_keeps_its_nan_payload(backend, name):
+    """A 0-d input is data as any other: tinygrad's Tensor() would make a 0-d array a constant of its .item()
+    (every NaN the canonical quiet one), so it goes in as one element, reshaped. (A quiet NaN: the PYTHON
+    device's reshape quiets a signalling one.)"""
+    t = dtypes.get(name)
+    m, sign = t.mantissa_bits, 1 << (t.bits - 1)
+    bits = sign | (sign - 1) ^ ((1 << m) - 1) | 1 << (m - 1) | 5  # -NaN, quiet, with a payload
+    x = t.from_bits(np.array(bits, dtype=t.bits_dtype))
+    model = node_model("Identity", [("x", t, ())], [("y", t, ())], {}, 21)
+    (y,) = backend.run(backend.prepare(model, None), [x])
+    assert y.shape == () and int(t.to_bits(y)) == bits
 
 
 def test_a_kernel_keeps_the_bits(backend):
@@ -125,6 +140,28 @@ def test_cpu_device_runs_and_records_its_compiler():
     assert r.verdict == "pass", r.message
     assert b.settings()["device"] == "CPU" and r.settings["renderer"] == "ClangRenderer"
     assert re.fullmatch(r"\S*clang\S* \(.*clang version .*\)", r.settings["compiler"]), r.settings["compiler"]
+    from tinygrad import Device
+
+    assert "_cc" in Device["CPU"].renderer.compiler.cachekey  # the kernels on disk are this compiler's
+
+
+class ClangRenderer:  # what _cache_per_compiler reads of tinygrad's (by type name)
+    def __init__(self):
+        self.compiler = SimpleNamespace(cachekey="compile_clang_obj_x86_64_native")
+
+
+def test_the_kernel_cache_is_keyed_by_the_compiler(monkeypatch):
+    """tinygrad keys the kernels it keeps on disk by their source alone: clang's entries get a key of the
+    compiler, so a kernel one $CC compiled is never run under another's name (keyed once per renderer)."""
+    keys = []
+    for cc in ("no-such-cc-a", "no-such-cc-b", "no-such-cc-a"):
+        monkeypatch.setenv("CC", cc)
+        r = ClangRenderer()
+        tinygrad_backend._cache_per_compiler(r)
+        tinygrad_backend._cache_per_compiler(r)
+        keys.append(r.compiler.cachekey)
+    assert keys[0] != keys[1] and keys[0] == keys[2], keys
+    assert all(re.fullmatch(r"compile_clang_obj_x86_64_native_cc[0-9a-f]{12}", k) for k in keys), keys
 
 
 # ---- version, settings, --backend-option ----------------------------------------------------------

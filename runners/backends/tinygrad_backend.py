@@ -7,16 +7,19 @@ the model itself and maps each node onto tinygrad's Tensor ops), run on the devi
   device: without DEV tinygrad picks the first device that starts, on a GPU machine the GPU. So DEV is set before
   that import, which happens in the process that runs the backend (the worker), never at this module's import.
   The device is checked by running one tiny op on it; settings() record the target tinygrad resolved, its renderer
-  and every tinygrad variable set in the environment (BEAM, NOOPT, ... change the kernels).
+  and every tinygrad variable set in the environment (BEAM, NOOPT, ... change the kernels); with clang, its
+  version, and tinygrad's on-disk cache of compiled kernels is keyed by it (tinygrad keys it by the source alone).
 - Model-local functions are inlined (onnx.inliner) and the opset imports no node uses are dropped: the runner
   reads no functions, and refuses a model importing a domain it does not know even where no node is of it.
 - The runner keeps Python values it read from inputs (a Reshape's shape ...) by input name across calls
   ("true graph inputs that are python consts are rare; if they change across runs, cached value will be wrong"):
   each data set gets a runner of its own, parsed from the model's bytes.
 - Inputs go in bit for bit: numpy arrays handed to Tensor (a raw copy), bfloat16 as its uint16 bits bitcast in
-  tinygrad. Outputs come back in the element type tinygrad produced, bit for bit (numpy(); bfloat16 bitcast to
-  uint16, as numpy() would convert it to float32), then as_declared: a type other than the declared one is
-  reported by compare, never converted. The runner's own table of ONNX element types (OnnxDataType: the 13
+  tinygrad; a 0-d array as one element reshaped to (), since Tensor() makes a 0-d array a constant from a.item()
+  (a NaN's payload and sign lost, the value folded into the kernels as an initializer's is: a fed input is data).
+  Outputs come back in the element type tinygrad produced, bit for bit (numpy(); bfloat16 bitcast to uint16, as
+  numpy() would convert it to float32), then as_declared: a type other than the declared one is reported by
+  compare, never converted. The runner's own table of ONNX element types (OnnxDataType: the 13
   types of bool, the integers of 8 to 64 bits, float16, bfloat16, float, double) is what tinygrad runs: any other
   type, at parse (a graph input, an initializer) or at run (Cast's `to`), it refuses in its own words ("17 is not
   a valid OnnxDataType"), and that is unsupported where the number is an ONNX type (an invalid one stays an error).
@@ -27,6 +30,7 @@ where the spec requires a result is an error.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
 import subprocess
@@ -128,6 +132,7 @@ class TinygradBackend(Backend):
 
             with Context(DEV=self.device):
                 opened = Device[Device.DEFAULT]
+                _cache_per_compiler(opened.renderer)
                 (Tensor([1.0, 2.0]) + 1).numpy()
             asked, got = targets[0].renderer, getattr(getattr(opened.renderer, "target", None), "renderer", "")
             if asked and got != asked:  # tinygrad opens a device once a process, with the renderer asked first
@@ -207,6 +212,17 @@ class TinygradBackend(Backend):
             raise self._classified(exc, "run") from None
 
 
+def _cache_per_compiler(renderer) -> None:
+    """tinygrad keeps the kernels clang compiled on disk (its CACHEDB) keyed by their source alone, so a kernel
+    another $CC compiled would run, not the recorded compiler's: clang's entries get a key of their compiler."""
+    compiler = getattr(renderer, "compiler", None)
+    if type(renderer).__name__ != "ClangRenderer" or not getattr(compiler, "cachekey", None):
+        return
+    tag = "_cc" + hashlib.sha256(_compiler().encode()).hexdigest()[:12]
+    if not compiler.cachekey.endswith(tag):
+        compiler.cachekey += tag
+
+
 def _compiler() -> str:
     """The C compiler of the CPU device's kernels (tinygrad runs $CC, default clang) and its version: it decides
     what compiles (clang 14 has no __bf16 on x86-64) and the machine code."""
@@ -221,7 +237,9 @@ def _compiler() -> str:
 def _to_tensor(a: np.ndarray, t: DType):
     from tinygrad import Tensor, dtypes as tg
 
-    a = np.require(a, dtype=t.np_dtype, requirements="C")  # (not ascontiguousarray: a 0-d array stays 0-d)
+    a = np.require(a, dtype=t.np_dtype, requirements="C")
+    if a.ndim == 0:  # Tensor() makes a 0-d array a constant of a.item(): NaNs canonical, the value compiled in
+        return _to_tensor(a.reshape(1), t).reshape(())
     if t.name == "bfloat16":  # tinygrad has no numpy dtype for it
         return Tensor(a.view(np.uint16)).bitcast(tg.bfloat16)
     return Tensor(a)
