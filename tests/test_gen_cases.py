@@ -48,22 +48,7 @@ def test_two_generations_are_byte_identical(quick_suite, tmp_path):
     assert _files(again) == _files(quick_suite)
 
 
-def test_seed_changes_only_random_data(tmp_path):
-    """Every family up to opset 13 (CastLike, from 15, fills its target_type with seeded bits that must not matter)
-    at seeds 1 and 2: the default profile, but convert_promote_types' quick one (its default is half the suite; its
-    quick one has no random case, so there it checks that nothing changes)."""
-    others = [a for f in FAMILIES if f != "convert_promote_types" for a in ("--family", f)]
-    runs = {"rest": [*others], "cpt": ["--family", "convert_promote_types", "--profile", "quick"]}
-    changed = set()
-    for what, args in runs.items():
-        a, b = tmp_path / what / "a", tmp_path / what / "b"
-        assert cli.main([str(a), *args, "--max-opset", "13", "--seed", "1"]) == 0
-        assert cli.main([str(b), *args, "--max-opset", "13", "--seed", "2"]) == 0
-        fa, fb = _files(a), _files(b)
-        # data only: every case.json records the seed it was made with
-        changed |= {p.split("/")[1] for p in fa if p in fb and fa[p] != fb[p] and p.endswith(".pb")}
-    # random strings beyond float64's range join the extreme_exponent case
-    assert changed and all(name.endswith(("_random", "_probe", "_extreme_exponent")) for name in changed), sorted(changed)[:5]
+# --seed changes only random data: tests/test_sampling.py (with the generation it shares)
 
 
 # --check's mechanics on the small suite; CI checks the committed suite whole (.ci/run: gen-cases --check cases)

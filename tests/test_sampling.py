@@ -133,15 +133,37 @@ def test_choice_and_sample():
 
 
 # ---------------------------------------------------------------------------------------------
-# gen-cases cannot depend on hypothesis
+# gen-cases cannot depend on hypothesis; --seed changes only random data
 # ---------------------------------------------------------------------------------------------
 # Every family found (generator/families/), at an opset that keeps the run short (Cast-13..18 already has
 # every wide source type); layout needs opset 18. Each generates with its default profile (its seeded random
 # cases), except those in QUICK, made with the quick profile: convert_promote_types is big, and its random
-# values (Values.random, the only draws it makes) are compared directly.
+# values (Values.random, the only draws it makes) are compared directly. One generation of them at seed 0, in
+# pytest's process (hypothesis loaded), is what both tests below compare with.
 QUICK = ("convert_promote_types",)
 PROFILE_OF = {name: "quick" if name in QUICK else "default" for name in sorted(families.FAMILIES)}
 MAX_OPSET = 18
+
+
+def _groups() -> dict[str, list[str]]:
+    """"<profile>@<opset>": its families. A family that starts above MAX_OPSET (MatMulNBits' ai.onnx 21 import)
+    is generated at its own first opset."""
+    at = {n: max(MAX_OPSET, getattr(families.load(n), "MIN_OPSET", 0) or 0) for n in PROFILE_OF}
+    return {f"{profile}@{opset}": [n for n in PROFILE_OF if (PROFILE_OF[n], at[n]) == (profile, opset)]
+            for profile, opset in sorted({(PROFILE_OF[n], at[n]) for n in PROFILE_OF})}
+
+
+def _cpt_digest() -> str:
+    """convert_promote_types' random values (its default profile's, seed 0)."""
+    from generator.families import convert_promote_types as cpt
+
+    values = cpt.Values(cpt.PROFILES["default"], 0)
+    digest = hashlib.sha256()
+    for t in cpt.ref.spec_types():
+        x = values.random(t)
+        digest.update(repr((str(x.dtype), x.shape)).encode() + x.tobytes())
+    return digest.hexdigest()
+
 
 SCRIPT = textwrap.dedent("""
     import hashlib, importlib.abc, sys
@@ -153,17 +175,14 @@ SCRIPT = textwrap.dedent("""
                 raise ImportError("hypothesis is blocked in this process: " + name)
             return None
 
-    if sys.argv[1] == "blocked":
-        sys.meta_path.insert(0, NoHypothesis())
-    else:
-        import hypothesis  # loaded, as in pytest or any process that has used it
+    sys.meta_path.insert(0, NoHypothesis())
     from generator import families, suite_generation
     from generator.families import convert_promote_types as cpt
 
     for name in families.FAMILIES:  # every family imports without hypothesis
         families.load(name)
-    out = Path(sys.argv[2])
-    for group in sys.argv[4].split(";"):  # <profile>@<max opset>=<family>,<family>...
+    out = Path(sys.argv[1])
+    for group in sys.argv[2].split(";"):  # <profile>@<max opset>=<family>,<family>...
         where, names = group.split("=")
         profile, max_opset = where.split("@")
         (out / where).mkdir(parents=True)
@@ -178,30 +197,36 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(scope="module")
+def seed_0(tmp_path_factory) -> Path:
+    """_groups() at seed 0, each in a folder of its "<profile>@<opset>", generated in this process."""
+    from generator import suite_generation
+
+    out = tmp_path_factory.mktemp("seed_0")
+    for where, names in _groups().items():
+        profile, opset = where.split("@")
+        (out / where).mkdir()
+        suite_generation.generate_into(out / where, names, profile, 0, int(opset))
+    return out
+
+
 def _tree(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_gen_cases_writes_the_same_bytes_without_hypothesis(tmp_path):
+def test_gen_cases_writes_the_same_bytes_without_hypothesis(seed_0, tmp_path):
     """Generated in a process where `import hypothesis` fails, the suite is byte-identical to one generated
-    with hypothesis loaded: no draw can depend on the hypothesis version."""
-    runs = {}
-    # a family that starts above MAX_OPSET (MatMulNBits' ai.onnx 21 import) is generated at its own first opset
-    at = {n: max(MAX_OPSET, getattr(families.load(n), "MIN_OPSET", 0) or 0) for n in PROFILE_OF}
-    groups = ";".join(f"{profile}@{opset}={','.join(n for n in PROFILE_OF if (PROFILE_OF[n], at[n]) == (profile, opset))}"
-                      for profile, opset in sorted({(PROFILE_OF[n], at[n]) for n in PROFILE_OF}))
-    procs = {mode: subprocess.Popen([sys.executable, "-c", SCRIPT, mode, str(tmp_path / mode), str(MAX_OPSET), groups],
-                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for mode in ("blocked", "normal")}
-    for mode, p in procs.items():
-        out, err = p.communicate()
-        assert p.returncode == 0, f"{mode}:\n{err[-3000:]}"
-        runs[mode] = out.splitlines()
-    assert runs["blocked"][-1] == "hypothesis loaded: False"
-    assert runs["normal"][-1] == "hypothesis loaded: True"
-    assert runs["blocked"][:-1] == runs["normal"][:-1]  # convert_promote_types' random values
-    blocked, normal = _tree(tmp_path / "blocked"), _tree(tmp_path / "normal")
+    with hypothesis loaded (seed_0, here in pytest's process): no draw can depend on the hypothesis version."""
+    assert "hypothesis" in sys.modules
+    groups = ";".join(f"{where}={','.join(names)}" for where, names in _groups().items())
+    p = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "blocked"), groups], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-3000:]
+    lines = p.stdout.splitlines()
+    assert lines[-1] == "hypothesis loaded: False"
+    assert lines[:-1] == [f"cpt {_cpt_digest()}"]  # convert_promote_types' random values
+    blocked, normal = _tree(tmp_path / "blocked"), _tree(seed_0)
     assert any("_random" in f for f in blocked)
     written = {e["family"] for m in (tmp_path / "blocked").glob("*/manifest.json")
                for e in json.loads(m.read_text())["cases"]}
@@ -209,6 +234,30 @@ def test_gen_cases_writes_the_same_bytes_without_hypothesis(tmp_path):
     assert blocked.keys() == normal.keys()
     differ = [f for f in blocked if blocked[f] != normal[f]]
     assert not differ, differ[:20]
+
+
+# families whose every case holds seeded data: CastLike fills its target_type with seeded bits that must not
+# matter, layout draws every graph's inputs
+SEEDED_EVERYWHERE = ("cast_like", "layout")
+
+
+def test_seed_changes_only_random_data(seed_0, tmp_path):
+    """Every other family at seed 1, by gen-cases' --seed, against seed_0: only the data of random cases change
+    (every case.json records the seed it was made with). convert_promote_types' quick profile has no random case:
+    there nothing may change."""
+    from generator import cli
+
+    changed = set()
+    for where, names in _groups().items():
+        profile, opset = where.split("@")
+        names = [n for n in names if n not in SEEDED_EVERYWHERE]
+        out = tmp_path / where
+        assert cli.main([str(out), *(a for n in names for a in ("--family", n)), "--profile", profile,
+                         "--max-opset", opset, "--seed", "1"]) == 0
+        fa, fb = _tree(seed_0 / where), _tree(out)
+        changed |= {p.split("/")[1] for p in fa if p in fb and fa[p] != fb[p] and p.endswith(".pb")}
+    # random strings beyond float64's range join the extreme_exponent case
+    assert changed and all(name.endswith(("_random", "_probe", "_extreme_exponent")) for name in changed), sorted(changed)[:5]
 
 
 # numpy's SIMD sorts (x86-simd-sort, dispatched on AVX-512 machines) and its scalar sort put the equal zeros
