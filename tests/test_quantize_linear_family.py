@@ -140,7 +140,7 @@ def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
                    capture_output=True)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     n = sum(1 for kind in ("node", "probe", "negative") for _ in (out / kind).iterdir())
-    assert size < 5_000_000 and n < 360, (size, n)
+    assert size < 5_000_000 and n < 400, (size, n)  # 367 cases since issue 32's output_dtype witnesses (35 groups)
     r = subprocess.run([sys.executable, "-m", "pytest", str(out), "--backend", "opconform", "-q",
                         "-p", "no:cacheprovider"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:]
