@@ -365,3 +365,21 @@ def test_int16_pairs_is_the_reference_where_no_pair_saturates():
         n += 1
         assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), conv
     assert n > 10
+
+
+def test_same_pads_from_undilated_kernel_by_hand():
+    """SAME_UPPER, a 3x3 kernel with dilations 2 on 5x5: the spec pads 4 per axis (output 5x5), the undilated
+    kernel's total is 2 (1 each side), so the dilated kernel (extent 5) gives 3x3. The numbers are tinygrad
+    0.14.0's on this model (CPU, clang 19): w taps 2 at (0, 0), 1 at (2, 2), y_scale 2."""
+    fault = FAULTS["qlinear_conv.same_pads_from_undilated_kernel"]
+    x = (np.arange(25).reshape(1, 1, 5, 5) * 7 % 200 + 10).astype(np.uint8)
+    w = np.zeros((1, 1, 3, 3), np.uint8)
+    w[0, 0, 2, 2], w[0, 0, 0, 0] = 1, 2
+    one, zero = np.array(1.0, np.float32), np.array(0, np.uint8)
+    inputs = [x, one, zero, w, one, zero, np.array(2.0, np.float32), zero]
+    attrs = {"auto_pad": "SAME_UPPER", "dilations": [2, 2]}
+    y = fault.fn(inputs, attrs, 10, [])[0]
+    assert y.tolist() == [[[[68, 72, 0], [86, 99, 17], [0, 45, 52]]]]
+    assert ref.qlinear_conv_node(inputs, attrs, 10, [])[0].shape == (1, 1, 5, 5)
+    undilated = {"auto_pad": "SAME_UPPER"}
+    assert np.array_equal(fault.fn(inputs, undilated, 10, [])[0], ref.qlinear_conv_node(inputs, undilated, 10, [])[0])

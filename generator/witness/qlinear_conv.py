@@ -19,9 +19,10 @@ what the fault needs:
         from zero (and the Q31 multiplier's rounding shift) takes to 3, the reference to 2
   zero_point_before_rounding   the same tie with an odd y_zero_point (type min + 1): round(2.5 + zp) is one more
   saturate_before_zero_point   c = 1, acc = 255, y_zero_point = type min + 1: 255 + zp wraps after clipping
-  same_split_swapped / dilation_ignored   x a ramp of distinct values, w one tap of weight 1 (the first tap;
+  same_split_swapped / dilation_ignored / same_pads_from_undilated_kernel   x a ramp of distinct values, w one tap of weight 1 (the first tap;
         the last for dilations): every output reads one x, the fault reads its neighbour (odd SAME padding:
-        the configuration's total padding per axis is 1 or 3)
+        the configuration's total padding per axis is 1 or 3; from the undilated kernel 1 where the dilated one
+        needs 3, so the output shape changes)
   bias_ignored   B = [7, 11] on zero accumulators
   int16_pair_saturation   x = x_zero_point = X everywhere and w = V on output channel 0, extremes whose
         pair of products 2 X V leaves int16 (for int8 x int8 only -128 * -128 does, by one): every exact term
@@ -285,6 +286,8 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
     if name == "same_split_swapped":
         return _geometry_ramp(conv, False, "x ramp, w first tap")
     if name == "dilation_ignored":
+        return _geometry_ramp(conv, True, "x ramp, w last tap")
+    if name == "same_pads_from_undilated_kernel":  # the output shape changes: any data
         return _geometry_ramp(conv, True, "x ramp, w last tap")
     if name == "bias_ignored":
         return _bias(conv)
