@@ -108,3 +108,32 @@ def test_shape_classes():
     assert F.shape_class((3, 4), (4, 2)) == "2d"
     assert F.shape_class((2, 3, 4), (4, 2)) == F.shape_class((1, 3, 3, 4), (2, 3, 4, 2)) == "batched"
     assert F.shape_class((3, 3, 4), (2, 1, 4, 2)) == F.shape_class((1, 2, 3, 4), (2, 1, 4, 2)) == "broadcast"
+
+
+def test_as_stored_stepwise_by_hand():
+    """tinygrad 0.14.0's numbers (CPU, clang 19) on two hand-made models: a per-row a_scale / a_zero_point [2, 1]
+    with a 1-D b gives an [M, M] y whose diagonal is the expected y; bfloat16 scales requantized step by step in
+    bfloat16 with c = (a_scale * b_scale) * (1 / y_scale), one off the exact result on five elements."""
+    import ml_dtypes
+
+    fault = {f.name: f for f in F.FAULTS}["qlinear_matmul.as_stored_stepwise_in_scale_type"]
+    a, b = np.array([[1, 2, 3], [4, 5, 6]], np.uint8), np.array([7, 8, 9], np.uint8)
+    inputs = [a, np.array([[0.01], [0.03]], np.float32), np.array([[1], [2]], np.uint8), b, np.array(0.1, np.float32),
+              np.array(3, np.uint8), np.array(0.007, np.float32), np.array(4, np.int8)]
+    y = fault.fn(inputs, {}, 21, [])[0]
+    assert y.tolist() == [[6, 11], [11, 24]]
+    assert np.diagonal(y).tolist() == ref.qlinear_matmul(*inputs).outputs[0].tolist() == [6, 24]
+    bf = ml_dtypes.bfloat16
+    a = np.array([[10, 20, 30, 40], [50, 60, 70, 80], [90, 100, 110, 120]], np.int8)
+    b = np.arange(1, 21, dtype=np.int8).reshape(4, 5)
+    inputs = [a, np.array(0.0123, bf), np.array(3, np.int8), b, np.array(0.0457, bf), np.array(-2, np.int8),
+              np.array(0.0311, bf), np.array(5, np.int8)]
+    y = fault.fn(inputs, {}, 21, [])[0]
+    assert y.tolist() == [[26, 28, 30, 31, 33], [57, 61, 66, 71, 75], [87, 95, 102, 110, 117]]
+    assert int(np.sum(y != ref.qlinear_matmul(*inputs).outputs[0])) == 5
+    # a 1-D a_zero_point of M != K elements does not broadcast against a: refused, as tinygrad raises
+    a = np.zeros((2, 3), np.uint8)
+    inputs = [a, np.full(2, 0.1, np.float32), np.zeros(2, np.uint8), np.zeros((3, 2), np.uint8),
+              np.array(0.1, np.float32), np.array(0, np.uint8), np.array(0.1, np.float32), np.array(0, np.uint8)]
+    with pytest.raises(F.Refusal):
+        fault.fn(inputs, {}, 21, [])

@@ -13,6 +13,8 @@
                    [M, K] (refused where M != K); only element 0 of a per-row a_scale / a_zero_point, or of a
                    per-column b_scale / b_zero_point, used for every row / column
   vector tails     the last N % W output columns (W = 4, 8, 16; all when N < W) rounded half away from zero
+  tinygrad         zero points and scales applied as numpy broadcasts them as stored, the requantization
+                   T(acc) * ((a_scale * b_scale) * (1 / y_scale)) with every step in the scales' type T
   refusals         a per-row a, a per-column b or a 1-D operand refused (the text defines them)
   shapes           batch dimensions broadcast by flattening each operand's batch and indexing it modulo its count
                    (right only where the broadcast axes lead); a 1-D operand's promoted axis kept in y
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from generator import dtypes
 from generator.faults import Fault, Refusal
 from generator.reference import qlinear_matmul as ref
 from generator.reference.qlinear_conv_faults import TAIL_WIDTHS
@@ -175,6 +178,45 @@ def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool =
     return [y if one_d_kept or not op.squeeze else np.squeeze(y, op.squeeze)]
 
 
+def _round_even_as_tinygrad(v: np.ndarray) -> np.ndarray:
+    """tinygrad's Tensor.round (half to even) step by step in v's own type: where (v > 0) == (trunc(v) / 2 is an
+    integer), ceil(v - 0.5), else floor(v + 0.5); each sum rounded to the type (in bfloat16 v - 0.5 of an integer
+    above 128 rounds back to an integer)."""
+    t = v.dtype.type
+    half_int = np.trunc(np.trunc(v) / t(2.0))
+    odd = (v > 0) == (half_int == np.trunc(v) / t(2.0))
+    return np.where(odd, np.ceil(v - t(0.5)), np.floor(v + t(0.5))).astype(v.dtype)
+
+
+def as_stored_stepwise(inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """QLinearMatMul as tinygrad 0.14.0's onnx frontend computes it (_qlinearop_quantized): the zero points
+    subtracted as numpy broadcasts them against a and b as stored, acc = matmul of the two (a 1-D operand's axis
+    gone), then (out * prod(scales) / out_scale) as its fused kernel evaluates it: acc * c with
+    c = (a_scale * b_scale) * (1 / y_scale), the scales as stored broadcast against acc, rounded half to even
+    (Tensor.round), + y_zero_point, clamped and cast; every arithmetic step in the scales' type T, rounded to T
+    (acc converted to T first; the division a multiplication by the reciprocal, measured: (acc * s) / y_s in
+    bfloat16 is one off on ties). Raises Refusal where a broadcast fails."""
+    outcome = ref.qlinear_matmul(*inputs)
+    if not outcome.defined or ref.UNDEF_FLOAT8 in outcome.undefined:
+        return list(outcome.outputs)  # undefined: the reference's placeholder
+    a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = (np.asarray(v) for v in inputs)
+    st = a_s.dtype
+    to = dtypes.from_numpy(y_zp.dtype)
+    try:
+        da = a.astype(np.int64) - a_zp.astype(np.int64)
+        db = b.astype(np.int64) - b_zp.astype(np.int64)
+        acc = np.matmul(da, db)
+        one = np.ones((), st)
+        c = ((a_s.astype(st) * b_s.astype(st)).astype(st) * (one / y_s.astype(st)).astype(st)).astype(st)
+        v = (acc.astype(np.float64).astype(np.float32).astype(st) * c).astype(st)
+    except ValueError as exc:  # numpy and tinygrad broadcast alike
+        raise Refusal(f"the quantization parameters do not broadcast as stored: {exc}") from exc
+    r = _round_even_as_tinygrad(v)
+    r = (r + y_zp.astype(st)).astype(st)
+    y = np.clip(r.astype(np.float64), to.int_min, to.int_max)
+    return [y.astype(to.np_dtype)]
+
+
 def _node(**deviation):
     def fn(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
         return _matmul(inputs, **deviation)
@@ -284,6 +326,19 @@ FAULTS: tuple[Fault, ...] = tuple(
             seen_in=_NOT_SEEN + f"a {w}-lane requantization loop whose scalar remainder calls std::round (issue 21's "
                                 "vector-tail axis; QLinearConv's width_tail faults)")
       for w in TAIL_WIDTHS),
+    Fault("qlinear_matmul.as_stored_stepwise_in_scale_type",
+          "both: zero points and a_scale * b_scale applied as numpy broadcasts them as stored (a per-row [M] a_zero_point "
+          "along a's columns, a per-row a_scale along y's columns; an [M, 1] a_scale against a 1-D b's [M] product: "
+          "an [M, M] y), and the requantization T(acc) * c with c = (a_scale * b_scale) * (1 / y_scale), rounded "
+          "half to even, + y_zero_point, every step rounded to the scales' type T (tinygrad's fused kernel)",
+          lambda inputs, attrs, opset, input_types: as_stored_stepwise(inputs), may_refuse=True,
+          seen_in="tinygrad 0.14.0 onnx frontend (_qlinearop_quantized: (out * prod(scales) / out_scale).round() + "
+                  "out_zero_point; CPU, clang 19; measured: reproduces its 20 failing data sets of the suite (fed) and "
+                  "its 4 errors on per-row models (a broadcast error): test_qlinearmatmul_config_002_random[0] and "
+                  "[1] (a_scale [2, 1], b [17]: y (2, 2), its diagonal the expected y), "
+                  "test_qlinearmatmul_scales_bfloat16[0] and [1] (every step in bfloat16), the 16 per-row witness "
+                  "data sets with a 1-D a_zero_point and a_scale (test_qlinearmatmul_witness_2d_per_row_per_tensor"
+                  "[0]), test_qlinearmatmul_per_row_a[0] (a_scale [4] against y [4, 3])"),
     Fault("qlinear_matmul.one_d_axis_kept", "keeps the promoted axis of a 1-D operand in y ([1, N] / [M, 1])",
           _node(one_d_kept=True), equivalent=_unless_1d,
           seen_in=_NOT_SEEN + "a 1-D operand reshaped to 2-D and the result not reshaped back"),

@@ -21,6 +21,8 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
   accumulator_wrap16   acc = 40035 (157 x 255), c = 2**-10
   a_zero_point_per_column   b[0, 0] one above its zero point: the misread zero points give acc[m, 0] = zp[m] - zp[0]
   per_row_first / per_column_first   a_scale / b_scale doubled on row / column 1, acc = 10 there
+  as_stored_stepwise_in_scale_type   a_scale = fl32(0.1), b_scale = y_scale = 1, acc = 25: exact 2.5000000372 (3),
+        25 * fl32(0.1) in float32 the tie 2.5 (2)
   batch_broadcast_modulo   a[..., 0, 0] one above its zero point, b's batch 1 likewise: y[0, 1] reads b's batch 0
   column_tail<W>_round_half_away   the tie 2.5 (every class's y is at most 3 wide: every column is in the tail)
   one_d_axis_kept, per_row_refused, per_column_refused, one_d_refused   a tie's data (y's shape differs, or the
@@ -186,6 +188,18 @@ def _batch(mm: MatMul) -> list[Data]:
     return [d]
 
 
+def _stepwise(mm: MatMul) -> list[Data]:
+    """a_scale = fl32(0.1) everywhere, b_scale = y_scale = 1, acc = 25: the exact 2.5000000372... rounds to 3; in
+    float32 25 * fl32(0.1) rounds to the tie 2.5, which goes to 2. Where a per-row a_zero_point is read along the
+    columns, the neutral a's misread zero points differ too."""
+    d = Data(mm, "acc 25 with a_scale fl32(0.1), b_scale = y_scale = 1: 2.5000000372 exact, 2.5 in float32")
+    d.set_acc(25)
+    d.xs = np.full(mm.a_scale_shape, 0.1, np.float32)
+    d.ws = np.full(mm.b_scale_shape, 1.0, np.float32)
+    d.ys = np.float32(1.0)
+    return [d]
+
+
 def construct(fault, mm: MatMul) -> list[Data]:
     name = fault.name.split(".", 1)[1]
     if name in _REQUANT or name.startswith("column_tail"):
@@ -202,6 +216,8 @@ def construct(fault, mm: MatMul) -> list[Data]:
         return _first(mm, name == "per_row_first")
     if name == "batch_broadcast_modulo":
         return _batch(mm)
+    if name == "as_stored_stepwise_in_scale_type":
+        return _stepwise(mm)
     return _tie_for(mm, "requant_fixed_point")  # one_d_axis_kept and the refusals: any data
 
 
