@@ -151,3 +151,17 @@ def test_add_half_truncate_gives_tinygrads_numbers():
     (y16,) = FAULTS["quantize_linear.add_half_truncate"].fn([np.array([0.5, 2.5], np.float16), np.float16(1),
                                                              np.uint8(0)], {}, 19, h)
     assert y16.tolist() == [1, 3]
+
+
+def test_bfloat16_parity_round_gives_tinygrads_numbers():
+    """tinygrad 0.14.0 (CPU, clang 19), test_quantizelinear_bfloat16_x_opset19: y_scale 1, zero point -128: 129 ->
+    2 and 131 -> 4 (the reference 1 and 3: 129.5 rounds to 130 in bfloat16); zero point 127: -253 -> -127 (-126);
+    ties below 128 still go to even (2.5 -> 2)."""
+    bf = dtypes.get("bfloat16")
+    types = [bf, bf, dtypes.get("int8")]
+    x = bf.from_bits(bf.to_bits(np.array([129.0, 131.0, 2.5, -253.0])).astype(bf.bits_dtype))
+    one = bf.from_bits(bf.to_bits(np.array(1.0)).astype(bf.bits_dtype))
+    fn = FAULTS["quantize_linear.bfloat16_parity_round"].fn
+    assert fn([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [2, 4, -126, -128]
+    assert ref.quantize_linear_node([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [1, 3, -126, -128]
+    assert fn([x, one, np.int8(127)], {}, 19, types)[0].tolist() == [127, 127, 127, -127]

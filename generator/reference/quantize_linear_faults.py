@@ -97,6 +97,8 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
             if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN,
                 rq = _round(q, rounding)  # then the zero point added in int32 arithmetic (wrapping)
                 v = _wrap_int32(np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64)
+            elif rounding == "parity":  # tinygrad's Tensor.round, each step and the sum in P (bfloat16 only)
+                v = ref.to_precision(_parity_round(q, p) + zp64, p) if _parity_path(p, out) else np.rint(q) + zp64
             else:
                 v = _round(q + zp64, rounding) if zp_before_round else _round(q, rounding) + zp64
             v = np.where(np.isnan(v), 0.0, v)
@@ -141,6 +143,20 @@ def _add_half_truncate(x64, s64, zp64, half, form: str) -> np.ndarray:
         v = ((x / s).astype(F32) + z).astype(F32) + half
     v = np.asarray(v, dtype=F32).astype(np.float64)
     return np.where(np.isnan(v) | (np.abs(v) >= 2.0**31), -(2.0**31), np.trunc(np.nan_to_num(v)))
+
+
+def _parity_path(p, out) -> bool:
+    """Where tinygrad 0.14.0 was measured rounding by Tensor.round: bfloat16 arithmetic, an integer y but uint8."""
+    return p.name == "bfloat16" and out.is_integer and out.name != "uint8"
+
+
+def _parity_round(q: np.ndarray, p) -> np.ndarray:
+    """tinygrad's Tensor.round in P: ceil(q - 0.5) where (q > 0) == (trunc(q) is even), else floor(q + 0.5), with
+    trunc(q) / 2, q - 0.5 and q + 0.5 each rounded to P (129 in bfloat16: 129.5 rounds to 130, so 130)."""
+    with np.errstate(invalid="ignore"):
+        half = ref.to_precision(np.trunc(q) / 2.0, p)
+        even = np.trunc(half) == half
+        return np.where((q > 0) == even, np.ceil(ref.to_precision(q - 0.5, p)), np.floor(ref.to_precision(q + 0.5, p)))
 
 
 def _fma_f32(a, b, c) -> np.ndarray:
@@ -207,6 +223,13 @@ def _uint8_rule(inputs, attrs, opset, input_types) -> list[np.ndarray]:
 def _not_uint8(params: dict) -> str | None:
     if params["y"] != "uint8":
         return "the fault changes only the uint8 path (tinygrad's): every other output is the reference's"
+    return None
+
+
+def _not_parity_path(params: dict) -> str | None:
+    if params["precision"] != "bfloat16" or not dtypes.get(params["y"]).is_integer or params["y"] == "uint8":
+        return ("the fault changes only an integer y other than uint8 at bfloat16 precision (the path tinygrad was "
+                "measured on): its function is the reference here")
     return None
 
 
@@ -375,6 +398,11 @@ FAULTS: tuple[Fault, ...] = (
           "|v| >= 2**31 and NaN -> INT32_MIN, so 0", _node(add_half_truncate="fed"), equivalent=_not_uint8,
           seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here, fed inputs: test_quantizelinear_uint8_opset25's "
                   "data set 0 gives 1 for 1.5 and 3 for 2.5)"),
+    Fault("quantize_linear.bfloat16_parity_round", "bfloat16 precision, integer y but uint8: rounds x / y_scale by "
+          "ceil(q - 0.5) where (q > 0) == (trunc(q) even), else floor(q + 0.5), each step and the zero point's sum "
+          "rounded to bfloat16: 129 -> 130", _node(rounding="parity"), equivalent=_not_parity_path,
+          seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here: test_quantizelinear_bfloat16_x_opset19's data set 1, "
+                  "x 129, y_scale 1, zero point -128 gives 2 instead of 1; its Tensor.round in bfloat16)"),
     Fault("quantize_linear.add_half_truncate_constant_scale", "uint8: y = clip(int32(trunc(fma(x, float32(1 / "
           "y_scale), float32(zero point + 0.4999999)))), 0, 255), the fma rounded once to float32 (0.5 when x and "
           "y_scale are float16): a constant scale's reciprocal and the rounding constant folded in",
