@@ -171,3 +171,14 @@ def test_flush_subnormals_is_the_reference_on_normal_values_and_flushes_the_rest
     x = np.array([-tiny, tiny, 0.0, -tiny / 2, 1e-45, -1e-45], np.float32)
     y, scale, zp = fn([x], {}, 11, [None])
     assert float(scale) == 0.0 and int(zp) == 255 and y.tolist() == [0, 255, 0, 0, 0, 0]
+
+
+def test_divide_by_range_then_255_gives_tinygrads_numbers():
+    """tinygrad 0.14.0 (CPU, clang 19) on test_dynamicquantizelinear_mixed's data set 1: y from
+    float32(float32(x / range) * 255) and the zero point from float32(float32(-X_Min / range) * 255), y_scale
+    range * float32(1 / 255): 1.0 -> 255 (the reference 254), the zero point 128 (127)."""
+    x = np.array([-1.0, 1.0, 0.1, -0.1, 0.5, -0.5], F32)
+    y, scale, zp = FAULTS["dynamic_quantize_linear.divide_by_range_then_255"].fn([x], {}, 11, [])
+    assert y.tolist() == [0, 255, 141, 115, 192, 64] and int(zp) == 128
+    assert scale.tobytes() == F32(F32(2) * F32(F32(1) / F32(255))).tobytes()
+    assert ref.dynamic_quantize_linear(x).outputs[0].tolist() == [0, 254, 140, 114, 191, 63]

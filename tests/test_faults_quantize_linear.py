@@ -130,3 +130,38 @@ def test_the_family_s_kill_matrix_has_no_survivor():
 
 def test_committed_catalogue_is_what_the_search_writes():
     assert W.find(28, 0) == CATALOGUE["groups"]
+
+
+def test_add_half_truncate_gives_tinygrads_numbers():
+    """tinygrad 0.14.0 (CPU, clang 19), test_quantizelinear_uint8_opset25: fed, float32(x / 1 + 0) + 0.4999999 then
+    truncated: 1.5 -> 1, 2.5 -> 3 (the reference 2 and 2), 3e38 beyond int32 -> INT32_MIN -> 0; with the scale 3 an
+    initializer, fma(x, float32(1 / 3), 0.4999999): 4.5 -> 2 (fed 1), 7.5 -> 3 (the reference 2)."""
+    types = [dtypes.get("float"), dtypes.get("float"), dtypes.get("uint8")]
+    x = np.array([1.5, 2.5, 0.5, 3.0, 3e38, -1.5], np.float32)
+    (y,) = FAULTS["quantize_linear.add_half_truncate"].fn([x, np.float32(1), np.uint8(0)], {}, 25, types)
+    assert y.tolist() == [1, 3, 0, 3, 0, 0]
+    x3 = np.array([4.5, 7.5, 13.5], np.float32)
+    (fed,) = FAULTS["quantize_linear.add_half_truncate"].fn([x3, np.float32(3), np.uint8(0)], {}, 25, types)
+    (const,) = FAULTS["quantize_linear.add_half_truncate_constant_scale"].fn([x3, np.float32(3), np.uint8(0)], {}, 25,
+                                                                             types)
+    (want,) = ref.quantize_linear_node([x3, np.float32(3), np.uint8(0)], {}, 25, types)
+    assert fed.tolist() == [1, 3, 5] and const.tolist() == [2, 3, 5] and want.tolist() == [2, 2, 4]
+    # float16 x and y_scale: the constant is 0.5
+    h = [dtypes.get("float16"), dtypes.get("float16"), dtypes.get("uint8")]
+    (y16,) = FAULTS["quantize_linear.add_half_truncate"].fn([np.array([0.5, 2.5], np.float16), np.float16(1),
+                                                             np.uint8(0)], {}, 19, h)
+    assert y16.tolist() == [1, 3]
+
+
+def test_bfloat16_parity_round_gives_tinygrads_numbers():
+    """tinygrad 0.14.0 (CPU, clang 19), test_quantizelinear_bfloat16_x_opset19: y_scale 1, zero point -128: 129 ->
+    2 and 131 -> 4 (the reference 1 and 3: 129.5 rounds to 130 in bfloat16); zero point 127: -253 -> -127 (-126);
+    ties below 128 still go to even (2.5 -> 2)."""
+    bf = dtypes.get("bfloat16")
+    types = [bf, bf, dtypes.get("int8")]
+    x = bf.from_bits(bf.to_bits(np.array([129.0, 131.0, 2.5, -253.0])).astype(bf.bits_dtype))
+    one = bf.from_bits(bf.to_bits(np.array(1.0)).astype(bf.bits_dtype))
+    fn = FAULTS["quantize_linear.bfloat16_parity_round"].fn
+    assert fn([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [2, 4, -126, -128]
+    assert ref.quantize_linear_node([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [1, 3, -126, -128]
+    assert fn([x, one, np.int8(127)], {}, 19, types)[0].tolist() == [127, 127, 127, -127]

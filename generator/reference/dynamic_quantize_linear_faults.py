@@ -9,7 +9,9 @@ generator/faults.py says what a fault module holds).
 Faults: both Round steps half away from zero; the range not widened to include 0; Scale as
 range * float32(1 / 255); the zero point not clipped (its uint8 output then wraps); y as x * float32(1 / Scale);
 y as x * 255 / range; and the last two but one together, which is what OpenVINO's CPU plugin computes (its
-ONNX frontend's graph, with the division by the constant 255 turned into a multiplication).
+ONNX frontend's graph, with the division by the constant 255 turned into a multiplication); and
+divide_by_range_then_255, tinygrad 0.14.0's: y_scale as range * float32(1 / 255), the zero point and y as
+float32(float32(v / range) * 255) (v = -X_Min, x).
 
 Vector tails (generator/axes.py): min_max_skip_tail<W> reduces min / max over the whole W-element vectors only
 (n - n % W elements of the flattened x; every element when n < W, the short-input scalar path), a vectorized
@@ -87,7 +89,9 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
             x_min, x_max = min(x_min, F32(0)), max(x_max, F32(0))
         x_range = F32(x_max - x_min)
         scale = F32(x_range * F32(F32(1) / F32(255))) if scale_reciprocal else F32(x_range / F32(255))
-        if zp_by == "reciprocal":  # -X_Min * float32(1 / y_scale): inf for a subnormal y_scale
+        if zp_by == "range_then_255":  # float32(float32(-X_Min / range) * 255)
+            initial = F32(F32(F32(0) - x_min) / x_range) * F32(255)
+        elif zp_by == "reciprocal":  # -X_Min * float32(1 / y_scale): inf for a subnormal y_scale
             initial = F32(F32(0) - F32(x_min * F32(F32(1) / scale)))
         else:
             initial = F32(F32(0) - F32(x_min / scale))
@@ -96,6 +100,8 @@ def _dql(x: np.ndarray, *, half_away: bool = False, widen: bool = True, scale_re
         zp = 0.0 if not np.isfinite(zp) else float(zp)
         if y_by == "reciprocal":
             q = x * F32(F32(1) / scale)
+        elif y_by == "range_then_255":  # float32(float32(x / range) * 255)
+            q = np.asarray(x / x_range, dtype=F32) * F32(255)
         elif y_by == "range":
             q = F32(x * F32(255)) / x_range
         elif y_by == "fake_quantize":  # round(fma(x, 255 / range, -X_Min * (255 / range))): the zero point inside
@@ -198,4 +204,10 @@ FAULTS: tuple[Fault, ...] = (
           "0, a subnormal y_scale is 0", _node(flush=True),
           seen_in="IREE 3.13 llvm-cpu (measured here: scale_subnormal, the 1e-40 scalars, y_scale 0 for every "
                   "subnormal range / 255)"),
+    Fault("dynamic_quantize_linear.divide_by_range_then_255",
+          "y_scale as range * float32(1 / 255); the zero point from float32(float32(-X_Min / range) * 255) and y "
+          "from float32(float32(x / range) * 255), each rounded to even",
+          _node(scale_reciprocal=True, zp_by="range_then_255", y_by="range_then_255"),
+          seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here: every DynamicQuantizeLinear item of the suite "
+                  "reproduced bit for bit; mixed's data set 1: x = 1.0 -> 255 instead of 254)"),
 )

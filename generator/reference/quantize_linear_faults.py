@@ -10,6 +10,9 @@ only): what decides which faults can differ. A fault that cannot differ in a gro
 Faults that need a configuration (per-axis, blocked) the group's own cases may lack are killed by the witness
 catalogue's cases (generator/witness/quantize_linear.py), which carry the same group key.
 
+tinygrad 0.14.0's uint8 path (add_half_truncate, and add_half_truncate_constant_scale for a scale folded as a
+constant) rounds by adding 0.4999999 in float32 and truncating; on every other output type it is the reference.
+
 Every fault gives the reference's placeholders where the reference leaves an element undefined: no expectation
 is compared there.
 """
@@ -53,7 +56,7 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
               divide_in_float32=False, reciprocal=False, axis_ignored=False, blocks_from_end=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
               int32_before_clip=False, e5m2_round_overflow_nan=False, present_saturate_as_zero=False,
-              fnuz_inf_from: int = 0, clamp_before_cast=False) -> list[np.ndarray]:
+              fnuz_inf_from: int = 0, clamp_before_cast=False, add_half_truncate: str = "") -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
@@ -79,14 +82,23 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
         p = dtypes.get("float")
     xp, sp = ref.to_precision(x64, p), ref.to_precision(s64, p)
     with np.errstate(all="ignore"):
-        if reciprocal:
+        if add_half_truncate and out.name == "uint8":
+            half = F32(0.5) if dtypes.get(input_types[0]).name == dtypes.get(input_types[1]).name == "float16" \
+                else F32(0.4999999)
+            v = _add_half_truncate(x64, s64, zp64, half, add_half_truncate)
+            y = np.clip(v, out.int_min, out.int_max).astype(np.int64).astype(out.np_dtype)
+        elif reciprocal:
             q = ref.to_precision(xp * ref.to_precision(1.0 / sp, p), p)
         else:
             q = ref.divide(xp, sp, p)
-        if out.is_integer:
+        if add_half_truncate and out.name == "uint8":
+            pass
+        elif out.is_integer:
             if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN,
                 rq = _round(q, rounding)  # then the zero point added in int32 arithmetic (wrapping)
                 v = _wrap_int32(np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64)
+            elif rounding == "parity":  # tinygrad's Tensor.round, each step and the sum in P (bfloat16 only)
+                v = ref.to_precision(_parity_round(q, p) + zp64, p) if _parity_path(p, out) else np.rint(q) + zp64
             else:
                 v = _round(q + zp64, rounding) if zp_before_round else _round(q, rounding) + zp64
             v = np.where(np.isnan(v), 0.0, v)
@@ -114,6 +126,54 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
         y = np.where(keep, y_ref, y) if not out.is_float else out.from_bits(
             np.where(keep, out.to_bits(y_ref), out.to_bits(y)))
     return [y]
+
+
+F32 = np.float32
+
+
+def _add_half_truncate(x64, s64, zp64, half, form: str) -> np.ndarray:
+    """tinygrad 0.14.0's integer quantization in float32 (C promotes float16 operands): fed, float32(float32(
+    float32(x / s) + zp) + half); with a constant scale ("constant"), fma(x, float32(1 / s), float32(zp + half))
+    rounded once to float32 (clang contracts the multiply-add); then C's (int) conversion (trunc), x86's INT32_MIN for |v| >= 2**31 and NaN (float64
+    integers returned)."""
+    x, s, z = (np.asarray(a, dtype=np.float64).astype(F32) for a in (x64, s64, zp64))
+    if form == "constant":
+        v = _fma_f32(x, (F32(1) / s).astype(F32), (z + half).astype(F32))
+    else:
+        v = ((x / s).astype(F32) + z).astype(F32) + half
+    v = np.asarray(v, dtype=F32).astype(np.float64)
+    return np.where(np.isnan(v) | (np.abs(v) >= 2.0**31), -(2.0**31), np.trunc(np.nan_to_num(v)))
+
+
+def _parity_path(p, out) -> bool:
+    """Where tinygrad 0.14.0 was measured rounding by Tensor.round: bfloat16 arithmetic, an integer y but uint8."""
+    return p.name == "bfloat16" and out.is_integer and out.name != "uint8"
+
+
+def _parity_round(q: np.ndarray, p) -> np.ndarray:
+    """tinygrad's Tensor.round in P: ceil(q - 0.5) where (q > 0) == (trunc(q) is even), else floor(q + 0.5), with
+    trunc(q) / 2, q - 0.5 and q + 0.5 each rounded to P (129 in bfloat16: 129.5 rounds to 130, so 130)."""
+    with np.errstate(invalid="ignore"):
+        half = ref.to_precision(np.trunc(q) / 2.0, p)
+        even = np.trunc(half) == half
+        return np.where((q > 0) == even, np.ceil(ref.to_precision(q - 0.5, p)), np.floor(ref.to_precision(q + 0.5, p)))
+
+
+def _fma_f32(a, b, c) -> np.ndarray:
+    """float32 a * b + c with one rounding (fmaf): a * b is exact in float64; the sum's float64 rounding error
+    (TwoSum) decides a float32 tie the float64 sum lands on."""
+    a, b, c = (np.asarray(t, dtype=np.float64) for t in (a, b, c))
+    p = a * b
+    s = p + c
+    bp = s - p
+    err = (p - (s - bp)) + (c - bp)
+    f = s.astype(F32)
+    g = np.nextafter(f, np.where(s > f, F32(np.inf), F32(-np.inf))).astype(F32)
+    tie = np.isfinite(err) & (err != 0) & (s == (f.astype(np.float64) + g.astype(np.float64)) / 2)
+    if tie.any():  # s is halfway between f32 neighbours: the exact sum lies on err's side
+        lo, hi = np.minimum(f, g), np.maximum(f, g)
+        f = np.where(tie, np.where(err > 0, hi, lo), f)
+    return f
 
 
 def _wrap_int32(v: np.ndarray) -> np.ndarray:
@@ -158,6 +218,19 @@ def _uint8_rule(inputs, attrs, opset, input_types) -> list[np.ndarray]:
     with np.errstate(all="ignore"):
         q = ref._values(np.asarray(inputs[0]), dtypes.get(input_types[0])) / s
     return [np.where(np.isposinf(q), out.int_max, np.where(np.isneginf(q), out.int_min, y)).astype(y.dtype)]
+
+
+def _not_uint8(params: dict) -> str | None:
+    if params["y"] != "uint8":
+        return "the fault changes only the uint8 path (tinygrad's): every other output is the reference's"
+    return None
+
+
+def _not_parity_path(params: dict) -> str | None:
+    if params["precision"] != "bfloat16" or not dtypes.get(params["y"]).is_integer or params["y"] == "uint8":
+        return ("the fault changes only an integer y other than uint8 at bfloat16 precision (the path tinygrad was "
+                "measured on): its function is the reference here")
+    return None
 
 
 def _output_dtype_read(params: dict) -> str | None:
@@ -320,4 +393,20 @@ FAULTS: tuple[Fault, ...] = (
           "rule before QuantizeLinear-21)", _node(output_dtype_ignored=True), equivalent=_output_dtype_read,
           seen_in="tract 0.23.9 (measured here: every output_dtype without a zero point, int8 / int16 / uint4 / int2 / "
                   "float8e4m3fn / float4e2m1, returns uint8)"),
+    Fault("quantize_linear.add_half_truncate", "uint8: y = clip(int32(trunc(float32(float32(float32(x / y_scale) + "
+          "zero point) + 0.4999999))), 0, 255) in float32 (0.5 when x and y_scale are float16): 1.5 -> 1, 2.5 -> 3; "
+          "|v| >= 2**31 and NaN -> INT32_MIN, so 0", _node(add_half_truncate="fed"), equivalent=_not_uint8,
+          seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here, fed inputs: test_quantizelinear_uint8_opset25's "
+                  "data set 0 gives 1 for 1.5 and 3 for 2.5)"),
+    Fault("quantize_linear.bfloat16_parity_round", "bfloat16 precision, integer y but uint8: rounds x / y_scale by "
+          "ceil(q - 0.5) where (q > 0) == (trunc(q) even), else floor(q + 0.5), each step and the zero point's sum "
+          "rounded to bfloat16: 129 -> 130", _node(rounding="parity"), equivalent=_not_parity_path,
+          seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here: test_quantizelinear_bfloat16_x_opset19's data set 1, "
+                  "x 129, y_scale 1, zero point -128 gives 2 instead of 1; its Tensor.round in bfloat16)"),
+    Fault("quantize_linear.add_half_truncate_constant_scale", "uint8: y = clip(int32(trunc(fma(x, float32(1 / "
+          "y_scale), float32(zero point + 0.4999999)))), 0, 255), the fma rounded once to float32 (0.5 when x and "
+          "y_scale are float16): a constant scale's reciprocal and the rounding constant folded in",
+          _node(add_half_truncate="constant"), equivalent=_not_uint8,
+          seen_in="tinygrad 0.14.0 CPU, clang 19 (measured here, --inputs initializers: test_quantizelinear_uint8_opset25's "
+                  "data set 4, y_scale 3: 4.5 -> 2 (the fed form's 1), 7.5 -> 3)"),
 )

@@ -7,7 +7,7 @@ the fault's outputs differ from the reference's (every step defined):
                         are ties (the reference rounds them to even)
   range_not_widened     all positive (and all negative) x: the unwidened range gives another y_scale
   scale_reciprocal (and every fault that computes y_scale so: scale_reciprocal_y_from_range,
-  zero_point_reciprocal_y_from_range, fake_quantize_fma)   ranges 1, 2, 3 ... (max with min 0) until
+  zero_point_reciprocal_y_from_range, fake_quantize_fma, divide_by_range_then_255)   ranges 1, 2, 3 ... (max with min 0) until
                         range * float32(1/255) != range / 255
   zero_point_unclipped  a subnormal y_scale: range 300 * 2**-149 gives y_scale 2**-149, so
                         -min / y_scale = 299 > 255
@@ -125,6 +125,7 @@ def construct(fault) -> list[tuple[np.ndarray, str]]:
             "zero_point_unclipped": _zero_point_unclipped, "flush_subnormals": _subnormal_range,
             "scale_reciprocal_y_from_range": _scale_reciprocal,
             "zero_point_reciprocal_y_from_range": _scale_reciprocal, "fake_quantize_fma": _scale_reciprocal,
+            "divide_by_range_then_255": _scale_reciprocal,
             "y_reciprocal": lambda: _quotient_ties(fault), "y_from_range": lambda: _quotient_ties(fault)}[name]()
 
 
