@@ -165,3 +165,49 @@ def test_subbyte_add_half_float32_is_what_openvino_does():
     assert _ref(x, v, 21)[0].astype(np.int64).tolist() == [6, -7, -6]
     assert _run(fault, x, v, 21).astype(np.int64).tolist() == [7, -8, -6]
     assert not fault.applies({"from": "float", "to": "int8", "opset": 13})
+
+
+
+def test_ftz_after_rounding_is_what_iree_does():
+    """IREE 3.13 llvm-cpu, float64 -> float32: results below FLT_MIN -> +-0, tininess decided after rounding to 24
+    bits with an unbounded exponent (0x1.fffffep-127 is exact there and tiny: 0; 0x1.fffffffffffffp-127 rounds to
+    2**-126: FLT_MIN)."""
+    fault = FAULTS["cast.ftz_after_rounding"]
+    v = family.Variant(dtypes.get("double"), dtypes.get("float"), None, None, 13)
+    x = np.array([1.1754942807573643e-38, 1.1754943508222874e-38, -1.401298464324817e-45, 1.5], dtype=np.float64)
+    flt_min = 1.1754943508222875e-38
+    assert _ref(x, v, 13)[0].tolist() == [flt_min, flt_min, -1.401298464324817e-45, 1.5]
+    z = _run(fault, x, v, 13)
+    assert z.tolist() == [0.0, flt_min, -0.0, 1.5] and np.signbit(z[2])
+    assert not fault.applies({"from": "int32", "to": "float", "opset": 13})
+    assert fault.equivalent({"from": "float16", "to": "float", "opset": 13})  # no float16 is below FLT_MIN
+
+
+def test_ftz_after_rounding_via_float_is_what_iree_does():
+    """IREE 3.13 llvm-cpu, float64 -> float16: through float32 (65519.99999999999 -> Inf), float16 subnormal results
+    -> 0 (2.980232238769532e-08), 6.103515624999999e-05 -> 2**-14 (rounds onto the smallest normal)."""
+    fault = FAULTS["cast.ftz_after_rounding_via_float"]
+    v = family.Variant(dtypes.get("double"), dtypes.get("float16"), None, None, 13)
+    x = np.array([65519.99999999999, 2.980232238769532e-08, 6.103515624999999e-05, -5.960464477539063e-08])
+    t = dtypes.get("float16")
+    assert t.to_bits(_ref(x, v, 13)[0]).tolist() == [0x7BFF, 0x0001, 0x0400, 0x8001]
+    assert t.to_bits(_run(fault, x, v, 13)).tolist() == [0x7C00, 0x0000, 0x0400, 0x8000]
+    v = family.Variant(dtypes.get("double"), dtypes.get("bfloat16"), None, None, 13)
+    assert dtypes.get("bfloat16").to_bits(_run(fault, np.array([9.183549615799121e-41]), v, 13)).tolist() == [0]
+    assert not fault.applies({"from": "float", "to": "float16", "opset": 13})
+
+
+def test_iree_float8_is_what_iree_does():
+    """IREE 3.13 llvm-cpu, CastLike float32 -> float8e4m3fn: saturate ignored (FLT_MAX -> NaN), -896 -> +NaN 0x7f
+    but -472 -> 0xff, 0.0146484375 and 0.015624999 -> 0 (the carry into 2**-6 lost), 0.013671875 -> 0x07."""
+    fault = FAULTS["cast.iree_float8"]
+    t = dtypes.get("float8e4m3fn")
+    x = np.array([3.4028234663852886e38, -896.0, -472.0, 0.0146484375, 0.015624999, -0.0146484375, 0.013671875,
+                  0.015625, np.nan], dtype=np.float32)
+    v = family.Variant(dtypes.get("float"), t, True, None, 19)
+    assert t.to_bits(_ref(x, v, 19)[0]).tolist() == [0x7E, 0xFE, 0xFE, 0x08, 0x08, 0x88, 0x07, 0x08, 0x7F]
+    assert t.to_bits(_run(fault, x, v, 19)).tolist() == [0x7F, 0x7F, 0xFF, 0x00, 0x00, 0x80, 0x07, 0x08, 0x7F]
+    v = family.Variant(dtypes.get("float"), t, False, None, 19)
+    assert t.to_bits(_ref(x, v, 19)[0]).tolist()[:3] == [0x7F, 0xFF, 0xFF]
+    assert t.to_bits(_run(fault, x, v, 19)).tolist()[:4] == [0x7F, 0x7F, 0xFF, 0x00]
+    assert not fault.applies({"from": "int32", "to": "float8e4m3fn", "saturate": 0, "opset": 19})

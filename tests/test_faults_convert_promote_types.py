@@ -287,3 +287,17 @@ def test_witness_cases_kill_the_faults_they_name():
                  if len(v.type.tensor_type.shape.dim)]
         assert 1 in sizes, c.name  # a one-element dimensioned input: what the matrix's negative cases lack
         assert F.refuses(F.REFERENCE, c.model) and not F.refuses(count, c.model), c.name
+
+
+def test_value_faults_reproduce_the_measured_iree_values():
+    """IREE 3.13 llvm-cpu: f8e4m3fn 0xFF (-NaN) -> -480 (0x7F stays NaN); f32 / bf16 subnormals -> +-0 in f64."""
+    t = dtypes.get("float8e4m3fn")
+    x = t.from_bits(np.array([0xFF, 0x7F, 0xFE, 0x01], dtype=np.uint64))
+    y = F.VALUE_CONVERTS["float8e4m3fn_negative_nan_as_number"](x, t, dtypes.get("float")).astype(np.float64)
+    assert y[0] == -480.0 and np.isnan(y[1]) and y[2:].tolist() == [-448.0, 2.0**-9]
+    y = _convert("denormals_flushed_to_f64", [1.401298464324817e-45, -1.401298464324817e-45, 1.1754943508222875e-38],
+                 "float", "double")
+    assert y.tolist() == [0.0, -0.0, 1.1754943508222875e-38] and np.signbit(y[1])
+    y = _convert("denormals_flushed_to_f64", [9.183549615799121e-41, 1.0], "bfloat16", "double")
+    assert y.tolist() == [0.0, 1.0]
+    assert _convert("denormals_flushed_to_f64", [9.183549615799121e-41], "bfloat16", "float").tolist() != [0.0]

@@ -121,11 +121,29 @@ def _search(name: str, src: DType, to: DType, examples: int) -> list:
     return [value]
 
 
+SIGNED_NAN_FAULTS = ("float8e4m3fn_negative_nan_as_number",)  # their witness is a negative NaN
+
+
+def _encode(x, t: DType, name: str):
+    """encode; for the faults of SIGNED_NAN_FAULTS a negative NaN is written "-nan" (float.fromhex reads it back
+    with its sign: f8e4m3fn 0xFF), where encode writes every NaN "nan" (+NaN)."""
+    e = encode(x, t)
+    return "-nan" if name in SIGNED_NAN_FAULTS and e == "nan" and np.signbit(np.float64(x)) else e
+
+
+def _constructed_here(name: str, src: DType) -> list:
+    """Candidates for the value faults generator.families.convert_promote_types.constructions has none for: the
+    smallest subnormal of a float input and its negative (denormals_flushed_to_f64)."""
+    if name == "denormals_flushed_to_f64" and src.is_float:
+        return [float(src.smallest_subnormal), -float(src.smallest_subnormal)]
+    return []
+
+
 def value_witness_values(name: str, src: DType, to: DType, examples: int) -> tuple[str, list]:
     """(how, values of src) on which value fault `name` differs converting to `to`."""
     if src.bits <= 16 or src.kind == "bool":
         return "exhaustive", list(value_witnesses(name, src.name, to.name))
-    cand = constructed(name, src, to)
+    cand = constructed(name, src, to) + _constructed_here(name, src)
     x = np.array(cand, dtype=object if src.is_integer else np.float64).astype(src.np_dtype) if cand else \
         np.array([], dtype=src.np_dtype)
     bad = differing(F.VALUE_CONVERTS[name], x, src, to) if x.size else x
@@ -151,7 +169,7 @@ def value_witnesses_of_group(fault, v, examples: int) -> tuple[str, list[dict]]:
             shape = [] if r == 0 else ([len(xs)] if k == 0 else [1, len(xs)])
             n_other = 1 if ranks[1 - k] == 0 else 2
             other_shape = [] if n_other == 1 else ([2] if k == 1 else [1, 2])
-            w = {f"input_{k}": [encode(x, t) for x in xs], f"input_{1 - k}": [encode(FILLER, other)] * n_other}
+            w = {f"input_{k}": [_encode(x, t, F.short_name(fault)) for x in xs], f"input_{1 - k}": [encode(FILLER, other)] * n_other}
             w["shapes"] = [shape, other_shape] if k == 0 else [other_shape, shape]
             out.append(w)
     how = "exhaustive" if hows and all(h == "exhaustive" for h in hows) else (

@@ -33,7 +33,8 @@ from generator.faults import Fault, same_elements
 from generator.reference import float8_bitwise as f8bits
 from generator.reference.cast_faults.common import (_cast, INTERMEDIATES, _is_rounding_float, _node, _outcome, _params,
                                                     _wider, group_key)
-from generator.reference.cast_faults.iree import IREE, _e4m3fn_negative_nan
+from generator.reference.cast_faults.iree import (IREE, _e4m3fn_negative_nan, _float8_applies, _ftz_after_rounding,
+                                                  _ftz_after_rounding_via_float, _ftz_applies, _iree_float8)
 from generator.reference.cast_faults.float8e8m0 import (_e8m0, _e8m0_kernel, _exponent_up_choice, _log2_choice,
                                                         _ties_even_choice)
 from generator.reference.cast_faults.measured import (_at_24, _bf16_round_bias, _bool_from_bits,
@@ -315,6 +316,24 @@ FAULTS: tuple[Fault, ...] = (
           "NaN)", _node(_e4m3fn_negative_nan),
           applies=lambda p: p["from"] == "float8e4m3fn" and dtypes.get(p["to"]).is_float and p["to"] != p["from"],
           seen_in=IREE + ": 0xFF -> -480.0 in Cast / CastLike to float32, bfloat16, ..."),
+    Fault("cast.ftz_after_rounding", "flushes to zero with tininess detected after rounding: a value whose "
+          "rounding to the target's precision (exponent unbounded) is below the smallest normal gives 0 (subnormal "
+          "results, and 0x1.fffffep-127 -> 0 in float32 where RNE gives FLT_MIN)",
+          _node(_ftz_after_rounding), applies=_ftz_applies, equivalent=_ftz_result_equivalent,
+          seen_in=IREE + ": float64 -> float32 (1.1754942807573643e-38 -> 0 where the reference gives FLT_MIN, "
+          "1.1754943508222874e-38 -> FLT_MIN, 1.401298464324817e-45 -> 0); x86 FTZ's tininess rule"),
+    Fault("cast.ftz_after_rounding_via_float", "float64 -> float16 / bfloat16 through float32, each step flushing "
+          "to zero with tininess after rounding (double rounding, and subnormal results -> 0)",
+          _node(_ftz_after_rounding_via_float),
+          applies=lambda p: p["from"] == "double" and p["to"] in ("float16", "bfloat16"),
+          seen_in=IREE + ": float64 -> float16 (65519.99999999999 -> Inf, 2.980232238769532e-08 -> 0) and "
+          "float64 -> bfloat16 (9.183549615799121e-41 -> 0)"),
+    Fault("cast.iree_float8", "float 8 as IREE converts: saturate ignored (overflow -> NaN / Inf), NaN results "
+          "the positive NaN, and a value below the smallest normal that rounds up onto it -> 0 (the subnormal "
+          "rounding's carry into the exponent lost)", _node(_iree_float8), applies=_float8_applies,
+          seen_in=IREE + ": CastLike float32 / bfloat16 -> float8e4m3fn / e5m2 / e4m3fnuz / e5m2fnuz (float8e4m3fn: "
+          "FLT_MAX -> NaN with saturate=1, -896 -> +NaN 0x7f with saturate=0, 0.0146484375 and 0.015624999 -> 0 "
+          "instead of 0.015625, 0.013671875 -> 0x07 as specified)"),
 )
 
 __all__ = ["FAULTS", "group_key"]

@@ -53,6 +53,8 @@ from generator.reference.convert_promote_types_faults.decisions import (Decide, 
 from generator.reference.convert_promote_types_faults.groups import _decision_equivalent, group_key
 from generator.reference.convert_promote_types_faults.values import _value_equivalent
 
+IREE = "IREE 3.13.0 llvm-cpu (measured here on the committed suite)"
+
 
 def _decision_fault(short: str, what: str, decide: Decide, seen_in: str = "") -> Fault:
     return Fault(f"{FAMILY}.{short}", what, make_node(decide, convert_reference), seen_in,
@@ -117,6 +119,11 @@ FAULTS: tuple[Fault, ...] = (
                  "(0 -> 2**-bias, subnormals gain the implicit 1, f8e5m2 Inf -> 65536, NaN -> 480 / 98304)",
                  "TVM 0.27 (the function body's Cast from float8, measured here: the baseline of issue 21's "
                  "ConvertPromoteTypes failures with a float8 input: 0 -> 0.0078125, NaN 0x7f -> 480, Inf -> 65536)"),
+    _value_fault("float8e4m3fn_negative_nan_as_number", "f8e4m3fn's negative NaN 0xFF decoded as -480 (0x7F stays "
+                 "NaN)", f"{IREE}: f8e4m3fn 0xFF -> -480.0 in f32 / bf16, as in its Cast"),
+    _value_fault("denormals_flushed_to_f64", "f32 / bf16 inputs below float32's smallest normal (subnormals) -> +-0 "
+                 "in an f64 common type", f"{IREE}: f32 / bf16 with f64 (1.401298464324817e-45 -> 0, "
+                 "9.183549615799121e-41 -> 0)"),
 )
 
 BY_NAME = {f.name: f for f in FAULTS}

@@ -85,6 +85,28 @@ def convert_float8_decoded_as_normals(x: np.ndarray, src: DType, to: DType) -> n
     return _cast(float8_as_normals(x, src), F64, to)
 
 
+def convert_float8e4m3fn_negative_nan_as_number(x: np.ndarray, src: DType, to: DType) -> np.ndarray:
+    """f8e4m3fn's negative NaN 0xFF decoded by the exponent rule, as -480 (1.875 * 2**8), then converted to the
+    common type; 0x7F, the positive NaN, stays NaN (IREE 3.13 llvm-cpu, as its Cast does: a decoder that tests
+    the NaN pattern without its sign bit)."""
+    if src.name != "float8e4m3fn" or src == to:
+        return convert_reference(x, src, to)
+    x = np.asarray(x, dtype=src.np_dtype)
+    v = np.where(src.to_bits(x) == 0xFF, -480.0, x.astype(np.float64))
+    return _cast(v, F64, to)
+
+
+def convert_denormals_flushed_to_f64(x: np.ndarray, src: DType, to: DType) -> np.ndarray:
+    """A float input below float32's smallest normal (an f32 or bf16 subnormal) -> a zero of its sign on its way
+    to an f64 common type (an f32 -> f64 extension with denormals flushed: 1.401298464324817e-45 -> 0)."""
+    y = convert_reference(x, src, to)
+    if to != F64 or not src.is_float or src == to:
+        return y
+    v = np.asarray(y, dtype=np.float64)
+    small = np.isfinite(v) & (v != 0) & (np.abs(v) < F32.smallest_normal)
+    return np.where(small, np.copysign(0.0, v), v)
+
+
 # ---------------------------------------------------------------------------------------
 # node functions
 # ---------------------------------------------------------------------------------------
@@ -128,4 +150,6 @@ VALUE_CONVERTS: dict[str, Convert] = {
     "int64_held_in_32_bits": convert_int64_held_in_32_bits,
     "float8_saturated": convert_float8_saturated,
     "float8_decoded_as_normals": convert_float8_decoded_as_normals,
+    "float8e4m3fn_negative_nan_as_number": convert_float8e4m3fn_negative_nan_as_number,
+    "denormals_flushed_to_f64": convert_denormals_flushed_to_f64,
 }

@@ -84,6 +84,18 @@ def _analytic(name: str, src: DType, to: DType) -> str | None:
             return (f"saturation changes only +-Inf ({src.name} has none)" if not src.has_inf else
                     f"{to.name} has no Inf: an infinite input is undefined there")
         return None
+    if name == "float8e4m3fn_negative_nan_as_number":
+        if src.name != "float8e4m3fn" or src == to:
+            return "the input is not an f8e4m3fn converted to another type"
+        return None
+    if name == "denormals_flushed_to_f64":
+        if to != F64 or src == to:
+            return "the common type is not f64 or the input is already f64"
+        if not src.is_float:
+            return f"every nonzero {src.name} has |x| >= 1"
+        if src.smallest_subnormal >= F32.smallest_normal:
+            return f"no nonzero {src.name} is below float32's smallest normal"
+        return None
     raise KeyError(name)
 
 
