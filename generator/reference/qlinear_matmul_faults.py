@@ -207,13 +207,15 @@ def as_stored_stepwise(inputs: list[np.ndarray]) -> list[np.ndarray]:
         db = b.astype(np.int64) - b_zp.astype(np.int64)
         acc = np.matmul(da, db)
         one = np.ones((), st)
-        c = ((a_s.astype(st) * b_s.astype(st)).astype(st) * (one / y_s.astype(st)).astype(st)).astype(st)
-        v = (acc.astype(np.float64).astype(np.float32).astype(st) * c).astype(st)
+        with np.errstate(all="ignore"):  # the scales' type overflows where the implementation's does
+            c = ((a_s.astype(st) * b_s.astype(st)).astype(st) * (one / y_s.astype(st)).astype(st)).astype(st)
+            v = (acc.astype(np.float64).astype(np.float32).astype(st) * c).astype(st)
     except ValueError as exc:  # numpy and tinygrad broadcast alike
         raise Refusal(f"the quantization parameters do not broadcast as stored: {exc}") from exc
-    r = _round_even_as_tinygrad(v)
-    r = (r + y_zp.astype(st)).astype(st)
-    y = np.clip(r.astype(np.float64), to.int_min, to.int_max)
+    with np.errstate(all="ignore"):
+        r = _round_even_as_tinygrad(v)
+        r = (r + y_zp.astype(st)).astype(st)
+        y = np.clip(r.astype(np.float64), to.int_min, to.int_max)
     return [y.astype(to.np_dtype)]
 
 

@@ -1,1 +1,1 @@
-BoutputJÿ€€
+BoutputJÁ€€

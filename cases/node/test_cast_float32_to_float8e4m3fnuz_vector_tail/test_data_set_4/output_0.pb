@@ -1,1 +1,1 @@
-BoutputJÁÿ€€
+BoutputJAÁ€€

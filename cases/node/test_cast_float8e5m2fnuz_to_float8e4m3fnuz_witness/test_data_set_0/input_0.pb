@@ -1,1 +1,1 @@
-BinputJ`a
+BinputJ`a

@@ -1,1 +1,1 @@
-BinputJnom
+BinputJnom

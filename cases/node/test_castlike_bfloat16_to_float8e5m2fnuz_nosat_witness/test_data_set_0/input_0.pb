@@ -1,1 +1,1 @@
-	BinputJ6‚6aGbG€6 7pGqG¶
+BinputJ6‚6à7á7aGbG€6 7pGqG¶

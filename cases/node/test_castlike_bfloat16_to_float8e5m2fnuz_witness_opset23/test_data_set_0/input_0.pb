@@ -1,1 +1,1 @@
- BinputJ@6‚6€€ÿ€6 7pGqG‚€GÿxGàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ
+"BinputJD6‚6€€ÿà7á7€6 7pGqG‚€GÿxGàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ

@@ -1,1 +1,1 @@
-!BinputJB6‚6€6 7pGqG‚¶ÿxG€GàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ€€ÿ
+#BinputJF6‚6à7á7€6 7pGqG‚¶ÿxG€GàGpÇxÇ€ÇàÇwGyGGGßGáGqÇwÇyÇÇÇßÇáÇ€€ÿ

@@ -1,1 +1,1 @@
-BinputJuvt‡ˆ
+BinputJuv‡ˆt

@@ -1,1 +1,1 @@
-Bb_zero_pointJ€‚ƒ„…
+Bb_zero_pointJ€€€€€€

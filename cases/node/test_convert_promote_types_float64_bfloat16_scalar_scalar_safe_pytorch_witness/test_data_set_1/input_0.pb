@@ -1,0 +1,1 @@
+Binput_0JUUUUUUÕ?

@@ -1,0 +1,1 @@
+Boutput_1JUUUUUUÕ?
