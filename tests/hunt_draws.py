@@ -49,3 +49,26 @@ def draw_runs(strategy, runs: int, per_run: int) -> list:
     """`runs` seeded runs (seeds 0..runs-1) of `per_run` draws: hypothesis' generation clusters a run's later
     examples around its earlier ones, so several short runs spread the draws wider than one long run."""
     return [e for k in range(runs) for e in draw_examples(strategy, per_run, k)]
+
+
+class _Found(Exception):
+    """Ends any_drawn's draws at the first example that answers it."""
+
+
+def any_drawn(strategy, n: int, predicate, at: int = 0) -> bool:
+    """Whether one of draw_examples(strategy, n, at) satisfies predicate, drawing only up to the first that does:
+    the same examples in the same order (seeded generation, no shrinking), and no more of them."""
+    @seed(at)
+    @settings(max_examples=n, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @given(strategy)
+    def look(example):
+        if predicate(example):
+            raise _Found
+
+    with _no_local_constants():
+        try:
+            look()
+        except _Found:
+            return True
+    return False

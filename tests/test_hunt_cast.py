@@ -20,7 +20,7 @@ from generator.witness.cast import _differs
 from runners.backends.opconform import OpconformBackend
 from runners.execute import run_case_dataset
 
-from hunt_draws import draw_examples
+from hunt_draws import any_drawn, draw_examples
 
 NEWEST = onnx.defs.get_schema("Cast").since_version
 SLICES = cast.hunt(NEWEST)
@@ -65,11 +65,12 @@ def groups_where_it_differs(fault, k: int = 3) -> list[cast.Variant]:
 
 
 def met(fault, v: cast.Variant, at: int = 0) -> bool:
-    for example in draw_examples(SLICES[v.base_name.removeprefix("test_cast_")], DRAWS, at):
+    """Whether one of DRAWS draws of v's slice tells the fault from the reference (drawn up to the first that does)."""
+    def tells(example) -> bool:
         case = example.case
-        if case is not None and _differs(fault, case.inputs[0][0], v, case.meta["opset"]).any():
-            return True
-    return False
+        return case is not None and bool(_differs(fault, case.inputs[0][0], v, case.meta["opset"]).any())
+
+    return any_drawn(SLICES[v.base_name.removeprefix("test_cast_")], DRAWS, tells, at)
 
 
 # Faults a hunt cannot meet: the sign of NaN is compared only by the suite's negative_nan cases; an attribute read
