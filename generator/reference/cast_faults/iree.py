@@ -39,13 +39,17 @@ def _ftz_after_rounding(x, src, to, saturate, round_mode, opset):
         _, e = np.frexp(np.where(fin, v, 1.0))
         q = np.ldexp(1.0, (e.astype(np.int64) - 1 - to.mantissa_bits).astype(np.int32))
         r = np.rint(np.where(fin, v, 1.0) / q) * q
-    tiny = fin & (np.abs(r) < to.smallest_normal)
-    if not tiny.any():
+    return _zeroed(y, fin & (np.abs(r) < to.smallest_normal), v, to)
+
+
+def _zeroed(y, where, v, to):
+    """y with the elements `where` replaced by a zero of v's sign (+0 where the target has no -0)."""
+    if not where.any():
         return y
     y = np.array(y, copy=True)
     zero = to.from_bits(np.zeros(1, dtype=np.uint64))[0]
     neg_zero = to.from_bits(np.array([to.sign_mask], dtype=np.uint64))[0] if to.has_negative_zero else zero
-    y[tiny] = np.where(v[tiny] < 0, neg_zero, zero)
+    y[where] = np.where(v[where] < 0, neg_zero, zero)
     return y
 
 
@@ -60,7 +64,6 @@ def _ftz_after_rounding_via_float(x, src, to, saturate, round_mode, opset):
     return _ftz_after_rounding(mid, f32, to, saturate, round_mode, opset)
 
 
-
 def _float8_carry_lost(x, src, to, saturate, round_mode, opset):
     """float 8: a value below the smallest normal that rounds up onto it (the subnormal mantissa's carry into the
     exponent) gives a zero of its sign: float8e4m3fn 0.0146484375 .. 0.015624999 -> 0, not 0.015625; the other
@@ -72,21 +75,14 @@ def _float8_carry_lost(x, src, to, saturate, round_mode, opset):
         v = np.asarray(x, dtype=src.np_dtype).astype(np.float64)
         r = np.abs(np.asarray(y).astype(np.float64))
     carried = np.isfinite(v) & (v != 0) & (np.abs(v) < to.smallest_normal) & (r == to.smallest_normal)
-    if not carried.any():
-        return y
-    y = np.array(y, copy=True)
-    zero = to.from_bits(np.zeros(1, dtype=np.uint64))[0]
-    neg_zero = to.from_bits(np.array([to.sign_mask], dtype=np.uint64))[0] if to.has_negative_zero else zero
-    y[carried] = np.where(v[carried] < 0, neg_zero, zero)
-    return y
-
+    return _zeroed(y, carried, v, to)
 
 
 def _iree_float8(x, src, to, saturate, round_mode, opset):
     """IREE's float 8 conversion: saturate ignored (overflow -> NaN / Inf as with saturate=0), a NaN result the
     target's positive NaN (0x7F; 0x80 for FNUZ) where the input is NaN or beyond the format's last binade (-896 ->
-    0x7F) while a finite value that rounds onto the NaN code keeps its sign (-472 -> 0xFF), and the carry of a subnormal's rounding into the smallest normal
-    lost (_float8_carry_lost)."""
+    0x7F) while a finite value that rounds onto the NaN code keeps its sign (-472 -> 0xFF), and the carry of a
+    subnormal's rounding into the smallest normal lost (_float8_carry_lost)."""
     y = _float8_carry_lost(x, src, to, False, round_mode, opset)
     if not to.is_float8 or to.nan_style == dtypes.E8M0:
         return y
