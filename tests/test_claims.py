@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SUITE = ROOT / "cases"
 FIXTURE = "fixture_backends:Misbehaving"
+pytest_plugins = ["pytester"]
 CASTS = ["test_cast_float32_to_float16_edge", "test_cast_float32_to_float16_random", "test_cast_float32_to_int8_edge",
          "test_cast_float32_to_int8_random", "test_cast_float32_to_float8e4m3fn_edge"]
 
@@ -110,16 +111,42 @@ def suite(tmp_path) -> Path:
     return root
 
 
-def run(cwd: Path, *args, runner="run", unsupported=()) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), str(ROOT)]),
-               OPCONFORM_TEST_UNSUPPORTED=",".join(unsupported))
-    cmd = ([sys.executable, "-m", "runners.cli", "run", "-j", "1"] if runner == "run" else
-           [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"])
-    return subprocess.run([*cmd, *args], cwd=cwd, capture_output=True, text=True, env=env)
+@pytest.fixture
+def run(pytester, monkeypatch):
+    """run(cwd, *args, runner="run", unsupported=()): `opconform run` as a command, or pytest with the plugin in
+    this process (pytester: an interpreter start fewer; the workers are processes of their own either way)."""
+    def go(cwd: Path, *args, runner="run", unsupported=()) -> subprocess.CompletedProcess:
+        env = {"PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)]),
+               "OPCONFORM_TEST_UNSUPPORTED": ",".join(unsupported)}
+        if runner == "run":
+            return subprocess.run([sys.executable, "-m", "runners.cli", "run", "-j", "1", *args], cwd=cwd,
+                                  capture_output=True, text=True, env=dict(os.environ, **env))
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.syspath_prepend(str(HERE))
+        monkeypatch.chdir(cwd)
+        result = pytester.runpytest("-p", "no:cacheprovider", "-q", *args)
+        return subprocess.CompletedProcess(["pytest", *args], int(result.ret), "\n".join(result.outlines) + "\n",
+                                           "\n".join(result.errlines) + "\n")
+
+    return go
+
+
+def claims_command(capsys, *args: str) -> subprocess.CompletedProcess:
+    """`opconform claims ARGS` in this process (it touches no signal: only `run` does)."""
+    from runners.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(["claims", *args])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["claims", *args], code, out.out, out.err)
 
 
 @pytest.mark.parametrize("runner", ["run", "pytest"])
-def test_a_refusal_inside_a_claim_is_a_fail(tmp_path, suite, runner):
+def test_a_refusal_inside_a_claim_is_a_fail(tmp_path, suite, run, runner):
     claims = tmp_path / "ort.claims"
     claims.write_text("Cast opset=13|19 from=float to=float16\n")  # CASTS[0] (float16: opset 13)
     report = tmp_path / "r.json"
@@ -143,7 +170,7 @@ def test_a_refusal_inside_a_claim_is_a_fail(tmp_path, suite, runner):
     assert "1 claimed item(s) refused" in render(load([report]), "md")
 
 
-def test_the_runs_own_refusals_are_no_claimed_refusals(tmp_path, suite):
+def test_the_runs_own_refusals_are_no_claimed_refusals(tmp_path, suite, run):
     """--max-opset is the run's statement, not the backend's: a claimed case past it stays unsupported."""
     claims = tmp_path / "c.claims"
     claims.write_text("Cast from=float\n")
@@ -151,7 +178,7 @@ def test_the_runs_own_refusals_are_no_claimed_refusals(tmp_path, suite):
     assert r.returncode == 5 and "claimed, refused" not in r.stdout, r.stdout
 
 
-def test_a_typo_in_a_claim_is_a_usage_error(tmp_path, suite):
+def test_a_typo_in_a_claim_is_a_usage_error(tmp_path, suite, run):
     claims = tmp_path / "c.claims"
     claims.write_text("Cast form=float\n")
     for runner in ("run", "pytest"):
@@ -161,16 +188,15 @@ def test_a_typo_in_a_claim_is_a_usage_error(tmp_path, suite):
         assert "Traceback" not in r.stdout + r.stderr
 
 
-def test_claims_written_from_a_run_fail_nothing_in_that_run_and_catch_a_later_refusal(tmp_path, suite):
+def test_claims_written_from_a_run_fail_nothing_in_that_run_and_catch_a_later_refusal(tmp_path, suite, run,
+                                                                                       capsys):
     report, baseline = tmp_path / "r.json", tmp_path / "b.baseline.json"
     r = run(tmp_path, str(suite), "--backend", FIXTURE, "--report", str(report), "--baseline", str(baseline),
             "--update-baseline", unsupported=[CASTS[2], CASTS[3]])
     assert r.returncode == 0, r.stdout + r.stderr
     for source in (report, baseline):
         out = tmp_path / f"{source.stem}.claims"
-        made = subprocess.run([sys.executable, "-m", "runners.cli", "claims", str(source), "--suite", str(suite),
-                               "-o", str(out)], capture_output=True, text=True, cwd=tmp_path,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        made = claims_command(capsys, str(source), "--suite", str(suite), "-o", str(out))
         assert made.returncode == 0, made.stderr
         text = out.read_text()
         assert text.startswith("# opconform claims") and "\n# refused (2 case(s)): Cast opset=13 from=float to=int8" \
@@ -183,16 +209,14 @@ def test_claims_written_from_a_run_fail_nothing_in_that_run_and_catch_a_later_re
         assert later.returncode == 1 and f"{CASTS[1]}" in later.stdout and "claimed, refused" in later.stdout
 
 
-def test_opconform_claims_writes_only_its_own_files(tmp_path, suite):
+def test_opconform_claims_writes_only_its_own_files(tmp_path, suite, run, capsys):
     report = tmp_path / "r.json"
     assert run(tmp_path, str(suite), "--backend", "opconform", "--report", str(report)).returncode == 0
     notes = tmp_path / "notes.txt"
     notes.write_text("mine\n")
-    cmd = [sys.executable, "-m", "runners.cli", "claims", str(report), "--suite", str(suite)]
-    r = subprocess.run([*cmd, "-o", str(notes)], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    r = claims_command(capsys, str(report), "--suite", str(suite), "-o", str(notes))
     assert r.returncode == 2 and "is not a claims file opconform wrote" in r.stderr and notes.read_text() == "mine\n"
-    r = subprocess.run([*cmd[:-2], "--suite", str(tmp_path)], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    r = claims_command(capsys, str(report), "--suite", str(tmp_path))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not a suite" in r.stderr
 
 
@@ -212,7 +236,7 @@ def test_the_built_in_onnx_node_test_claims_are_current():
     assert len(claims.claims) > 50
 
 
-def test_the_report_counts_configurations_per_op(tmp_path, suite):
+def test_the_report_counts_configurations_per_op(tmp_path, suite, run):
     report = tmp_path / "r.json"
     run(tmp_path, str(suite), "--backend", FIXTURE, "--report", str(report), unsupported=[CASTS[2], CASTS[4]])
     from runners.report import build, render

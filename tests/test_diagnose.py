@@ -289,16 +289,16 @@ def test_table_reads_older_results_without_diagnoses(tmp_path):
 # ---------------------------------------------------------------------------------------
 # a real fault model of Cast, as a mutant, through pytest and its worker process
 # ---------------------------------------------------------------------------------------
-def test_real_cast_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path):
+def test_real_cast_fault_as_a_mutant_is_diagnosed_as_itself(tmp_path, pytester):
     catalogue = generator.faults.by_name("cast")
     if not catalogue:
         pytest.skip("no Cast fault models (generator/reference/cast_faults/)")
     name = "cast.round_half_away" if "cast.round_half_away" in catalogue else next(iter(catalogue))
     suite, report = tmp_path / "cast", tmp_path / "r.json"
     assert cli.main([str(suite), "--family", "cast", "--profile", "quick", "--max-opset", "21"]) == 0
-    run = subprocess.run([sys.executable, "-m", "pytest", str(suite / "node"), "-k", "float32_to", "-q",
-                          "-p", "no:cacheprovider", "--backend", f"fault:{name}", "--report", str(report)],
-                         capture_output=True, text=True, cwd=tmp_path)
+    result = pytester.runpytest(str(suite / "node"), "-k", "float32_to", "-q", "-p", "no:cacheprovider",
+                                "--backend", f"fault:{name}", "--report", str(report))  # in this process
+    run = subprocess.CompletedProcess([], int(result.ret), result.stdout.str(), result.stderr.str())
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
     failed = [r for r in json.loads(report.read_text())["records"] if r["verdict"] == "fail"]
     assert failed, f"the quick Cast suite kills {name} on no float32 -> * case"

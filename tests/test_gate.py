@@ -339,16 +339,13 @@ def small_suite(pytester, monkeypatch) -> Path:
 
 
 def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_suite):
-    import subprocess
-    import sys
+    from cli_in_process import opconform
 
     for i in (1, 2, 3):
         r = run(pytester, monkeypatch, small_suite, "--shard", f"{i}/3", "--report", str(pytester.path / f"r{i}.json"))
         assert r.ret == 0
-    report = [sys.executable, "-m", "runners.cli", "report"]
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent))
-    partial = subprocess.run([*report, "r1.json", "r3.json", "-o", "partial.md"], cwd=pytester.path,
-                             capture_output=True, text=True, env=env)
+    monkeypatch.chdir(pytester.path)
+    partial = opconform("report", "r1.json", "r3.json", "-o", "partial.md")  # in this process
     assert partial.returncode == 0, partial.stderr
     b = json.loads((pytester.path / "r1.json").read_text())["backend"]
     label = f"{b['name']} {b['version']}"
@@ -356,8 +353,7 @@ def test_shards_run_apart_make_one_report_column(pytester, monkeypatch, small_su
     # its selection (the shard), so the report knows they were left to the missing shard
     assert partial.stderr.splitlines() == [
         f"opconform report: warning: {label}: shard(s) 2 of 3 missing (merged 2: r1.json, r3.json)"]
-    whole = subprocess.run([*report, "r1.json", "r2.json", "r3.json", "-o", "whole.md"], cwd=pytester.path,
-                           capture_output=True, text=True, env=env)
+    whole = opconform("report", "r1.json", "r2.json", "r3.json", "-o", "whole.md")
     assert whole.returncode == 0 and whole.stderr == "", whole.stderr
     assert f"{label}: 3 of 3 shards" in whole.stdout
     assert f"| {label} | strict | 3 of 3 | {len(PICKS)} |" in (pytester.path / "whole.md").read_text()

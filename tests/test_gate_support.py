@@ -83,15 +83,25 @@ def env_for(**misbehave) -> dict:
     return env
 
 
-def pytest_run(cwd: Path, suite: Path, *args, **misbehave) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", str(suite), "--backend", FIXTURE, "-p", "no:cacheprovider",
-                           "-q", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env_for(**misbehave))
-
-
 def opconform_run(cwd: Path, suite: Path, *args, **misbehave) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "runners.cli", "run", str(suite), "--backend", FIXTURE, "-j", "1",
                            *args], cwd=cwd, capture_output=True, text=True, env=env_for(**misbehave))
+
+
+@pytest.fixture
+def runners(pytester, monkeypatch) -> dict:
+    """Both runners on a suite, the fixture backend misbehaving as told: `opconform run` as a command, pytest with
+    the plugin in this process (pytester; an interpreter start fewer per run, the workers are processes of
+    their own either way)."""
+    def pytest_run(cwd: Path, suite: Path, *args, **misbehave) -> subprocess.CompletedProcess:
+        for key in ("PYTHONPATH", *(f"OPCONFORM_TEST_{what}" for what in BEHAVIOURS)):
+            monkeypatch.setenv(key, env_for(**misbehave)[key])
+        monkeypatch.chdir(cwd)
+        result = pytester.runpytest(str(suite), "--backend", FIXTURE, "-p", "no:cacheprovider", "-q", *args)
+        return subprocess.CompletedProcess(["pytest", str(suite), *args], int(result.ret),
+                                           "\n".join(result.outlines) + "\n", "\n".join(result.errlines) + "\n")
+
+    return {"pytest": pytest_run, "opconform-run": opconform_run}
 
 
 def gate_items(stdout: str) -> dict[str, set[str]]:
@@ -105,8 +115,9 @@ def gate_items(stdout: str) -> dict[str, set[str]]:
     return out
 
 
-@pytest.mark.parametrize("runner", [pytest_run, opconform_run], ids=["pytest", "opconform-run"])
-def test_the_gate_and_the_report_judge_every_transition_alike(pytester, suite, runner):
+@pytest.mark.parametrize("kind", ["pytest", "opconform-run"])
+def test_the_gate_and_the_report_judge_every_transition_alike(pytester, suite, runners, kind):
+    runner = runners[kind]
     p = PICKS
     base = pytester.path / "b.baseline.json"
     # the baseline: p0..p2 pass, p3 / p4 / p9 fail, p5 errors, p6 unsupported, p7 / p8 pass
@@ -176,8 +187,9 @@ def test_a_backend_that_refuses_everything_fails_the_gate(pytester, suite):
     assert "item(s) better" in r.stdout and "0 item(s) better" in r.stdout
 
 
-@pytest.mark.parametrize("runner", [pytest_run, opconform_run], ids=["pytest", "opconform-run"])
-def test_a_run_that_judged_nothing_is_not_green(pytester, suite, runner):
+@pytest.mark.parametrize("kind", ["pytest", "opconform-run"])
+def test_a_run_that_judged_nothing_is_not_green(pytester, suite, runners, kind):
+    runner = runners[kind]
     r = runner(pytester.path, suite, unsupported=PICKS)
     assert r.returncode == 5, r.stdout + r.stderr
     assert f"opconform: nothing judged: of {len(PICKS)} selected item(s), {len(PICKS)} unsupported (exit 5)" \

@@ -7,7 +7,9 @@ generator.outdir on its own with a build that writes two files.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import io
 import json
 import os
 import signal
@@ -28,7 +30,11 @@ SMALL = ["--family", "dynamic_quantize_linear", "--profile", "quick"]  # 17 case
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "generator.cli", *args], capture_output=True, text=True)
+    """gen-cases ARGS in this process (no interpreter to start): its exit status and what it prints."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return subprocess.CompletedProcess(["gen-cases", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")

@@ -403,18 +403,17 @@ def test_html_shows_control_characters_escaped(hostile):
 
 
 def test_what_opconform_report_prints_is_escaped(hostile, tmp_path):
+    from cli_in_process import opconform  # in this process: what it writes to stdout and stderr
+
     out = tmp_path / "r.md"
-    r = subprocess.run([sys.executable, "-m", "runners.cli", "report", *map(str, hostile), "-o", str(out)],
-                       capture_output=True, text=True, timeout=120)
+    r = opconform("report", *map(str, hostile), "-o", str(out))
     assert r.returncode == 0 and "shard(s) 2 of 2 missing" in r.stderr
     assert not has_unsafe((r.stdout + r.stderr).replace("\n", "")) and "\\x1b[32mALL TESTS PASSED" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "runners.cli", "report", *map(str, hostile)],
-                       capture_output=True, text=True, timeout=120)
+    r = opconform("report", *map(str, hostile))
     assert r.returncode == 0 and not has_unsafe(r.stdout.replace("\n", "")) and "ALL TESTS PASSED" in r.stdout
     bad = tmp_path / "bad\x1b[2J.json"
     bad.write_text(results_text([good("test_\x1b]0;t\x07", verdict="crashed")]))
-    r = subprocess.run([sys.executable, "-m", "runners.cli", "report", str(bad)],
-                       capture_output=True, text=True, timeout=120)
+    r = opconform("report", str(bad))
     assert r.returncode == 1 and not has_unsafe(r.stderr.replace("\n", ""))
     assert "bad\\x1b[2J.json: record 0 (test_\\x1b]0;t\\x07[0]): verdict \"crashed\"" in r.stderr
 

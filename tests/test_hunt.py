@@ -24,6 +24,7 @@ from runners.execute import run_case_dataset
 from runners.results import FAIL, PASS
 
 HERE = Path(__file__).resolve().parent
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture(autouse=True)
@@ -101,17 +102,14 @@ def test_a_broken_backend_is_found_and_its_reproducer_fails_only_there(capsys, h
         assert all(read_case(p).inputs[0][0].size == 1 for p in judged)
 
 
-def test_pytest_reproduces_the_findings_and_the_reference_passes(capsys, hunted, tmp_path):
-    import subprocess
-    import sys
-
+def test_pytest_reproduces_the_findings_and_the_reference_passes(capsys, hunted, pytester):
     rc, _, out = hunted(capsys, *ROUND_HALF_AWAY)
     assert rc == 1
-    args = [sys.executable, "-m", "pytest", str(out), "-q", "-p", "no:cacheprovider", "--backend"]
-    broken = subprocess.run([*args, "fault:cast.round_half_away"], capture_output=True, text=True, cwd=tmp_path)
-    assert broken.returncode == 1 and "consistent with" in broken.stdout, broken.stdout[-2000:]
-    reference = subprocess.run([*args, "opconform"], capture_output=True, text=True, cwd=tmp_path)
-    assert reference.returncode == 0, reference.stdout[-2000:]
+    args = [str(out), "-q", "-p", "no:cacheprovider", "--backend"]
+    broken = pytester.runpytest(*args, "fault:cast.round_half_away")  # in this process: no interpreter to start
+    assert broken.ret == 1 and "consistent with" in broken.stdout.str(), broken.stdout.str()[-2000:]
+    reference = pytester.runpytest(*args, "opconform")
+    assert reference.ret == 0, reference.stdout.str()[-2000:]
 
 
 def test_a_crash_in_the_worker_is_a_finding(capsys, tmp_path):

@@ -15,6 +15,8 @@ import pytest
 
 from runners.machine import differences, machine, machine_class
 
+pytest_plugins = ["pytester"]
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CASES = sorted(p.name for p in (ROOT / "cases" / "node").iterdir())[:4]
@@ -70,8 +72,14 @@ def _opconform(cwd: Path, *args) -> subprocess.CompletedProcess:
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
+def _pytest(pytester, *args) -> subprocess.CompletedProcess:
+    """pytest with the plugin, in this process (pytester)."""
+    result = pytester.runpytest(*args)
+    return subprocess.CompletedProcess(["pytest", *args], int(result.ret), result.stdout.str(), result.stderr.str())
+
+
 @pytest.mark.parametrize("runner", ["run", "pytest"])
-def test_a_gate_on_another_machine_says_so_before_any_verdict(tmp_path, runner):
+def test_a_gate_on_another_machine_says_so_before_any_verdict(tmp_path, pytester, runner):
     suite = _suite(tmp_path / "s")
     base, report = tmp_path / "b.baseline.json", tmp_path / "r.json"
     assert _opconform(tmp_path, "run", str(suite), "--backend", "opconform", "--baseline", str(base),
@@ -82,9 +90,7 @@ def test_a_gate_on_another_machine_says_so_before_any_verdict(tmp_path, runner):
     base.write_text(json.dumps(doc))
     cmd = (["run", str(suite), "--backend", "opconform", "--baseline", str(base)] if runner == "run" else None)
     r = (_opconform(tmp_path, *cmd) if cmd else
-         subprocess.run([sys.executable, "-m", "pytest", str(suite), "--backend", "opconform", "--baseline", str(base),
-                         "-p", "no:cacheprovider", "-q"], cwd=tmp_path, capture_output=True, text=True,
-                        env=dict(os.environ, PYTHONPATH=str(ROOT))))
+         _pytest(pytester, str(suite), "--backend", "opconform", "--baseline", str(base), "-p", "no:cacheprovider", "-q"))
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     said = [i for i, line in enumerate(lines) if "the baseline was recorded elsewhere" in line]
@@ -93,8 +99,10 @@ def test_a_gate_on_another_machine_says_so_before_any_verdict(tmp_path, runner):
     assert said[0] < first_verdict
 
 
-def test_opconform_machine_prints_the_class_ci_keys_baselines_by(tmp_path):
-    r = _opconform(tmp_path, "machine", "--class")
+def test_opconform_machine_prints_the_class_ci_keys_baselines_by():
+    from cli_in_process import opconform  # in this process
+
+    r = opconform("machine", "--class")
     assert r.returncode == 0 and r.stdout == machine()["class"] + "\n"
-    r = _opconform(tmp_path, "machine", "--json")
+    r = opconform("machine", "--json")
     assert json.loads(r.stdout) == machine()

@@ -251,7 +251,8 @@ def test_the_run_ends_with_the_counts_per_verdict(pytester, suite, xdist):
     which, after the short test summary."""
     rewrite_expected(suite / "node" / F16, dataset=1, index=3, value=np.float16(2.0))
     (suite / "node" / F8 / "case.json").write_text("{")  # invalid-case
-    result = pytester.runpytest_subprocess(str(suite), "--backend", "opconform", *xdist)
+    run = pytester.runpytest_subprocess if xdist else pytester.runpytest  # without xdist: in this process
+    result = run(str(suite), "--backend", "opconform", *xdist)
     result.assert_outcomes(passed=1, failed=2)
     # In order; not consecutive: on CI (env CI set) pytest prints each FAILED message in full, several lines.
     result.stdout.fnmatch_lines([

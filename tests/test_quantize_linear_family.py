@@ -13,6 +13,8 @@ from generator.family import PROBE_COMPARE, Family
 from generator.reference import quantize_linear as ref
 from family_cases import generate
 
+pytest_plugins = ["pytester"]
+
 
 @pytest.fixture(scope="module")
 def cases():
@@ -131,19 +133,18 @@ def test_the_expected_outputs_are_the_reference_s(cases):
             assert np.array_equal(t.to_bits(y) if t.is_float else y, t.to_bits(want) if t.is_float else want), c.name
 
 
-def test_generated_suite_passes_on_opconform_and_stays_small(tmp_path):
-    import subprocess
-    import sys
+def test_generated_suite_passes_on_opconform_and_stays_small(pytester, capsys):
+    """gen-cases and pytest in this process (no interpreter to start for either)."""
+    from generator import cli
 
-    out = tmp_path / "ql"
-    subprocess.run([sys.executable, "-m", "generator.cli", "--family", "quantize_linear", str(out)], check=True,
-                   capture_output=True)
+    out = pytester.path / "ql"
+    assert cli.main(["--family", "quantize_linear", str(out)]) == 0
+    capsys.readouterr()
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     n = sum(1 for kind in ("node", "probe", "negative") for _ in (out / kind).iterdir())
     assert size < 5_000_000 and n < 400, (size, n)  # 367 cases since issue 32's output_dtype witnesses (35 groups)
-    r = subprocess.run([sys.executable, "-m", "pytest", str(out), "--backend", "opconform", "-q",
-                        "-p", "no:cacheprovider"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout[-2000:]
+    r = pytester.runpytest(str(out), "--backend", "opconform", "-q", "-p", "no:cacheprovider")
+    assert r.ret == 0, r.stdout.str()[-2000:]
 
 
 @pytest.mark.parametrize("name, fault", [

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from runners.gate import shard_of
 from runners.report import MARK, ReportError, build, load, md_code, md_text, problems, render
 from runners.results import suite_hash, write_results
+
+from cli_in_process import opconform
 
 
 def rec(case, verdict, family="cast", params=None, kind="node", tiers=None, message="", outputs=None, error=None,
@@ -100,7 +100,7 @@ def test_markdown(results):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "runners.cli", *args], capture_output=True, text=True)
+    return opconform(*args)  # in this process (tests/cli_in_process.py)
 
 
 def test_cli_writes_html_and_md(results, tmp_path):

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,8 @@ from runners.report import build, render
 from runners.report_groups import failing
 from runners.report_inputs import load, problems
 from runners.results import suite_hash, write_results
+
+from cli_in_process import opconform
 
 ROOT = Path(__file__).resolve().parents[1]
 QLINEAR = "test_qlinearconv_witness_explicit_dilated_per_channel_bias"  # data set 9 fails on onnxruntime 1.32
@@ -286,7 +286,7 @@ def test_the_baseline_view_says_what_is_new_known_and_fixed(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "runners.cli", *args], capture_output=True, text=True)
+    return opconform(*args)  # in this process (tests/cli_in_process.py)
 
 
 def test_a_baseline_of_another_backend_or_no_baseline_is_one_line(tmp_path):
