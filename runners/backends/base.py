@@ -194,3 +194,12 @@ def as_declared(a, t: DType) -> np.ndarray:
         if a.size == 0 or (t.int_min <= int(a.min()) and int(a.max()) <= t.int_max):
             return a.astype(t.np_dtype)
     return a
+
+
+def relu_model() -> onnx.ModelProto:
+    """A one-node float Relu (opset 13): what an adapter compiles and runs to check its options at the start."""
+    from onnx import helper
+
+    x, y = (helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in "xy")
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)

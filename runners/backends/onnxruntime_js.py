@@ -30,13 +30,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import onnx
-from onnx import helper
 
 from generator import dtypes
 from generator.dtypes import DType
 from runners.backends import js_packages
 from runners.backends.base import (Backend, BackendNotInstalled, BackendOptionError, Unsupported, UnsupportedTable,
-                                   as_declared, choice, count, io_types, refuse_option)
+                                   as_declared, choice, count, io_types, refuse_option, relu_model)
 from runners.backends.js_process import NodeDied, NodeError, NodeProcess, node_executable
 
 # project element type name -> the JS API's (the others are spelled the same)
@@ -115,12 +114,6 @@ class Prepared:
     outputs: list[tuple[str, DType]]
 
 
-def _relu_model() -> onnx.ModelProto:
-    x, y = (helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in "xy")
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
-
-
 class _OnnxRuntimeJs(Backend):
     flavor = "?"  # "node" | "web": the driver's package
 
@@ -154,7 +147,7 @@ class _OnnxRuntimeJs(Backend):
         node = NodeProcess(self.flavor, self.where)
         try:
             answer, _ = node.request({"op": "create", "options": self._session_options()},
-                                     [_relu_model().SerializeToString()])
+                                     [relu_model().SerializeToString()])
             x = np.array([-1.0, 2.0], np.float32)
             node.request({"op": "run", "id": answer["id"], "outputs": ["y"],
                           "inputs": [{"name": "x", "type": "float32", "dims": [2]}]}, [x.tobytes()])

@@ -37,14 +37,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 import onnx.inliner
-from onnx import helper
 
 import tract
 from tract.bindings import check, lib
 
 from generator import dtypes
 from generator.dtypes import DType
-from runners.backends.base import Backend, BackendOptionError, Unsupported, choice, io_types
+from runners.backends.base import Backend, BackendOptionError, Unsupported, choice, io_types, relu_model
 from runners.backends.tract_refusals import CONSTANT_ONLY, classified, message
 
 RUNTIME = "default"
@@ -100,12 +99,6 @@ class Prepared:
     runnables: dict = field(default_factory=dict)  # input shapes (None: the model's facts) -> tract Runnable
 
 
-def _relu_model() -> onnx.ModelProto:
-    x, y = (helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in "xy")
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
-
-
 class TractBackend(Backend):
     name = "tract"
     CONSTANT_ONLY = CONSTANT_ONLY  # tract's "must be a const": --inputs auto runs the item with initializers
@@ -139,7 +132,7 @@ class TractBackend(Backend):
         """A runtime tract cannot run a model with is one usage error now, not an error per case."""
         f32 = dtypes.get("float")
         try:
-            prepared = self._prepared(_relu_model(), [("x", f32)], [("y", f32)])
+            prepared = self._prepared(relu_model(), [("x", f32)], [("y", f32)])
             self.run(prepared, [np.array([-1.0, 2.0], np.float32)])
         except Exception as exc:  # noqa: BLE001 - whatever tract says about the options
             raise BackendOptionError(f"backend {self.name!r}: tract cannot run a Relu with runtime="

@@ -33,13 +33,12 @@ import numpy as np
 import onnx
 import onnx.inliner
 import tvm
-from onnx import helper
 from tvm import relax
 from tvm.relax.frontend.onnx import from_onnx
 
 from generator.dtypes import DType
 from runners.backends.base import (Backend, BackendOptionError, Unsupported, UnsupportedTable, as_declared, choice,
-                                   io_types)
+                                   io_types, relu_model)
 
 TARGET = "llvm"
 OPT_LEVEL = "2"  # tvm.transform.PassContext's own default (what tvm.compile uses without a context)
@@ -92,12 +91,6 @@ class Prepared:
     outputs: list[tuple[str, DType]]
 
 
-def _relu_model() -> onnx.ModelProto:
-    x, y = (helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, [2]) for n in "xy")
-    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "options", [x], [y])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
-
-
 class TvmBackend(Backend):
     name = "tvm"
     OPTIONS = {
@@ -135,7 +128,7 @@ class TvmBackend(Backend):
             device = self._device()
             if not device.exist:
                 raise RuntimeError(f"device {device} is not present")
-            prepared = self._compile(_relu_model(), [], [])
+            prepared = self._compile(relu_model(), [], [])
             prepared.vm["main"](tvm.runtime.tensor(np.array([-1.0, 2.0], np.float32), device=prepared.device))
         except Exception as exc:  # noqa: BLE001
             raise BackendOptionError(f"backend {self.name!r}: TVM cannot run with target={self.target_text} "
