@@ -168,7 +168,6 @@ def _scratch() -> str:
     """A temporary directory of this process for a memory-only cache's files."""
     if not _SCRATCH:
         import atexit
-        import shutil
         import tempfile
 
         _SCRATCH.append(tempfile.mkdtemp(prefix="opconform-iree-"))
