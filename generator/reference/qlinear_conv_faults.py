@@ -21,6 +21,7 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    away from zero; the last Wo % 8 positions converted to the output type without saturation
   attributes       a written auto_pad of any value padded as SAME_UPPER (its presence read, not its value: the
                    explicit-defaults axis writes auto_pad="NOTSET")
+  refusals         a 1-D convolution refused (tinygrad)
 
 Groups (group_key): a configuration class of a case, from its case.json "params":
 
@@ -40,8 +41,8 @@ class has a witness case (generator/witness/qlinear_conv.py).
 `equivalent(params)` gives the proof where a fault cannot differ in a class: the SAME split without SAME,
 dilations ignored without dilations, SAME padding from the undilated kernel without SAME, per-channel faults with
 one scale, B ignored without B, and the int32 wraparound everywhere (see _WRAP_PROOF). The spatial rank is data of
-every class: the unclamped SAME total (without dilations it differs only where a stride exceeds the kernel) has
-witness configurations of its own (generator/witness/qlinear_conv.py).
+every class: the 1-D refusal and the unclamped SAME total (without dilations it differs only where a stride
+exceeds the kernel) have witness configurations of their own (generator/witness/qlinear_conv.py).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from math import isfinite, prod
 import numpy as np
 
 from generator import dtypes
-from generator.faults import Fault
+from generator.faults import Fault, Refusal
 from generator.reference import qlinear_conv as ref
 from generator.reference.requantize_variants import REQUANT_FAULTS, _requantize, _rne_ratio, _round_variant
 
@@ -145,7 +146,8 @@ def int16_pairs(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: n
 def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scale_axis: str = "output",
           same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
           wrap32: bool = False, pairs16: bool = False, tail: tuple | None = None,
-          auto_pad_presence: bool = False, same_undilated: bool = False) -> list[np.ndarray]:
+          auto_pad_presence: bool = False, same_undilated: bool = False,
+          one_d_refused: bool = False) -> list[np.ndarray]:
     """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
     Shape checks are the reference's (a fault accepts no more models than the spec does)."""
     if len(inputs) not in (8, 9):
@@ -159,6 +161,8 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
     ref.check_shapes(x.shape, w.shape, group, ws.size, wz.size, None if b is None else b.shape,
                      attrs.get("kernel_shape"), {"x_scale": xs.size, "x_zero_point": xz.size, "y_scale": ys.size,
                                                  "y_zero_point": yz.size})
+    if one_d_refused and x.ndim == 3:
+        raise Refusal("a 1-D convolution (x of rank 3)")
     kernel = w.shape[2:]
     nd = len(kernel)
     strides, dilations = _ints(attrs.get("strides"), nd, 1), _ints(attrs.get("dilations"), nd, 1)
@@ -329,6 +333,11 @@ FAULTS: tuple[Fault, ...] = tuple(
                   "test_qlinearconv_same_lower_s1_d2_even[0] with shape (1, 3, 5, 7) for (1, 3, 7, 9), and the 3 of "
                   "test_qlinearconv_config_010_random, kernel 1, stride 3 on 3 rows: total -2, one row cut at each "
                   "end)"),
+    Fault("qlinear_conv.one_d_refused", "refuses a 1-D convolution (x of rank 3)", _node(one_d_refused=True),
+          may_refuse=True,
+          seen_in="tinygrad 0.14.0 onnx frontend (QLinearConv reshapes w_zero_point to (-1, 1, 1, 1), which makes "
+                  "w - w_zero_point 4-D: 'Input Tensor shape (N, C, W) does not match the shape of the weights'; "
+                  "measured: all 72 data sets of the suite's 1-D cases, per tensor and per channel)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),

@@ -26,6 +26,7 @@ what the fault needs:
   same_pads_from_undilated_kernel, undilated SAME classes   a configuration of its own ("stride_over_kernel":
         strides 6 on 6 x 6, the 3x3 kernel): its unclamped total -3 crops the input (-2 / -1 at the two ends for
         SAME_UPPER, -1 / -2 for SAME_LOWER), the spec pads 0; the ramp and last tap as above
+  one_d_refused   a configuration of its own ("1d": the class's configuration on its first spatial axis), any data
   bias_ignored   B = [7, 11] on zero accumulators
   int16_pair_saturation   x = x_zero_point = X everywhere and w = V on output channel 0, extremes whose
         pair of products 2 X V leaves int16 (for int8 x int8 only -128 * -128 does, by one): every exact term
@@ -54,6 +55,7 @@ import numpy as np
 
 from generator import dtypes
 from generator.catalogue.qlinear_conv import encode_floats, encode_ints
+from generator.faults import Refusal
 from generator.families import qlinear_conv as fam
 from generator.reference import qlinear_conv as ref
 from generator.reference import qlinear_conv_faults as F
@@ -96,6 +98,10 @@ def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
     """(label, configuration) where a fault needs another configuration of the class than `conv` to differ
     (module docstring), else None."""
     name, a = fault.name.split(".", 1)[1], conv.attrs
+    if name == "one_d_refused":  # the class's configuration on its first spatial axis
+        attrs = {k: (v[0::2] if k == "pads" else v[:1]) if isinstance(v, list) else v for k, v in a.items()}
+        return "1d", replace(conv, what=conv.what + "_1d", x_shape=conv.x_shape[:3], kernel=conv.kernel[:1],
+                             attrs=attrs)
     if name == "same_pads_from_undilated_kernel" and F._parts(conv.params())[:2] in _UNDILATED_SAME:
         # stride 6 on 6 with a 3x3 kernel: the unclamped total -3, split -2 / -1 (UPPER) or -1 / -2 (LOWER)
         return "stride_over_kernel", replace(conv, what=conv.what + "_stride_over_kernel",
@@ -309,6 +315,8 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
         return _geometry_ramp(conv, True, "x ramp, w last tap")
     if name == "same_pads_from_undilated_kernel":  # the output shape changes, or the input is cropped
         return _geometry_ramp(conv, True, "x ramp, w last tap")
+    if name == "one_d_refused":  # refused whatever the data
+        return _geometry_ramp(conv, False, "x ramp, w first tap")
     if name == "bias_ignored":
         return _bias(conv)
     if name == "int16_pair_saturation":
@@ -339,7 +347,11 @@ def differs(fault, conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
     """Does the fault's output differ from the reference's (every element defined) on these inputs?"""
     if not defined(conv, inputs):
         return False
-    return not np.array_equal(outputs(ref.qlinear_conv_node, conv, inputs), outputs(fault.fn, conv, inputs))
+    try:
+        got = outputs(fault.fn, conv, inputs)
+    except Refusal:  # raised where the spec requires a result
+        return True
+    return not np.array_equal(outputs(ref.qlinear_conv_node, conv, inputs), got)
 
 
 def _differs(fault, d: Data) -> bool:
