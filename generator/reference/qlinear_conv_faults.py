@@ -12,8 +12,8 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    C / group == M elements (OpenVINO's ONNX frontend dequantizes w with axis 1); only
                    w_scale[0] used for every output channel
   geometry         SAME_UPPER / SAME_LOWER's odd padding pixel on the wrong side; dilations ignored by the
-                   kernel (the output shape still theirs); SAME's total padding from the undilated kernel
-                   (tinygrad)
+                   kernel (the output shape still theirs); SAME's total padding from the undilated kernel,
+                   a negative total not clamped at 0 (tinygrad)
   accumulation     raw u8 x s8 products summed in pairs with int16 saturation (VPMADDUBSW, onnxruntime on
                    x86 without VNNI); B ignored; conv + B computed modulo 2**32 (int32 wraparound)
   vector tails     the output loops' scalar remainders (generator/axes.py): the last Wo % W output positions of
@@ -21,6 +21,7 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    away from zero; the last Wo % 8 positions converted to the output type without saturation
   attributes       a written auto_pad of any value padded as SAME_UPPER (its presence read, not its value: the
                    explicit-defaults axis writes auto_pad="NOTSET")
+  refusals         a 1-D convolution refused (tinygrad)
 
 Groups (group_key): a configuration class of a case, from its case.json "params":
 
@@ -38,8 +39,10 @@ differ. 24 classes; the catalogue's cases fall in 10 of them, the random configu
 class has a witness case (generator/witness/qlinear_conv.py).
 
 `equivalent(params)` gives the proof where a fault cannot differ in a class: the SAME split without SAME,
-dilations ignored without dilations, SAME padding from the undilated kernel without SAME or without dilations, per-channel faults with one scale, B ignored without B, and the
-int32 wraparound everywhere (see _WRAP_PROOF).
+dilations ignored without dilations, SAME padding from the undilated kernel without SAME, per-channel faults with
+one scale, B ignored without B, and the int32 wraparound everywhere (see _WRAP_PROOF). The spatial rank is data of
+every class: the 1-D refusal and the unclamped SAME total (without dilations it differs only where a stride
+exceeds the kernel) have witness configurations of their own (generator/witness/qlinear_conv.py).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from math import isfinite, prod
 import numpy as np
 
 from generator import dtypes
-from generator.faults import Fault
+from generator.faults import Fault, Refusal
 from generator.reference import qlinear_conv as ref
 from generator.reference.requantize_variants import REQUANT_FAULTS, _requantize, _rne_ratio, _round_variant
 
@@ -143,7 +146,8 @@ def int16_pairs(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: n
 def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scale_axis: str = "output",
           same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
           wrap32: bool = False, pairs16: bool = False, tail: tuple | None = None,
-          auto_pad_presence: bool = False, same_undilated: bool = False) -> list[np.ndarray]:
+          auto_pad_presence: bool = False, same_undilated: bool = False,
+          one_d_refused: bool = False) -> list[np.ndarray]:
     """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
     Shape checks are the reference's (a fault accepts no more models than the spec does)."""
     if len(inputs) not in (8, 9):
@@ -157,6 +161,8 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
     ref.check_shapes(x.shape, w.shape, group, ws.size, wz.size, None if b is None else b.shape,
                      attrs.get("kernel_shape"), {"x_scale": xs.size, "x_zero_point": xz.size, "y_scale": ys.size,
                                                  "y_zero_point": yz.size})
+    if one_d_refused and x.ndim == 3:
+        raise Refusal("a 1-D convolution (x of rank 3)")
     kernel = w.shape[2:]
     nd = len(kernel)
     strides, dilations = _ints(attrs.get("strides"), nd, 1), _ints(attrs.get("dilations"), nd, 1)
@@ -168,8 +174,14 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
     if same_swapped and auto_pad in _SAME:  # the odd pixel on the other side, same output shape
         other = _SAME[1 - _SAME.index(auto_pad)]
         begin, end, _ = ref.resolve_padding(x.shape[2:], kernel, strides, dilations, other, None)
-    if same_undilated and auto_pad in _SAME:  # the total from the undilated kernel, split as the spec splits
-        begin, end, _ = ref.resolve_padding(x.shape[2:], kernel, strides, [1] * nd, auto_pad, None)
+    if same_undilated and auto_pad in _SAME:  # the total from the undilated kernel, unclamped, split as the spec
+        total = [(-(-i // s) - 1) * s + k - i for i, s, k in zip(x.shape[2:], strides, kernel)]
+        begin = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        end = [t - b_ for t, b_ in zip(total, begin)]
+        # a negative pad crops the input at that end
+        x = x[(slice(None), slice(None)) + tuple(slice(-min(b_, 0), i + min(e_, 0))
+                                                 for b_, e_, i in zip(begin, end, x.shape[2:]))]
+        begin, end = [max(b_, 0) for b_ in begin], [max(e_, 0) for e_ in end]
         extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
         out = [max(0, (i + b_ + e_ - t) // s + 1)
                for i, b_, e_, t, s in zip(x.shape[2:], begin, end, extent, strides)]
@@ -257,12 +269,6 @@ def _unless_dilated(p: dict) -> str | None:
     return None if _parts(p)[1] else "every dilation is 1: ignoring dilations changes no tap"
 
 
-def _unless_same_dilated(p: dict) -> str | None:
-    if not _parts(p)[1]:
-        return _unless_same(p) or "every dilation is 1: the undilated kernel is the kernel, the SAME padding the spec's"
-    return _unless_same(p)
-
-
 def _unless_per_channel(p: dict) -> str | None:
     return None if _parts(p)[2] else ("w_scale and w_zero_point are per tensor (one element): there is no "
                                       "per-channel axis or element to pick")
@@ -320,13 +326,18 @@ FAULTS: tuple[Fault, ...] = tuple(
                   "suite)"),
     Fault("qlinear_conv.same_pads_from_undilated_kernel",
           "computes SAME_UPPER / SAME_LOWER's total padding per axis from the undilated kernel size, "
-          "(ceil(i / s) - 1) * s + k - i, and convolves with the dilated kernel: a smaller output",
-          _node(same_undilated=True), equivalent=_unless_same_dilated,
-          seen_in="tinygrad 0.14.0 onnx frontend (_resolve_pool_pads; CPU, clang 19; measured: reproduces 124 "
-                  "failing dilated SAME data sets of the suite, e.g. test_qlinearconv_same_lower_s1_d2_even[0] "
-                  "with shape (1, 3, 5, 7) for (1, 3, 7, 9)); tinygrad also leaves a negative total unclamped "
-                  "(the input cropped), which this model does not (3 data sets of "
-                  "test_qlinearconv_config_010_random stay unexplained)"),
+          "(ceil(i / s) - 1) * s + k - i, not clamped at 0 (a negative pad crops the input), and convolves with "
+          "the dilated kernel", _node(same_undilated=True), equivalent=_unless_same,
+          seen_in="tinygrad 0.14.0 onnx frontend (_resolve_pool_pads; CPU, clang 19 and 14; measured: reproduces "
+                  "its 127 failing SAME data sets of the suite: 124 dilated, e.g. "
+                  "test_qlinearconv_same_lower_s1_d2_even[0] with shape (1, 3, 5, 7) for (1, 3, 7, 9), and the 3 of "
+                  "test_qlinearconv_config_010_random, kernel 1, stride 3 on 3 rows: total -2, one row cut at each "
+                  "end)"),
+    Fault("qlinear_conv.one_d_refused", "refuses a 1-D convolution (x of rank 3)", _node(one_d_refused=True),
+          may_refuse=True,
+          seen_in="tinygrad 0.14.0 onnx frontend (QLinearConv reshapes w_zero_point to (-1, 1, 1, 1), which makes "
+                  "w - w_zero_point 4-D: 'Input Tensor shape (N, C, W) does not match the shape of the weights'; "
+                  "measured: all 72 data sets of the suite's 1-D cases, per tensor and per channel)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),

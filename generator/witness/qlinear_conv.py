@@ -23,6 +23,10 @@ what the fault needs:
         the last for dilations): every output reads one x, the fault reads its neighbour (odd SAME padding:
         the configuration's total padding per axis is 1 or 3; from the undilated kernel 1 where the dilated one
         needs 3, so the output shape changes)
+  same_pads_from_undilated_kernel, undilated SAME classes   a configuration of its own ("stride_over_kernel":
+        strides 6 on 6 x 6, the 3x3 kernel): its unclamped total -3 crops the input (-2 / -1 at the two ends for
+        SAME_UPPER, -1 / -2 for SAME_LOWER), the spec pads 0; the ramp and last tap as above
+  one_d_refused   a configuration of its own ("1d": the class's configuration on its first spatial axis), any data
   bias_ignored   B = [7, 11] on zero accumulators
   int16_pair_saturation   x = x_zero_point = X everywhere and w = V on output channel 0, extremes whose
         pair of products 2 X V leaves int16 (for int8 x int8 only -128 * -128 does, by one): every exact term
@@ -38,16 +42,20 @@ what the fault needs:
         changes; the SAME_LOWER classes: same_split_swapped's ramp
 
 Witness data (JSON): generator/catalogue/qlinear_conv.py's form ("B" left out where it is all zeros; "what" says
-how the data set was built). The family (generator/families/qlinear_conv/witnesses.py, witness_inputs) turns
-them back into inputs.
+how the data set was built; "configuration" and "params", Conv.params(), where a fault needs a configuration of
+the class other than its witness configuration: own_configuration). The family
+(generator/families/qlinear_conv/witnesses.py, witness_inputs) turns them back into inputs.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
 from generator import dtypes
 from generator.catalogue.qlinear_conv import encode_floats, encode_ints
+from generator.faults import Refusal
 from generator.families import qlinear_conv as fam
 from generator.reference import qlinear_conv as ref
 from generator.reference import qlinear_conv_faults as F
@@ -81,6 +89,24 @@ def configuration(padding: str, dilated: bool, per_channel: bool, bias: bool, in
     return fam.Conv(what, x_shape, (3, 3), 2, attrs, triples[index % len(triples)],
                     per_channel="zero_point" if per_channel else None, bias="witness" if bias else None,
                     scales="witness", zero_points="witness")
+
+
+_UNDILATED_SAME = (("same_upper", False), ("same_lower", False))
+
+
+def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
+    """(label, configuration) where a fault needs another configuration of the class than `conv` to differ
+    (module docstring), else None."""
+    name, a = fault.name.split(".", 1)[1], conv.attrs
+    if name == "one_d_refused":  # the class's configuration on its first spatial axis
+        attrs = {k: (v[0::2] if k == "pads" else v[:1]) if isinstance(v, list) else v for k, v in a.items()}
+        return "1d", replace(conv, what=conv.what + "_1d", x_shape=conv.x_shape[:3], kernel=conv.kernel[:1],
+                             attrs=attrs)
+    if name == "same_pads_from_undilated_kernel" and F._parts(conv.params())[:2] in _UNDILATED_SAME:
+        # stride 6 on 6 with a 3x3 kernel: the unclamped total -3, split -2 / -1 (UPPER) or -1 / -2 (LOWER)
+        return "stride_over_kernel", replace(conv, what=conv.what + "_stride_over_kernel",
+                                             attrs=dict(a, strides=[6, 6]))
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,8 +313,10 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
         return _geometry_ramp(conv, False, "x ramp, w first tap")
     if name == "dilation_ignored":
         return _geometry_ramp(conv, True, "x ramp, w last tap")
-    if name == "same_pads_from_undilated_kernel":  # the output shape changes: any data
+    if name == "same_pads_from_undilated_kernel":  # the output shape changes, or the input is cropped
         return _geometry_ramp(conv, True, "x ramp, w last tap")
+    if name == "one_d_refused":  # refused whatever the data
+        return _geometry_ramp(conv, False, "x ramp, w first tap")
     if name == "bias_ignored":
         return _bias(conv)
     if name == "int16_pair_saturation":
@@ -319,7 +347,11 @@ def differs(fault, conv: fam.Conv, inputs: list[np.ndarray]) -> bool:
     """Does the fault's output differ from the reference's (every element defined) on these inputs?"""
     if not defined(conv, inputs):
         return False
-    return not np.array_equal(outputs(ref.qlinear_conv_node, conv, inputs), outputs(fault.fn, conv, inputs))
+    try:
+        got = outputs(fault.fn, conv, inputs)
+    except Refusal:  # raised where the spec requires a result
+        return True
+    return not np.array_equal(outputs(ref.qlinear_conv_node, conv, inputs), got)
 
 
 def _differs(fault, d: Data) -> bool:
@@ -392,10 +424,12 @@ def find(max_opset: int, budget: int) -> dict:
         params = conv.params()
 
         def witnesses_of(fault, conv=conv) -> tuple[str, list]:
-            built = [d for d in construct(fault, conv) if _differs(fault, d)]
+            label, c = own_configuration(fault, conv) or ("", conv)
+            built = [d for d in construct(fault, c) if _differs(fault, d)]
             how, found = ("construction", built) if built else \
-                ("search", search(fault, conv, budget, len(groups)))
-            return how, [d.encode() for d in found]
+                ("search", search(fault, c, budget, len(groups)))
+            own = {"configuration": label, "params": c.params()} if label else {}
+            return how, [dict(d.encode(), **own) for d in found]
 
         groups[F.key_of(*parts)] = {"params": params,
                                     "faults": group_faults(F.FAULTS, dict(params, opset=OPSET), witnesses_of)}

@@ -20,7 +20,8 @@ attribute is its own case:
                accumulation at the last output position, widths 1..17, 31..33, 63..65 and channel counts around 8, 16
   pads_symmetric_opset<n>   the opset-boundary axis: opset 11 and the newest (both QLinearConv-10)
   witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
-               fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/)
+               fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/);
+               witness_<class>_1d and _stride_over_kernel: the faults that need a configuration of their own
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
   *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
 

@@ -42,13 +42,20 @@ def witness_inputs(conv: Conv, wit: dict) -> list[np.ndarray]:
 def witness_cases() -> Iterator[Case]:
     """One node case per class of the committed witness catalogue (generator/witness/catalogue/
     qlinear_conv.json): test_qlinearconv_witness_<class>, one data set per distinct witness, expected outputs
-    from the reference; case.json "witnesses" names the faults each data set was built for."""
+    from the reference; case.json "witnesses" names the faults each data set was built for. Witnesses of a
+    configuration of their own ("configuration", "params": a fault that needs one to differ) make the case
+    test_qlinearconv_witness_<class>_<configuration>."""
     for key, group in sorted(witness.load(FAMILY.name)["groups"].items()):
-        conv = witness_conv("witness_" + key.replace(" ", "_"), group["params"])
-        sets: list[list[np.ndarray]] = []
-        made_for, seen = [], {}
+        by_config: dict[str, list] = {}
         for name, entry in sorted(group["faults"].items()):
             for wit in entry.get("witnesses", []):
+                by_config.setdefault(wit.get("configuration", ""), []).append((name, wit))
+        for label, found in sorted(by_config.items()):
+            what = "witness_" + key.replace(" ", "_") + (f"_{label}" if label else "")
+            conv = witness_conv(what, found[0][1].get("params", group["params"]))
+            sets: list[list[np.ndarray]] = []
+            made_for, seen = [], {}
+            for name, wit in found:
                 inputs = witness_inputs(conv, wit)
                 digest = b"".join(np.ascontiguousarray(v).tobytes() for v in inputs)
                 if digest in seen:
@@ -59,5 +66,4 @@ def witness_cases() -> Iterator[Case]:
                 seen[digest] = len(sets)
                 sets.append(inputs)
                 made_for.append([name])
-        if sets:
             yield from dataset_cases(conv, sets, 0, ["witness"], witnesses=made_for)
