@@ -211,3 +211,29 @@ def test_iree_float8_is_what_iree_does():
     assert t.to_bits(_ref(x, v, 19)[0]).tolist()[:3] == [0x7F, 0xFF, 0xFF]
     assert t.to_bits(_run(fault, x, v, 19)).tolist()[:4] == [0x7F, 0x7F, 0xFF, 0x00]
     assert not fault.applies({"from": "int32", "to": "float8e4m3fn", "saturate": 0, "opset": 19})
+
+
+def test_uint32_via_int32_is_what_iree_does():
+    """IREE 3.13 llvm-cpu, CastLike float64 -> uint32, the whole of test_castlike_float64_to_uint32_edge[0] (the
+    numbers are IREE's): every truncation of 2**31 and above gives 0x80000000, the others the reference's;
+    OpenVINO's model of a float64 through int32 clamps to 0x7fffffff instead."""
+    fault = FAULTS["cast.uint32_via_int32"]
+    v = family.Variant(dtypes.get("double"), dtypes.get("uint32"), None, None, 13)
+    x = np.array([0.0, 1.0, 2.0, 3.0, 7.0, -0.0, 0.5, 1.5, 2.5, 0.9, 1.1, 100.5, 2.2250738585072014e-308, 5e-324,
+                  4294967295.0, 4294967294.0, 2147483649.0, 4294967294.5, 2147483649.5, 4294967293.5, 2147483648.5,
+                  4294967294.9999995, 0.9999999999999999, 1.0000000000000002, 4294967293.9999995, 4294967294.0000005,
+                  2147483648.9999995, 2147483649.0000005, 0.49999999999999994, 0.5000000000000001,
+                  1.4999999999999998, 1.5000000000000002, 4294967294.4999995, 4294967294.5000005, 2147483649.4999995,
+                  2147483649.5000005, 4294967293.4999995, 4294967293.5000005, 2147483648.4999995,
+                  2147483648.5000005])
+    big = 2147483648
+    iree = [0, 1, 2, 3, 7, 0, 0, 1, 2, 0, 1, 100, 0, 0] + [big] * 8 + [0, 1] + [big] * 4 + [0, 0, 1, 1] + [big] * 8
+    want, undefined = _ref(x, v, 13)
+    assert not undefined.any() and (want != iree).sum() == 16  # IREE's 16 failing elements
+    assert _run(fault, x, v, 13).tolist() == iree
+    assert _run(FAULTS["cast.ov_int64_as_int32"], x, v, 13).tolist()[14] == 2**31 - 1
+    below = x[x < 2**31]  # within int32: the reference's result
+    assert _run(fault, below, v, 13).tolist() == _ref(below, v, 13)[0].tolist()
+    assert fault.equivalent({"from": "float16", "to": "uint32", "opset": 13})  # 65504 < 2**31
+    assert not fault.applies({"from": "double", "to": "uint64", "opset": 13})
+    assert not fault.applies({"from": "int64", "to": "uint32", "opset": 13})

@@ -37,7 +37,14 @@ def test_every_catalogue_entry_and_the_axes_make_cases(cases):
         assert f"{fam.FAMILY.prefix}_{entry}" in names, entry
     assert {"test_matmulinteger_opset11", "test_matmulinteger_int32_ends_probe",
             "test_matmulinteger_negative_k_mismatch"} <= names
-    assert sum(name.startswith("test_matmulinteger_witness_") for name in names) == len(F.all_groups())
+    # a 2-D case per group, a 1-D A case where a_zero_point is not per row, a 1-D B one where b's is not per column
+    witness_names = {n for n in names if n.startswith("test_matmulinteger_witness_")}
+    groups = F.all_groups()
+    one_d = sum(g[2] != "row" for g in groups) + sum(g[3] != "column" for g in groups)
+    assert len(witness_names) == len(groups) + one_d
+    assert {n for n in witness_names if n.endswith("_a_1d")} == {
+        "test_matmulinteger_witness_" + F.key_of(*g).replace(" ", "_").replace("=", "_") + "_a_1d"
+        for g in groups if g[2] != "row"}
     assert sum(c.kind == "negative" for c in cases.values()) == 7
 
 

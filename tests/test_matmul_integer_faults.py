@@ -103,3 +103,20 @@ def test_float32_accumulation_rounds_an_odd_sum_beyond_2_24():
     a[0, -1], b[-1, 0] = 1, 1  # 260 * 65025 + 1 = 16906501, odd, beyond 2**24: 16906500 or 16906502 in float32
     assert ref.matmul_integer(a, b).tolist() == [[16906501]]
     assert _run(f, [a, b, None, None]).tolist() in ([[16906500]], [[16906502]])
+
+
+def test_tracts_1d_a_keeps_the_added_axis_and_its_1d_b_is_refused():
+    """The numbers are tract 0.23.9's (test_matmulinteger_a_1d[0]): A [4] by B [4, 3] gives Y [1, 3] with the
+    reference's values; by a batch of B [2, 4, 3], Y [2, 1, 3]. A 1-D B (alone or with a 1-D A) is refused."""
+    kept, refused = BY_NAME["matmul_integer.a_1d_axis_kept"], BY_NAME["matmul_integer.b_1d_refused"]
+    a = np.array([100, 195, 79, 157], np.uint8)
+    b = np.array([23, 59, 41, 180, 195, 172, 16, 250, 166, 62, 130, 252], np.uint8).reshape(4, 3)
+    zp = [np.uint8(84), np.uint8(122)]
+    assert ref.matmul_integer(a, b, *zp).tolist() == [1004, 7039, 13524]
+    assert _run(kept, [a, b, *zp]).tolist() == [[1004, 7039, 13524]]
+    assert _run(kept, [a, np.stack([b, b]), None, None]).shape == (2, 1, 3)
+    assert _run(refused, [b.T, a, None, None]) is None and _run(refused, [a, a, None, None]) is None
+    # a 1-D B is no concern of the kept axis (a 1-D A by a 1-D B: [1]), nor a 1-D A of the refusal
+    assert _run(kept, [b.T, a, None, None]).tolist() == ref.matmul_integer(b.T, a).tolist()
+    assert _run(kept, [a, a, None, None]).shape == (1,)
+    assert np.array_equal(_run(refused, [a, b, *zp]), ref.matmul_integer(a, b, *zp))

@@ -17,12 +17,14 @@ generator/faults.py says what a fault module holds). Every fault has the referen
                   wrapped to 8 bits; the sum accumulated in float32, products added in K order; the exact sum rounded
                   once to float32
   vector tails    the last K % W products of each dot product left out (all of them when K < W), W = 4, 8, 16
+  1-D operands    a 1-D A's prepended dimension kept in Y ([..., 1, N] for [..., N]); a 1-D B refused (tract)
 
 Groups (group_key): "<A type> <B type> a_zp=<absent|tensor|row> b_zp=<absent|tensor|column>", from case.json
 "params" (a_type, b_type, a_zp, b_zp; a zero point's form "one" (shape [1]) is per tensor, "row_nd" / "column_nd"
 (the N-D forms) are per row / per column): 4 type pairs x 3 x 3 = 36 groups. Those are exactly the parameters
 that decide whether a fault can differ at all (equivalent() proves where not); shapes, ranks and batch dimensions
-are data of the group. Every group has a witness case (generator/witness/matmul_integer.py).
+are data of the group. Every group has a witness case (generator/witness/matmul_integer.py), and a case of a 1-D
+A / a 1-D B where its zero points allow one.
 """
 
 from __future__ import annotations
@@ -105,8 +107,10 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
              b_as_a: bool = False, a_as_b: bool = False, pairs16: bool = False, product16: bool = False,
              acc16: bool = False, acc_f32: bool = False, k_tail: int = 0, a_refused: bool = False,
              empty_refused: bool = False, diff8: bool = False, f32_once: bool = False, s8u8_refused: bool = False,
-             acc8: bool = False) -> list[np.ndarray]:
+             acc8: bool = False, a_row_kept: bool = False, b_1d_refused: bool = False) -> list[np.ndarray]:
     a, b, az, bz = _operands(inputs)
+    if b_1d_refused and b.ndim == 1:
+        raise Refusal("a 1-D B: its appended axis is not removed (the output's shape mismatches)")
     if a_refused and az is not None and not (az.ndim == 0 or az.shape == (1,)):
         raise Refusal("a_zero_point must be a scalar or a 1-D tensor of one element")
     if s8u8_refused and a.dtype == np.int8 and b.dtype == np.uint8:
@@ -137,6 +141,8 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
         db = b.astype(np.int64) - bz.astype(np.int64).reshape(-1, 1)
         return _wrap32(np.matmul(a.astype(np.int64) - ref._zero_point(az, per_row=True), db))
     a2, b2, za, zb, y_shape = _as2(a, b, az, bz)
+    if a_row_kept and a.ndim == 1:  # A promoted to [1, K], the added axis left in Y
+        y_shape = np.matmul(np.zeros((1,) + a.shape, np.int8), np.zeros(b.shape, np.int8)).shape
     k = a2.shape[-1]
     if pairs16 and a.dtype == np.int8:  # into the u8 x s8 kernel's ranges: the differences stay the same
         a2, za = a2 + 128, za + 128
@@ -221,6 +227,14 @@ def _unless_product_leaves_int16(p: dict) -> str | None:
             "point is within 128 of 0): every product fits int16")
 
 
+def _unless_a_can_be_1d(p: dict) -> str | None:
+    return "a per-row a_zero_point needs an A of rank 2 or more: no 1-D A here" if parts(p)[2] == "row" else None
+
+
+def _unless_b_can_be_1d(p: dict) -> str | None:
+    return "a per-column b_zero_point needs a B of rank 2 or more: no 1-D B here" if parts(p)[3] == "column" else None
+
+
 FAULTS: tuple[Fault, ...] = (
     Fault("matmul_integer.a_zero_point_ignored", "leaves a_zero_point out (A - 0)", _node(drop_a=True),
           equivalent=_unless_present(2, "a_zero_point"),
@@ -300,6 +314,14 @@ FAULTS: tuple[Fault, ...] = (
           _node(acc8=True),
           seen_in="int8 matmuls of compilers: iree-org/iree#8491 (an i8 dot_general wrapped to int8), "
                   "triton-lang/triton#2296 (an int8 matmul's output typed int8)"),
+    Fault("matmul_integer.a_1d_axis_kept",
+          "promotes a 1-D A to a row [1, K] as numpy.matmul does but keeps the added axis: Y is [..., 1, N] for "
+          "[..., N], its values right", _node(a_row_kept=True), equivalent=_unless_a_can_be_1d,
+          seen_in="tract 0.23.9 (measured here: A [4] by B [4, 3] gives Y [1, 3], by B [2, 4, 3] Y [2, 1, 3])"),
+    Fault("matmul_integer.b_1d_refused", "refuses a 1-D B (and a 1-D A with a 1-D B), though numpy.matmul's "
+          "promotion defines it", _node(b_1d_refused=True), equivalent=_unless_b_can_be_1d, may_refuse=True,
+          seen_in="tract 0.23.9 (measured here: into_runnable raises \"Output mismatch after rewiring expansion ... "
+                  "expected 3,1,I32 got 3,4,I32\", both 1-D \"Axis (In(0), 18446744073709551615) not found\")"),
     Fault("matmul_integer.accumulate_float32",
           "adds the exact products in float32, in K order, then converts to int32 (|sum| > 2**24 rounds)",
           _node(acc_f32=True),

@@ -16,6 +16,10 @@ checked against the reference; a fault with none would be a hole, and find() rai
             that no K-tail fault differs there: the diagnosis names float32 accumulation alone)
   wrap      zero points at the top of their types, elements at the bottom: a - za = -255 leaves the 8-bit type
             (difference_in_8_bits)
+  a_1d      mixed's first row of A as a 1-D A [K] (no per-row a_zero_point): Y's shape tells a_1d_axis_kept apart,
+            whatever the values
+  b_1d      mixed's first column of B as a 1-D B [K] (no per-column b_zero_point): b_1d_refused refuses it
+The 1-D data sets go into a case of their own (generator/families/matmul_integer/witnesses.py).
 
 Witness data (JSON): generator/catalogue/matmul_integer.py's form. The family
 (generator/families/matmul_integer/witnesses.py) turns them back into inputs.
@@ -63,7 +67,8 @@ def candidates(mm: MM) -> list[tuple[str, list]]:
     out = []
     a = s.integers(at.int_min, at.int_max, (3, 3), dtype=at.np_dtype)
     b = s.integers(bt.int_min, bt.int_max, (3, 3), dtype=bt.np_dtype)
-    out.append(("mixed", [a, b, _zero_point(at, mm.a_zp, 3, s), _zero_point(bt, mm.b_zp, 3, s)]))
+    mixed = [a, b, _zero_point(at, mm.a_zp, 3, s), _zero_point(bt, mm.b_zp, 3, s)]
+    out.append(("mixed", mixed))
     # far: zero points at the bottom of their types, elements at the top (int8 without one: -128)
     za = None if mm.a_zp == "absent" else at.int_min
     zb = None if mm.b_zp == "absent" else bt.int_min
@@ -86,6 +91,11 @@ def candidates(mm: MM) -> list[tuple[str, list]]:
     b[-2, 0] = (zb or 0) + (1 if (zb or 0) < bt.int_max else -1)
     a[0, -1] = za or 0  # the last product 0
     out.append(("float32", [a, b, _zero_point(at, mm.a_zp, 1, s, za), _zero_point(bt, mm.b_zp, 1, s, zb)]))
+    # last, so that no other fault's witness moves: 1-D operands where the zero points' forms allow them
+    if mm.a_zp != "row":
+        out.append(("a_1d", [mixed[0][0]] + mixed[1:]))
+    if mm.b_zp != "column":
+        out.append(("b_1d", [mixed[0], mixed[1][:, 0]] + mixed[2:]))
     return out
 
 

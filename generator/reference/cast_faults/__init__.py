@@ -34,7 +34,8 @@ from generator.reference import float8_bitwise as f8bits
 from generator.reference.cast_faults.common import (_cast, INTERMEDIATES, _is_rounding_float, _node, _outcome, _params,
                                                     _wider, group_key)
 from generator.reference.cast_faults.iree import (IREE, _e4m3fn_negative_nan, _float8_applies, _ftz_after_rounding,
-                                                  _ftz_after_rounding_via_float, _ftz_applies, _iree_float8)
+                                                  _ftz_after_rounding_via_float, _ftz_applies, _iree_float8,
+                                                  _uint32_via_int32, _uint32_via_int32_equivalent)
 from generator.reference.cast_faults.float8e8m0 import (_e8m0, _e8m0_kernel, _exponent_up_choice, _log2_choice,
                                                         _ties_even_choice)
 from generator.reference.cast_faults.measured import (_at_24, _bf16_round_bias, _bool_from_bits,
@@ -334,6 +335,12 @@ FAULTS: tuple[Fault, ...] = (
           seen_in=IREE + ": CastLike float32 / bfloat16 -> float8e4m3fn / e5m2 / e4m3fnuz / e5m2fnuz (float8e4m3fn: "
           "FLT_MAX -> NaN with saturate=1, -896 -> +NaN 0x7f with saturate=0, 0.0146484375 and 0.015624999 -> 0 "
           "instead of 0.015625, 0.013671875 -> 0x07 as specified)"),
+    Fault("cast.uint32_via_int32", "float -> uint32 through int32 (x86 cvttss2si / cvttsd2si): 2**31 and above give "
+          "0x80000000, the 'integer indefinite', from every float width", _node(_uint32_via_int32),
+          applies=lambda p: dtypes.get(p["from"]).is_float and p["to"] == "uint32",
+          equivalent=_uint32_via_int32_equivalent,
+          seen_in=IREE + ": CastLike float64 / float32 / bfloat16 -> uint32 (float64 4294967295.0 and 2147483649.0 -> "
+          "2147483648, where OpenVINO's float64 clamps; its Cast to uint32 does not compile)"),
 )
 
 __all__ = ["FAULTS", "group_key"]

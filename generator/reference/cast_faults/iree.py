@@ -8,6 +8,8 @@ import numpy as np
 
 from generator import dtypes
 from generator.reference.cast_faults.common import _cast
+from generator.reference.cast_faults.openvino import _wrap_to
+from generator.reference.cast_faults.ranges import _values
 
 IREE = "IREE 3.13.0 llvm-cpu (measured here on the committed suite)"
 
@@ -93,6 +95,26 @@ def _iree_float8(x, src, to, saturate, round_mode, opset):
     bits = to.to_bits(np.asarray(y)).copy()
     bits[canonical] = to.nan_bits
     return to.from_bits(bits)
+
+
+def _uint32_via_int32(x, src, to, saturate, round_mode, opset):
+    """float -> uint32 through int32 as x86's cvttss2si / cvttsd2si converts: a truncation outside int32 (2**31
+    and above) gives 0x80000000, the 'integer indefinite', whatever the source's width (4294967295.0 ->
+    2147483648); the others are the reference's."""
+    y = _cast(x, src, to, saturate, round_mode, opset)
+    if to.name != "uint32" or not src.is_float:
+        return y
+    v = _values(x, src)
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.where(np.isfinite(v), v, 2.0**31))
+    return np.where((t >= -2.0**31) & (t < 2.0**31), y, _wrap_to(np.full(np.shape(y), -2**31), to)).astype(y.dtype)
+
+
+def _uint32_via_int32_equivalent(p) -> str | None:
+    src = dtypes.get(p["from"])
+    if src.is_float and src.finite_max < 2.0**31:
+        return f"every finite {src.name} value is below 2**31: its truncation is its own int32"
+    return None
 
 
 FTZ_SOURCES = ("double", "float", "bfloat16", "float16")
