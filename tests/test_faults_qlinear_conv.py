@@ -364,6 +364,17 @@ def test_int16_pairs_by_hand():
     assert acc.reshape(-1).tolist() == [raw + 2 * (255 + 255 + 10) - 5 * (127 + 127 - 3) + 3 * 5 * -2]
 
 
+def test_int16_pairs_run_across_taps_in_im2col_order():
+    """onnxruntime's QLinearConv GEMM takes K = (kernel offset, input channel) flattened (NHWC im2col; C = 3 is no
+    multiple of 4, so not the symmetric path), and the U8S8 kernel pairs K indices 2j, 2j + 1: with C = 3 the pair
+    (tap 0 channel 2, tap 1 channel 0) straddles two taps and saturates (255 * 254 -> 32767), the others cancel
+    (-255); the exact sum 64260, which pairs kept within a tap would give."""
+    x = np.full((1, 3, 1, 2), 255, np.uint8)
+    w = np.array([127, -128, 127], np.int8).reshape(1, 3, 1, 1).repeat(2, axis=3)
+    acc = F.int16_pairs(x, 0, w, np.array([0]), 1, [0, 0], [0, 0], [1, 1], [1, 1], [1, 1])
+    assert acc.reshape(-1).tolist() == [-255 + 32767 - 255]
+
+
 def test_int16_pairs_is_the_reference_where_no_pair_saturates():
     """int8 x int8 with every value (zero points too) in [-127, 127]: |2 * x * w| <= 32258; and depthwise
     groups, which onnxruntime computes exactly: the reference."""

@@ -103,6 +103,25 @@ def test_int16_pairs_is_exact_where_no_pair_saturates():
                           ref.qlinear_matmul(*inputs).outputs[0])
 
 
+def test_int16_pairs_are_k_indices_2j_and_2j_plus_1():
+    """MLAS's AVX2 U8S8 kernel adds the products of K indices 2j, 2j + 1 (matmul_integer_faults says where its packing
+    puts them): b = [127, 127, -128, -128] saturates both pairs (32767 - 32768), [127, -128, -128, 127] neither."""
+    a = np.full((1, 4), 255, np.uint8)
+    b = np.array([[127, 127], [127, -128], [-128, -128], [-128, 127]], np.int8)
+    op = ref.operands(a, F32(1), np.uint8(0), b, F32(1), np.int8(0), F32(1), np.uint8(0))
+    assert F.int16_pairs(op).tolist() == [[-1, -510]]
+
+
+def test_int16_pairs_leave_other_type_pairs_exact():
+    """VPMADDUBSW multiplies uint8 by int8 only: a uint8 x uint8 product (onnxruntime's U8U8 kernel, VPMADDWD on
+    int16) is exact, though 255 * 255 pairs would leave int16: acc = 3 * 65025 = 195075, y = round(0.744) = 1."""
+    inputs = [np.full((2, 3), 255, np.uint8), F32(1), np.uint8(0), np.full((3, 2), 255, np.uint8), F32(1),
+              np.uint8(0), F32(2.0**18), np.uint8(0)]
+    want = ref.qlinear_matmul(*inputs).outputs[0]
+    assert want.tolist() == [[1, 1], [1, 1]]
+    assert np.array_equal(_run(BY_NAME["qlinear_matmul.int16_pair_saturation"], inputs), want)
+
+
 def test_shape_classes():
     assert F.shape_class((4,), (4, 2)) == F.shape_class((3, 4), (4,)) == "1d"
     assert F.shape_class((3, 4), (4, 2)) == "2d"

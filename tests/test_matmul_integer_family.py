@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from generator.families import matmul_integer as fam
+from generator.kill_matrix import KillMatrix
 from generator.reference import matmul_integer as ref
 from generator.reference import matmul_integer_faults as F
 
@@ -63,6 +64,24 @@ def test_judged_cases_cite_the_reading_they_rest_on(cases):
     assert ref.READING_EXACT in cases["test_matmulinteger_int32_ends"].meta["reading"]
     assert ref.READING_ONE_ELEMENT in cases["test_matmulinteger_zero_points_one_element"].meta["reading"]
     assert "reading" not in cases["test_matmulinteger_schema_example"].meta
+
+
+@pytest.mark.parametrize("name", ["test_matmulinteger_u8_s8_int16_pairs", "test_matmulinteger_u8_s8_int16_pairs_odd_k"])
+def test_the_pair_cases_saturate_where_the_kernel_pairs(cases, name):
+    """The raw products of K indices 2j, 2j + 1 (x86 VPMADDUBSW's pairs, an odd K's last index with a zero) leave int16
+    in columns 0 and 1, none in column 2; a pairing shifted by one, (2j + 1, 2j + 2), saturates in column 2 and not in
+    column 1. The data set kills int16_pair_saturation."""
+    case = dataclasses.replace(cases[name], meta=dict(cases[name].meta))
+    KillMatrix(["matmul_integer"]).add(case)
+    assert "matmul_integer.int16_pair_saturation" in case.meta["kills"][0]
+    a, b = (np.asarray(v, np.int64) for v in case.inputs[0][:2])
+    p = a[0][:, None] * b  # [K, N]: a = 255 everywhere, so one row of A says it all
+    k = len(p)
+    leaves = lambda s: (s > 2**15 - 1) | (s < -(2**15))  # noqa: E731
+    kernel = leaves(p[0:k - 1:2] + p[1::2])
+    shifted = leaves(p[1:k - 1:2] + p[2::2])
+    assert kernel[:, :2].all() and not kernel[:, 2].any() and not leaves(p[-1:]).any()
+    assert shifted[:, 2].all() and not shifted[:, 1].any()
 
 
 def test_negatives_are_refused_for_the_rule_they_break(cases, tmp_path):

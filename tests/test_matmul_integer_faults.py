@@ -85,6 +85,20 @@ def test_the_int16_pair_saturation_of_onnxruntime_16105():
     assert _run(f, [a, b, None, None]).tolist() == [[32767]]
 
 
+def test_int16_pairs_are_k_indices_2j_and_2j_plus_1():
+    """MLAS's AVX2 U8S8 kernel packs 4 consecutive K indices per 32-bit lane (MlasGemmU8S8CopyPackAAvx2 copies A's
+    rows, MlasGemmU8S8CopyPackBAvx2 interleaves 4 rows of B, zero padded to a multiple of 4), and VPMADDUBSW adds
+    the products of bytes 2j and 2j + 1: pairs (0, 1), (2, 3); an odd K's last index pairs with a zero."""
+    f = BY_NAME["matmul_integer.int16_pair_saturation"]
+    a = np.full((1, 4), 255, np.uint8)
+    b = np.array([[127, 127], [127, -128], [-128, -128], [-128, 127]], np.int8)
+    assert ref.matmul_integer(a, b).tolist() == [[-510, -510]]
+    # column 0: 64770 -> 32767 and -65280 -> -32768; column 1's pairs are -255 each (exact), though (1, 2) saturates
+    assert _run(f, [a, b, None, None]).tolist() == [[-1, -510]]
+    a3, b3 = np.full((1, 3), 255, np.uint8), np.full((3, 1), 127, np.int8)
+    assert _run(f, [a3, b3, None, None]).tolist() == [[32767 + 32385]]  # (0, 1) saturates, index 2 alone
+
+
 def test_the_along_k_fault_is_onnx_references_broadcasting():
     """[M] subtracted from [M, K] as numpy broadcasts it: along K when M == K, a refusal otherwise."""
     f = BY_NAME["matmul_integer.a_zero_point_along_k"]

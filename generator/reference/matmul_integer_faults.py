@@ -152,7 +152,10 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
         da8 = (a2 - za).astype(a.dtype).astype(np.int64)
         db8 = (b2 - zb).astype(b.dtype).astype(np.int64)
         return _wrap32(np.matmul(da8, db8).reshape(y_shape))
-    if pairs16:  # raw u8 x s8 products in adjacent pairs, saturated to int16; zero points applied after
+    if pairs16:  # raw u8 x s8 products of K indices 2j, 2j + 1 added with int16 saturation; zero points after.
+        # MLAS's AVX2 U8S8 path packs 4 consecutive K per 32-bit lane (MlasGemmU8S8CopyPackAAvx2 copies A's rows,
+        # MlasGemmU8S8CopyPackBAvx2 interleaves 4 rows of B; K zero padded to a multiple of 4, K slices of 128 / 384
+        # start at multiples of 4; MlasGemvU8S8KernelAvx2 for M = 1 alike), and VPMADDUBSW adds bytes 2j and 2j + 1
         p = _products(a2, b2)
         if k % 2:
             p = np.concatenate([p, np.zeros(p.shape[:-2] + (1, p.shape[-1]), np.int64)], axis=-2)

@@ -106,11 +106,16 @@ def int16_pairs(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: n
                 begin: list[int], end: list[int], out: list[int], strides: list[int],
                 dilations: list[int]) -> np.ndarray:
     """acc as an x86 VPMADDUBSW kernel computes it: the raw products x * w of each group's sum, taken in
-    NHWC im2col order (kernel offset outer, input channel inner), added in adjacent pairs with int16
-    saturation, the pair sums added in int32; the zero points applied after, exactly:
+    NHWC im2col order (kernel offset outer, input channel inner), added in adjacent pairs (2j, 2j + 1 of that
+    order) with int16 saturation, the pair sums added in int32; the zero points applied after, exactly:
         acc = sum_pairs sat16(a0 b0 + a1 b1) - w_zp * sum a - x_zp * sum b + K * x_zp * w_zp
     (padded positions hold x_zero_point). Depthwise groups (one input and one output channel each) take an
-    exact kernel, as onnxruntime's MlasConvDepthwise does."""
+    exact kernel, as onnxruntime's MlasConvDepthwise does. onnxruntime's QLinearConv::Compute transposes x to NHWC,
+    im2cols it in that order (a pointwise conv reads x in place: K = C) and runs MlasGemm on [positions, K] x [K, M]
+    (ReorderFilter lays w out as kernel offset, input channel, output channel), so the GEMM's pairs of K indices
+    2j, 2j + 1 are these; its symmetric path (MlasConvSym: a constant w, every w_zero_point 0) needs C % 4 == 0,
+    where packing channels by 4 per kernel offset pairs the same products (MlasConvSymKernelAvx2), and its depthwise
+    kernel widens to 32 bits first (exact)."""
     n, c = x.shape[:2]
     m, cg = w.shape[:2]
     kernel, g = w.shape[2:], group

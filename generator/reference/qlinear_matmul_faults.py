@@ -87,8 +87,9 @@ def all_groups() -> list[tuple[str, bool, bool]]:
 # the reference with one deviation
 # ---------------------------------------------------------------------------------------
 def int16_pairs(op: ref.Operands) -> np.ndarray:
-    """acc as an x86 VPMADDUBSW kernel computes it: raw products a * b added in adjacent pairs along K with int16
-    saturation, the pair sums in int32, the zero points applied after, exactly:
+    """acc as an x86 VPMADDUBSW kernel computes it: raw products a * b of K indices 2j, 2j + 1 added with int16
+    saturation (an odd K's last index alone: MLAS pads K with zeros to a multiple of 4; matmul_integer_faults says
+    where its AVX2 packing pairs them), the pair sums in int32, the zero points applied after, exactly:
         acc = sum_pairs sat16(a0 b0 + a1 b1) - b_zp * sum_k a - a_zp * sum_k b + K * a_zp * b_zp"""
     a, b = op.a.astype(np.int64), op.b.astype(np.int64)
     k = a.shape[-1]
@@ -152,8 +153,8 @@ def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool =
     acc, bound = ref.accumulate(op)
     if batch_modulo:
         acc = _batch_modulo(op)
-    if pairs16:
-        acc = int16_pairs(op)
+    if pairs16 and np.asarray(inputs[0]).dtype == np.uint8 and np.asarray(inputs[3]).dtype == np.int8:
+        acc = int16_pairs(op)  # VPMADDUBSW multiplies u8 by s8; MLAS's other pairs (U8U8: VPMADDWD) are exact
         bound = max(bound, int(np.abs(acc).max(initial=0)))
     if wrap16:
         acc = (acc.astype(np.int64) + 2**15) % 2**16 - 2**15
@@ -283,8 +284,8 @@ FAULTS: tuple[Fault, ...] = tuple(
                   "qlinearmatmul 2D/3D int8 tests excluded from onnxruntime's runs of ONNX's backend tests ('result "
                   "diff', as issue 23 reports) are that data"),
     Fault("qlinear_matmul.int16_pair_saturation",
-          "adds the raw a * b products in adjacent pairs along K with int16 saturation (x86 VPMADDUBSW), zero points "
-          "applied after", _node(pairs16=True),
+          "adds the raw a * b products of K indices 2j, 2j + 1 with int16 saturation (x86 VPMADDUBSW: a uint8, b "
+          "int8; other type pairs exact), zero points applied after", _node(pairs16=True),
           seen_in="onnxruntime#16105 (MLAS QgemmU8X8KernelAvx2, x86-64 AVX2 without VNNI; QLinearMatMul and "
                   "QLinearConv share the U8S8 QGEMM); oneDNN#518 (cblas_gemm_s8u8s32 capped at 32767)",
           cpu="x86-64 without VNNI"),

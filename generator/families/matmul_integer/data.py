@@ -6,8 +6,10 @@
   far         zero points at the ends, every element at the far end from its zero point (|a - za| = 255 where
               the type allows; 128 for an int8 operand without one): the largest products, of one sign, so the
               sum leaves int16 and each product does where both reach 255
-  pairs       raw extremes for a u8 x s8 kernel: a = 255 and b alternating -128 / 127 along K (VPMADDUBSW's pairs of
-              a0 b0 + a1 b1 saturate int16), zero points drawn
+  pairs       raw extremes for a u8 x s8 kernel: a = 255, and b's columns along K, in blocks of 4: 127 everywhere, then
+              (-128, -128, 127, 127), then (127, -128, -128, 127). MLAS's AVX2 kernel adds the products of K indices
+              2j and 2j + 1 (VPMADDUBSW): they saturate int16 in columns 0 and 1 (+-2 * 255 * 127 or 128), cancel
+              (-255) in column 2, where a pairing shifted by one would saturate instead; zero points drawn
   float32     far, but the product before last +-1 and the last 0: the exact sum (K - 2) p +- 1 is odd and beyond
               2**24 (K - 2 even), so no float32 holds it
 """
@@ -77,9 +79,14 @@ def draw_dataset(mm: MM, s: sampling.Stream, i: int) -> list[np.ndarray]:
             a, b = a.astype(at.np_dtype), b.astype(bt.np_dtype)
     elif mm.data == "pairs":
         a = np.full(mm.a_shape, at.int_max, at.np_dtype)
-        k = mm.b_shape[-2] if len(mm.b_shape) > 1 else mm.b_shape[0]
-        col = np.resize(np.array([bt.int_min, bt.int_max], np.int64), k)
-        b = np.broadcast_to(col.reshape((k,) + (1,) * (len(mm.b_shape) > 1)), mm.b_shape).astype(bt.np_dtype)
+        lo, hi = _ends(bt)
+        blocks = np.array([[hi, hi, hi, hi], [lo, lo, hi, hi], [hi, lo, lo, hi]], np.int64)  # per column, along K
+        if len(mm.b_shape) > 1:
+            k, n = mm.b_shape[-2:]
+            b = np.broadcast_to(np.resize(blocks, (n, 4))[:, np.arange(k) % 4].T, mm.b_shape)
+        else:  # a 1-D B is one column: the second's blocks, saturating only in the kernel's pairs
+            b = blocks[1][np.arange(mm.b_shape[0]) % 4]
+        b = b.astype(bt.np_dtype)
     else:
         a = s.integers(at.int_min, at.int_max, mm.a_shape, dtype=at.np_dtype)
         b = s.integers(bt.int_min, bt.int_max, mm.b_shape, dtype=bt.np_dtype)

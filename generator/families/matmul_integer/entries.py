@@ -146,8 +146,9 @@ _far_products()
 
 @CATALOGUE
 def u8_s8_int16_pairs():
-    """uint8 x int8 raw extremes, a = 255 and b alternating -128 / 127 along K: x86 VPMADDUBSW's int16 pairs
-    saturate (onnxruntime#16105)."""
+    """uint8 x int8 raw extremes, a = 255 and b's columns at the ends in blocks of 4 along K (data.py, "pairs"):
+    the int16 pairs of K indices 2j, 2j + 1 that x86 VPMADDUBSW adds saturate (onnxruntime#16105); K odd: the last
+    index pairs with the kernel's zero padding."""
     return MM(a_shape=(2, 16), b_shape=(16, 3), types=(U8, I8), data="pairs")
 
 
