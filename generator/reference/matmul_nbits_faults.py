@@ -24,12 +24,13 @@ def _attrs(attrs: dict) -> tuple[int, int, int, int]:
     return attrs["K"], attrs["N"], attrs.get("bits", ref.DEFAULT_BITS), attrs["block_size"]
 
 
-def _result(a: np.ndarray, w: np.ndarray, bias) -> list[np.ndarray]:
+def _result(a: np.ndarray, w: np.ndarray, bias, dtype=None) -> list[np.ndarray]:
+    """a @ w.T (+ bias) rounded once to dtype (default a's: pass A's type where a is a float64 stand-in)."""
     y = np.matmul(np.asarray(a).astype(np.float64), w.T)
     if bias is not None:
         y = y + np.asarray(bias).astype(np.float64)
     with np.errstate(over="ignore"):  # a fault's result may overflow A's type (float16): +-Inf, as a backend's
-        return [y.astype(np.asarray(a).dtype)]
+        return [y.astype(dtype or np.asarray(a).dtype)]
 
 
 def _swap_codes(packed: np.ndarray, bits: int) -> np.ndarray:
@@ -83,8 +84,8 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             return _result(a, _as_4bit(b, scales, zp, g_idx, attrs), bias)
         w = ref.weights(b, scales, zp, None if ignore_g_idx else g_idx, attrs)
         bias = None if ignore_bias else bias
-        if a_int8:
-            return _result(_int8_blocks(np.asarray(a), bs), w, bias)
+        if a_int8:  # the int8 stand-in of A is float64: Y still of A's type
+            return _result(_int8_blocks(np.asarray(a), bs), w, bias, np.asarray(a).dtype)
         if fp16_blocks:
             return [_fp16_block_sums(np.asarray(a), b, scales, zp, g_idx, bias, attrs)]
         return _result(a, w, bias)
