@@ -4,7 +4,7 @@ reference model's verify_dot_product.cc).
 
 For each output element, from the case's own inputs (float64):
     bnd  = sum_k |a_k * w_k| (+ |bias|)       the magnitude every rounding error scales with
-    qerr = sum_k |w_k| * step_k               only where A may be quantized to int8 (step: one int8 step of k's block)
+    qerr = sum_k |w_k| * step_k / 2           only where A may be quantized to int8 (step: one int8 step of k's block)
 and, e the expected value (the reference's float64 sum rounded once to the output type), an implementation's
 value imp meets the bound when
     e is NaN:                                imp is NaN
@@ -33,16 +33,17 @@ from generator.reference import matmul_nbits
 # "operands" of a compare spec -> (the node's input names in order, (inputs in that order with None for an omitted
 # one, node attributes, a_int8_block) -> (ref, bnd, qerr) shaped like Y)
 OPERANDS = {"matmul_nbits": (matmul_nbits.INPUTS, matmul_nbits.dot_terms)}
-# accuracy_level (MatMulNBits) -> the type A may be downcast to (None: none; "int8": quantized in blocks)
+# accuracy_level (MatMulNBits: "The minimum accuracy level of input A, can be: 0(unset), 1(fp32), 2(fp16),
+# 3(bf16), or 4(int8)") -> the accumulation the bound allows: 1, 2, 3 that type, whatever A's type (a float16 A at
+# level 1 is summed as precisely as float32; a float32 A at level 2 may be summed in float16); 0 (unset: "A will
+# not be quantized or downcast", matmul_nbits.READING_LEVEL_0) and 4 A's own type, 4 with A in int8 blocks.
 LEVEL_TYPES = {0: None, 1: "float32", 2: "float16", 3: "bfloat16", 4: "int8"}
 
 
 def accumulation(t1: str, accuracy_level: int) -> str:
-    """The least precise float type the node may compute in: A's type, or the coarser one the level allows."""
+    """The least precise float type the node may compute in: the level's (1, 2, 3), else A's type."""
     level = LEVEL_TYPES.get(accuracy_level)
-    if level in (None, "int8"):
-        return t1
-    return min((t1, level), key=lambda n: dtypes.get(n).mantissa_bits)
+    return t1 if level in (None, "int8") else dtypes.get(level).name
 
 
 def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -45,6 +45,14 @@ def test_the_spec_states_the_bound_parameters():
     assert dot_bound.accumulation("float", 3) == "bfloat16" and dot_bound.accumulation("float", 4) == "float"
 
 
+@pytest.mark.parametrize("t1, level, acc", [
+    ("float16", 0, "float16"), ("float16", 1, "float"), ("bfloat16", 1, "float"), ("bfloat16", 2, "float16"),
+    ("float16", 3, "bfloat16"), ("float16", 4, "float16"), ("float", 0, "float"), ("float", 1, "float")])
+def test_the_level_names_the_accumulation_whatever_a_s_type(t1, level, acc):
+    """accuracy_level 1, 2, 3: that type's sum (a float16 A at level 1 as precisely as float32); 0 and 4: A's."""
+    assert dot_bound.accumulation(t1, level) == acc
+
+
 def test_inside_the_bound_passes_and_outside_fails():
     inputs, spec, full = _case()
     ref_y, bnd, qerr = ref.dot_terms(full, ATTRS)
@@ -76,8 +84,9 @@ def test_a_zero_bound_needs_zero_and_an_overflowing_bound_allows_anything():
     assert dot_bound.within(np.array([np.nan]), np.array([1.0]), np.zeros(1), np.array([np.nan]), F16, F16, 2).all()
 
 
-def test_accuracy_level_4_allows_one_int8_step_of_a():
-    """A quantized to int8 in blocks (accuracy_level 4) passes there and fails at level 0."""
+def test_accuracy_level_4_allows_half_an_int8_step_of_a():
+    """A quantized to int8 in blocks (accuracy_level 4) passes there and fails at level 0; truncated to int8, it
+    fails at 4 where every a is q + 3/4 steps over a positive weight (3/4 of a step lost a term, half allowed)."""
     from generator.reference.matmul_nbits_faults import _int8_blocks
     for level, passes in ((4, True), (0, False)):
         inputs, spec, full = _case(level=level)
@@ -85,6 +94,17 @@ def test_accuracy_level_4_allows_one_int8_step_of_a():
         w = ref.weights(full[1], full[2], None, None, ATTRS)
         actual = (_int8_blocks(inputs[0], 16) @ w.T).astype(np.float32)
         assert _verdict(actual, expected, inputs, spec).ok is passes, level
+    inputs, spec, full = _case(level=4)
+    a = np.tile(np.arange(32) % 100 + 0.75, (3, 1)) / 64
+    a[:, [0, 16]] = 127 / 64  # each block's max: one step is 1/64 exactly
+    inputs[0], full[0] = a.astype(np.float32), a.astype(np.float32)
+    full[1] = inputs[1] = ref.pack(np.full((2, 2, 16), 9), 4)  # w = scale > 0
+    full[2] = inputs[2] = np.abs(inputs[2])
+    expected = ref.matmul_nbits(full, ATTRS).outputs[0]
+    w = ref.weights(full[1], full[2], None, None, ATTRS)
+    for rounding, passes in ((np.round, True), (np.trunc, False)):
+        actual = (_int8_blocks(a, 16, rounding) @ w.T).astype(np.float32)
+        assert _verdict(actual, expected, inputs, spec).ok is passes, rounding
 
 
 def test_without_inputs_the_mode_cannot_judge():

@@ -44,10 +44,22 @@ def test_the_catalogue_covers_the_text(cases):
     assert {p["accuracy_level"] for p in params} >= {0, 1, 4}
     assert any(p["K"] % p["block_size"] for p in params) and any(p["block_size"] >= 512 for p in params)
     assert any(p["g_idx"] for p in params) and any(p["bias"] for p in params)
+    assert any(p["N"] > 8 and p["N"] % 8 for p in params) and any(p["g_idx"] and p["K"] % p["block_size"]
+                                                                   for p in params)
     probes = [c for c in cases.values() if c.kind == "probe"]
     assert [c.meta["undefined"] for c in probes] == [[ref.UNDEF_G_IDX]]
     negatives = {c.name.removeprefix("test_matmulnbits_negative_") for c in cases.values() if c.kind == "negative"}
     assert {"block_size_8", "block_size_24", "bits_1", "b_blob_size", "scales_shape", "zero_points_shape"} <= negatives
+
+
+def test_each_judged_case_names_the_readings_it_rests_on(cases):
+    """accuracy_level 0 (the sum in A's type), 4 (int8 A rounded to nearest) and g_idx rest on readings: each such
+    node case's case.json says so; levels 1 .. 3 rest on the level's sentence."""
+    for c in (c for c in cases.values() if c.kind == "node"):
+        p, reading = c.meta["params"], c.meta.get("reading") or ""
+        assert (ref.READING_G_IDX in reading) == p["g_idx"], c.name
+        assert (ref.READING_LEVEL_0 in reading) == (p["accuracy_level"] == 0), c.name
+        assert (ref.READING_INT8 in reading) == (p["accuracy_level"] == 4), c.name
 
 
 def test_the_opconform_backend_passes_every_case(cases, tmp_path):

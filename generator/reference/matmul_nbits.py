@@ -108,7 +108,8 @@ def _inputs(inputs: list) -> list:
 def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tuple[np.ndarray, ...]:
     """Per element of Y, in float64: the exact result ref = sum_k a_k * w_k (+ bias), its bound
     bnd = sum_k |a_k * w_k| (+ |bias|), and, where A may be quantized to int8 in blocks of a_int8_block along
-    K (accuracy_level 4), qerr = sum_k |w_k| * step_k, step_k = max |a| over k's block / 127 (one int8 step)."""
+    K (accuracy_level 4), qerr = sum_k |w_k| * step_k / 2, step_k = max |a| over k's block / 127: half an int8
+    step, what rounding to nearest loses (READING_INT8)."""
     a, b, scales, zp, g_idx, bias = _inputs(inputs)
     w = weights(b, scales, zp, g_idx, attrs)
     a = np.asarray(a).astype(np.float64)
@@ -124,9 +125,27 @@ def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tup
         padded = np.zeros(a.shape[:-1] + (blocks * a_int8_block,))
         padded[..., :K] = np.abs(a)
         amax = padded.reshape(a.shape[:-1] + (blocks, a_int8_block)).max(axis=-1)
-        step = np.repeat(amax, a_int8_block, axis=-1)[..., :K] / 127.0
+        step = np.repeat(amax, a_int8_block, axis=-1)[..., :K] / 127.0 / 2
         qerr = np.matmul(step, np.abs(w).T)
     return ref, bnd, qerr
+
+
+# What a judged case rests on where no sentence states it (case.json "reading", docs/readings.md).
+READING_LEVEL_0 = ("accuracy_level 0 (unset; also when left out): the sum in A's own type at least (the bound's "
+                   "accumulation is A's type): the text says only '0 means input A will not be quantized or "
+                   "downcast', and names no precision for the sum")
+READING_INT8 = ("accuracy_level 4: 'input A can be quantized with the same block_size to int8' read as symmetric "
+                "int8 per block of A's row, scale max |a| / 127, rounded to nearest (as QuantizeLinear does): the "
+                "bound allows half an int8 step of each block of A times |w|")
+READING_G_IDX = ("g_idx ('group_idx. This input is deprecated': the text says nothing more) read as onnxruntime's "
+                 "CPU kernel reads it: k takes the scale and zero point of block g_idx[k], its code stays at k")
+
+
+def readings(attrs: dict, g_idx: bool) -> str | None:
+    """The readings a case of these attributes rests on ("; "-joined), None where none."""
+    level = attrs.get("accuracy_level", 0)
+    out = [READING_LEVEL_0] if level == 0 else [READING_INT8] if level == 4 else []
+    return "; ".join(out + ([READING_G_IDX] if g_idx else [])) or None
 
 
 UNDEF_G_IDX = ("g_idx names no block (a value outside 0 .. k_blocks - 1): the text, which calls the input "

@@ -24,12 +24,13 @@ def _attrs(attrs: dict) -> tuple[int, int, int, int]:
     return attrs["K"], attrs["N"], attrs.get("bits", ref.DEFAULT_BITS), attrs["block_size"]
 
 
-def _result(a: np.ndarray, w: np.ndarray, bias) -> list[np.ndarray]:
+def _result(a: np.ndarray, w: np.ndarray, bias, dtype=None) -> list[np.ndarray]:
+    """a @ w.T (+ bias) rounded once to dtype (default a's: pass A's type where a is a float64 stand-in)."""
     y = np.matmul(np.asarray(a).astype(np.float64), w.T)
     if bias is not None:
         y = y + np.asarray(bias).astype(np.float64)
     with np.errstate(over="ignore"):  # a fault's result may overflow A's type (float16): +-Inf, as a backend's
-        return [y.astype(np.asarray(a).dtype)]
+        return [y.astype(dtype or np.asarray(a).dtype)]
 
 
 def _swap_codes(packed: np.ndarray, bits: int) -> np.ndarray:
@@ -43,7 +44,8 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             unpadded_zp: bool = False, row_stride: bool = False, round_zp: bool = False, ignore_g_idx: bool = False,
             ignore_bias: bool = False, zeros_above: int | None = None, a_int8: bool = False,
             fp16_blocks: bool = False, g_idx_default_zp: bool = False, g_idx_as_4bit: bool = False,
-            signed_codes: bool = False, g_idx_first_code_only: bool = False):
+            signed_codes: bool = False, g_idx_first_code_only: bool = False, a_int8_rows: bool = False,
+            a_int8_truncated: bool = False, a_type_sum: bool = False):
     """A node function: the reference with one thing done wrong."""
     def node(inputs, attrs, opset, input_types):
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
@@ -83,8 +85,15 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
             return _result(a, _as_4bit(b, scales, zp, g_idx, attrs), bias)
         w = ref.weights(b, scales, zp, None if ignore_g_idx else g_idx, attrs)
         bias = None if ignore_bias else bias
+        t1 = np.asarray(a).dtype  # the int8 stand-ins of A are float64: Y still of A's type
         if a_int8:
-            return _result(_int8_blocks(np.asarray(a), bs), w, bias)
+            return _result(_int8_blocks(np.asarray(a), bs), w, bias, t1)
+        if a_int8_rows:  # one int8 scale per row of A
+            return _result(_int8_blocks(np.asarray(a), np.shape(a)[-1]), w, bias, t1)
+        if a_int8_truncated:
+            return _result(_int8_blocks(np.asarray(a), bs, np.trunc), w, bias, t1)
+        if a_type_sum:
+            return [_a_type_sum(np.asarray(a), w, bias)]
         if fp16_blocks:
             return [_fp16_block_sums(np.asarray(a), b, scales, zp, g_idx, bias, attrs)]
         return _result(a, w, bias)
@@ -107,16 +116,38 @@ def _as_4bit(b, scales, zp, g_idx, attrs) -> np.ndarray:
     return (codes - z[:, blk]) * s[:, blk]
 
 
-def _int8_blocks(a: np.ndarray, bs: int) -> np.ndarray:
-    """A quantized to int8 in blocks of bs along K (scale max |a| / 127, round half to even), back as float64."""
+def _int8_blocks(a: np.ndarray, bs: int, rounding=np.round) -> np.ndarray:
+    """A quantized to int8 in blocks of bs along K (scale max |a| / 127, rounding: half to even), back as
+    float64."""
     K = a.shape[-1]
     blocks = -(-K // bs)
     x = np.zeros(a.shape[:-1] + (blocks * bs,))
     x[..., :K] = a.astype(np.float64)
     x = x.reshape(a.shape[:-1] + (blocks, bs))
     scale = np.abs(x).max(axis=-1, keepdims=True) / 127.0
-    q = np.where(scale > 0, np.round(x / np.where(scale > 0, scale, 1.0)), 0.0)
+    q = np.where(scale > 0, rounding(x / np.where(scale > 0, scale, 1.0)), 0.0)
     return (q * scale).reshape(a.shape[:-1] + (blocks * bs,))[..., :K]
+
+
+def _a_type_sum(a: np.ndarray, w: np.ndarray, bias) -> np.ndarray:
+    """sum_k a_k * w_k in k order, each product and partial sum (then + bias) rounded to A's type."""
+    t, K = a.dtype, a.shape[-1]
+    x = a.astype(np.float64).reshape(-1, K)
+    acc = np.zeros((x.shape[0], w.shape[0]))
+    with np.errstate(over="ignore"):
+        for k in range(K):
+            term = (x[:, k:k + 1] * w[None, :, k]).astype(t).astype(np.float64)
+            acc = (acc + term).astype(t).astype(np.float64)
+        if bias is not None:
+            acc = (acc + np.asarray(bias).astype(np.float64)).astype(t).astype(np.float64)
+    return acc.reshape(a.shape[:-1] + (w.shape[0],)).astype(t)
+
+
+def _sum_finer_than_a(p: dict) -> bool:
+    """accuracy_level asks for a sum finer than A's type (float16 / bfloat16 A at level 1, bfloat16 at 2)."""
+    t1 = _p(p, "t1", "float32")
+    acc = dot_bound.accumulation(t1, _p(p, "accuracy_level", 0))
+    return dtypes.get(acc).mantissa_bits > dtypes.get(t1).mantissa_bits
 
 
 def _fp16_block_sums(a, b, scales, zp, g_idx, bias, attrs) -> np.ndarray:
@@ -216,6 +247,20 @@ FAULTS = (
     Fault("matmul_nbits.a_int8_at_any_level", "quantizes A to int8 in blocks whatever accuracy_level says",
           _faulty(a_int8=True), applies=lambda p: _p(p, "accuracy_level", 0) != 4,
           seen_in="not seen; the int8 path (accuracy_level 4) taken where the level asks for float"),
+    Fault("matmul_nbits.a_int8_per_row", "at accuracy_level 4, quantizes A to int8 with one scale per row "
+          "(max |a| over K / 127), not per block", _faulty(a_int8_rows=True),
+          applies=lambda p: _p(p, "accuracy_level", 0) == 4,
+          equivalent=lambda p: "one block along K: a row is a block" if ref.k_blocks(p["K"], p["block_size"]) == 1
+          else None, seen_in="not seen; modelled as per-token dynamic int8 quantization of activations (one scale "
+          "a row), where the text asks for A quantized 'with the same block_size'"),
+    Fault("matmul_nbits.a_int8_truncated", "at accuracy_level 4, quantizes A to int8 per block truncating toward "
+          "zero, not rounding to nearest", _faulty(a_int8_truncated=True),
+          applies=lambda p: _p(p, "accuracy_level", 0) == 4,
+          seen_in="not seen; modelled as a float -> int8 conversion that truncates (C's cast) where one rounds"),
+    Fault("matmul_nbits.a_type_accumulation", "sums a * w in A's own type (float16, bfloat16), k in order, where "
+          "accuracy_level asks for a finer sum (1: fp32)", _faulty(a_type_sum=True), applies=_sum_finer_than_a,
+          seen_in="not seen; modelled as a float16 kernel whose accumulator is A's type whatever accuracy_level asks "
+                  "(onnxruntime's own float16 tests allow less)"),
     Fault("matmul_nbits.float16_block_accumulation", "accumulates a * (code - zero point) over a block in float16 "
           "and applies the scale after (float16 overflow where the scaled sum is small)",
           _faulty(fp16_blocks=True), applies=lambda p: _p(p, "t1") == "float16",

@@ -6,8 +6,15 @@ drawn for what it must kill (kinds): "random" (every code, zero point and paddin
 and zero-point faults), "int8" (each block of A one large element over a zero weight, the rest small: int8
 quantization of A loses the small ones), "overflow" (float16: block sums of a * (code - zero point) beyond
 65504 while the scaled result is small), "zero" (every code equal to its zero point: Y = bias exactly),
-"typed_zp" (zero points 2j + 1/2), "bias_only" (A = 0), "g_idx" (one term whose g_idx block has another scale
-than k // block_size's), "g_idx_out_of_range" (undefined: the probe).
+"typed_zp" (zero points 2j + 1/2), "typed_zp_mid" (every zero point 2**(bits - 1) - 1/2: 1.5 for 2 bits, the
+symmetric one), "bias_only" (A = 0), "g_idx" (one term whose g_idx block has another scale than k // block_size's),
+"g_idx_out_of_range" (undefined: the probe). For accuracy_level 4: "int8_rows" (one block of A of 1024 .. 1920
+(float16, bfloat16: 256 .. 480), the others below 1/4, the large block over zero weights but in the first row of
+B (|w| = |scale| there): int8 per row of A loses the small blocks), "int8_round" (each block's max, 127 steps of
+2**-e, over a zero weight, the others q + 3/4 steps, q in 0 .. 3, over positive weights: truncating loses 3/4 of a
+step a term, rounding to nearest 1/4). For a sum finer than A's type (accuracy_level 1 on float16 / bfloat16 A):
+"swamp" (a first term of 2**(mantissa bits + 1) in A's type, then terms of 1/4 .. 3/4, positive: a sum in A's
+type drops every later term).
 """
 
 from __future__ import annotations
@@ -28,8 +35,9 @@ FAMILY = Family("matmul_nbits", "MatMulNBits", ref.SPEC_FILE, domain=ref.DOMAIN)
 OPSET = 21  # the ai.onnx import beside com.microsoft 1 (the model has no ai.onnx node)
 CLAUSE = ref.CLAUSE
 REASON = ("dot-product bound (TOSA dot-product compliance mode): the text fixes the weights ((q - zero_point) * "
-          "scale) but not the order or precision of the sum; accumulation: the least precise type A's type and "
-          "accuracy_level allow; abs_bound 2 * terms per sum; with accuracy_level 4 A may be int8 in blocks")
+          "scale) but not the order or precision of the sum; accumulation: the type accuracy_level names (1 fp32, "
+          "2 fp16, 3 bf16), A's own at 0 (unset) and 4; abs_bound 2 * terms per sum; with accuracy_level 4 A may be "
+          "int8 in blocks (half an int8 step a term)")
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,37 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
         codes[:, 0] = np.where(np.floor(zpk) < top, np.floor(zpk) + 1, np.floor(zpk) - 1)
         a = np.zeros(cfg.a_shape + (K,))
         a[..., 0] = 1.5
+    elif kind == "typed_zp_mid":  # the symmetric zero point: codes - 1.5 in {-1.5, -0.5, 0.5, 1.5} for 2 bits
+        zp = np.full((N, kb), 2.0 ** (bits - 1) - 0.5)
+    elif kind == "int8_rows":
+        big = s.integers(0, kb - 1)  # the block of large A (A's blocks are k // block_size; the tail one too)
+        zp = np.round(zp)
+        zpk = zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1))
+        in_big = np.arange(K) // bs == big
+        codes[1:, :K] = np.where(in_big, zpk[1:][:, blk], codes[1:, :K])  # zero weights but in row 0
+        a = s.integers(1, 16, cfg.a_shape + (K,)).astype(np.float64) / 64
+        row0 = np.where(zpk[0, blk] < top, zpk[0, blk] + 1, zpk[0, blk] - 1)  # |w| = |scale|
+        codes[0, :K] = np.where(in_big, row0, codes[0, :K])
+        large = 2.0 ** (10 if cfg.t1 == "float32" else 8)  # row 0's large block sum stays finite in float16
+        a[..., in_big] = large * (1 + s.integers(0, 7, cfg.a_shape + (int(in_big.sum()),)) / 8)
+    elif kind == "int8_round":
+        zp = np.minimum(np.round(zp), top - 1)
+        zpk = (zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1)))[:, blk]
+        codes[:, :K] = zpk + 1  # w = scale > 0: every term's rounding error of one sign
+        scales = np.abs(scales)
+        step = 2.0 ** -(1 + (np.arange(K) // bs) % 3)  # per block of A: steps large beside a bias
+        a = (s.integers(0, 3, cfg.a_shape + (K,)) + 0.75) * step  # small: float16's allowance below 1/4 step
+        starts = np.arange(0, K, bs)
+        a[..., starts] = 127 * step[starts]  # the block's max: scale max / 127 = step exactly
+        codes[:, starts] = zpk[:, starts]  # over a zero weight (in bnd it would outgrow the quarter step)
+    elif kind == "swamp":  # a * w: 2**(frac + 1) first, then 1/4 .. 3/4; w = scale = 1/4 everywhere
+        frac = dtypes.get(cfg.t1).mantissa_bits
+        zp = np.minimum(np.round(zp), top - 1)
+        zpk = (zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1)))[:, blk]
+        codes[:, :K] = zpk + 1
+        scales = np.full((N, kb), 0.25)
+        a = s.integers(4, 12, cfg.a_shape + (K,)).astype(np.float64) / 4
+        a[..., 0] = 2.0 ** (frac + 3)
     elif kind == "overflow":
         zpk = zp if cfg.zero_points != "none" else np.full((N, kb), 2.0 ** (bits - 1))
         if cfg.zero_points != "none":
@@ -172,7 +211,8 @@ def kinds_for(cfg: Config) -> tuple[str, ...]:
     """The data sets a configuration needs to kill its faults: two random ones; "int8" where the accumulation
     type leaves a loose bound (float16, bfloat16: A's type or accuracy_level 2, 3); "overflow" for float16 (K >= 16: a block of >= 16 terms can overflow);
     "typed_zp" for typed zero points; "bias_only" with a bias, "g_idx" with g_idx (both decisive whatever the
-    bound's looseness: float16 at large K allows 2K * 2**-11 of sum |a * w|)."""
+    bound's looseness: float16 at large K allows 2K * 2**-11 of sum |a * w|); "int8_rows" and "int8_round" at
+    accuracy_level 4; "swamp" where the level asks for a finer sum than A's type."""
     kinds = ["random", "random"]
     if dot_bound.accumulation(dtypes.get(cfg.t1).name, cfg.accuracy_level or 0) != "float":
         kinds.append("int8")
@@ -184,6 +224,11 @@ def kinds_for(cfg: Config) -> tuple[str, ...]:
         kinds.append("bias_only")
     if cfg.g_idx:
         kinds.append("g_idx")
+    if cfg.accuracy_level == 4:
+        kinds += ["int8_rows", "int8_round"]
+    acc = dot_bound.accumulation(cfg.t1, cfg.accuracy_level or 0)
+    if dtypes.get(acc).mantissa_bits > dtypes.get(cfg.t1).mantissa_bits:
+        kinds.append("swamp")
     return tuple(kinds)
 
 
@@ -194,7 +239,7 @@ def datasets(cfg: Config, seed: int) -> list[list[np.ndarray]]:
 
 def meta(cfg: Config, seed: int, flags: list[str]) -> dict:
     return FAMILY.meta(opset=OPSET, clause=CLAUSE, compare=dot_bound.spec_of(cfg.attrs, cfg.slots, cfg.t1, REASON),
-                       flags=flags, seed=seed, params=cfg.params)
+                       flags=flags, seed=seed, params=cfg.params, reading=ref.readings(cfg.attrs, cfg.g_idx))
 
 
 def cases(cfg: Config, seed: int = 0, flags: tuple = ("edge",)) -> Iterator[Case]:

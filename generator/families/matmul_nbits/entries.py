@@ -58,6 +58,14 @@ def bits4_typed_zero_points():
 
 
 @CATALOGUE
+def bits2_typed_zero_points():
+    """2-bit weights, typed zero points, neither g_idx nor bias; "typed_zp_mid": every zero point 1.5, the
+    symmetric 2-bit one (codes - 1.5 in -1.5 .. 1.5)."""
+    return Config("bits2_typed_zero_points", bits=2, K=48, zero_points="typed",
+                  kinds=("random", "random", "typed_zp", "typed_zp_mid"))
+
+
+@CATALOGUE
 def bits8_typed_zero_points():
     return Config("bits8_typed_zero_points", bits=8, zero_points="typed")
 
@@ -77,6 +85,30 @@ def k_tail_bits2():
 @CATALOGUE
 def k_tail_bits8():
     return Config("k_tail_bits8", bits=8, K=20, N=3, zero_points="typed")
+
+
+@CATALOGUE
+def k_tail_bits2_blocks():
+    """bits 2, 4 blocks of 32, the last of 4 codes (28 padding codes)."""
+    return Config("k_tail_bits2_blocks", bits=2, block_size=32, K=100, N=3)
+
+
+@CATALOGUE
+def k_tail_bits8_blocks():
+    """bits 8, 4 blocks of 16, the last of 8, packed zero points."""
+    return Config("k_tail_bits8_blocks", bits=8, K=56, N=3, zero_points="packed")
+
+
+@CATALOGUE
+def n_13():
+    """N = 13: beyond a tile of 8 and no multiple of 4, 8 or 16 (kernels tile N)."""
+    return Config("n_13", K=32, N=13, zero_points="packed")
+
+
+@CATALOGUE
+def n_24_bits2():
+    """N = 24: a multiple of 8, not of 16; 2-bit weights."""
+    return Config("n_24_bits2", bits=2, K=64, N=24, a_shape=(1,))
 
 
 @CATALOGUE
@@ -116,6 +148,12 @@ def g_idx_bits2():
 
 
 @CATALOGUE
+def g_idx_k_tail():
+    """g_idx with K = 40 (3 blocks of 16, the last of 8): g_idx has K entries, not k_blocks * block_size."""
+    return Config("g_idx_k_tail", K=40, N=3, g_idx=True)
+
+
+@CATALOGUE
 def g_idx_out_of_range():
     """g_idx values -1 and k_blocks: the probe (the text says nothing; what each backend returns is recorded)."""
     return Config("g_idx_out_of_range", K=32, N=2, g_idx=True, kinds=("g_idx_out_of_range",))
@@ -131,6 +169,18 @@ def bias():
 def a_3d():
     """A [2, 3, K]: Y [2, 3, N] ('The output tensor has the same rank as the input')."""
     return Config("a_3d", a_shape=(2, 3))
+
+
+@CATALOGUE
+def a_3d_bias():
+    """A [2, 3, K] with a bias: [N] added to every row of the 3-D result."""
+    return Config("a_3d_bias", a_shape=(2, 3), bias=True)
+
+
+@CATALOGUE
+def bias_without_zero_points():
+    """zero_points and g_idx given as '' before the bias (the node's inputs A, B, scales, '', '', bias)."""
+    return Config("bias_without_zero_points", bias=True)
 
 
 @CATALOGUE
@@ -178,6 +228,51 @@ def accuracy_level_4():
     """accuracy_level 4: 'input A can be quantized with the same block_size to int8': the bound adds one int8 step
     of each block of A times |w|."""
     return Config("accuracy_level_4", block_size=32, K=64, accuracy_level=4, zero_points="packed")
+
+
+@CATALOGUE
+def accuracy_level_4_blocks_apart():
+    """accuracy_level 4, A's blocks orders of magnitude apart (one of 1024 .. 1920, the others below 1/4), K tail
+    (4 blocks, the last of 8), packed zero points, bias: int8 per row of A, or truncated, leaves the bound (half an
+    int8 step of each block, READING_INT8)."""
+    return Config("accuracy_level_4_blocks_apart", K=56, N=4, accuracy_level=4, zero_points="packed", bias=True)
+
+
+@CATALOGUE
+def accuracy_level_4_blocks_apart_typed_zero_points():
+    """The same with typed zero points, block_size 32, K = 80 (the last block of 16)."""
+    return Config("accuracy_level_4_blocks_apart_typed_zero_points", block_size=32, K=80, N=3, accuracy_level=4,
+                  zero_points="typed")
+
+
+@CATALOGUE
+def float16_accuracy_level_4_blocks_apart():
+    """float16 A, 8-bit weights, default zero points, bias, K = 40."""
+    return Config("float16_accuracy_level_4_blocks_apart", t1="float16", bits=8, K=40, N=3, accuracy_level=4,
+                  bias=True)
+
+
+@CATALOGUE
+def float16_accuracy_level_1():
+    """float16 A at accuracy_level 1 (fp32), K = 256: the bound is float32's (2**-24 a term), which a float16 sum
+    leaves ("swamp": a first term of 2048 and 255 of 1/4 .. 3/4, each lost in float16)."""
+    return Config("float16_accuracy_level_1", t1="float16", block_size=32, K=256, N=3, a_shape=(1,),
+                  zero_points="packed", accuracy_level=1)
+
+
+@CATALOGUE
+def float16_accuracy_level_1_k1024():
+    """float16 A at accuracy_level 1, K = 1024 (a model's hidden size): on random data a float16 sum leaves the
+    float32 bound; "overflow" for the float16 block sums."""
+    return Config("float16_accuracy_level_1_k1024", t1="float16", block_size=64, K=1024, N=2, a_shape=(1,),
+                  accuracy_level=1, kinds=("random", "overflow"))
+
+
+@CATALOGUE
+def bfloat16_accuracy_level_1():
+    """bfloat16 A at accuracy_level 1, K = 1024: a bfloat16 sum leaves the float32 bound."""
+    return Config("bfloat16_accuracy_level_1", t1="bfloat16", block_size=128, K=1024, N=2, a_shape=(1,),
+                  accuracy_level=1, kinds=("random", "swamp"))
 
 
 @CATALOGUE

@@ -2,8 +2,9 @@
 
 A hunt example is a configuration (A's type, bits, block_size 16..1024, K around multiples of block_size, N,
 A's rows, zero-point form, g_idx, bias, accuracy_level) and one data set of one kind (config.py: random, int8,
-overflow, zero) drawn from a seed: the args are plain JSON (the configuration's fields, the seed, the kind), and
-rebuild draws the same data again with generator.sampling.
+overflow, zero, typed_zp, bias_only, g_idx, int8_rows, int8_round, swamp) drawn from a seed: the args are plain
+JSON (the configuration's fields, the seed, the kind), and rebuild draws the same data again with
+generator.sampling.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from generator.reference import matmul_nbits as ref
 HUNT_WHAT = "hunt"
 BLOCK_SIZES = (16, 32, 64, 128, 256, 512, 1024)
 ZERO_POINTS = ("none", "packed", "typed")
-KINDS = ("random", "int8", "overflow", "zero", "typed_zp", "bias_only", "g_idx")
+KINDS = ("random", "int8", "overflow", "zero", "typed_zp", "bias_only", "g_idx", "int8_rows", "int8_round", "swamp")
 LEVELS = (None, 0, 1, 4)
 FIELDS = ("t1", "bits", "block_size", "K", "N", "a_shape", "zero_points", "g_idx", "bias", "accuracy_level")
 
@@ -25,8 +26,13 @@ FIELDS = ("t1", "bits", "block_size", "K", "N", "a_shape", "zero_points", "g_idx
 def _config(what: str, t1: str, bits: int, bs: int, K: int, N: int, rows: int, zp: str, g_idx: bool, bias: bool,
             level, kind: str) -> Config:
     g_idx = g_idx and ref.k_blocks(K, bs) > 1
-    needs = {"overflow": t1 == "float16", "typed_zp": zp == "typed", "bias_only": bias, "g_idx": g_idx}
-    kind = kind if needs.get(kind, True) else "random"
+    needs = {"overflow": t1 == "float16", "typed_zp": zp == "typed", "bias_only": bias, "g_idx": g_idx,
+             "int8_rows": level == 4, "int8_round": level == 4, "swamp": t1 == "float16" and level == 1}
+    # a kind the configuration cannot use gives way to the one its level asks for (else random): at level 4,
+    # blocks apart where there are several (per-row int8 shows), else the rounding (one block: a row is a block)
+    int8 = "int8_rows" if ref.k_blocks(K, bs) > 1 else "int8_round"
+    fallback = int8 if level == 4 else "swamp" if needs["swamp"] else "random"
+    kind = kind if needs.get(kind, True) else fallback
     return Config(what, t1, bits, bs, K, N, (rows,), zp, g_idx, bias, level, (kind,))
 
 
