@@ -169,12 +169,14 @@ def test_witness_cases_kill_through_the_interpreter():
     cases = list(fam.witness_cases())
     labels = {w.get("configuration", "") for g in CATALOGUE["groups"].values() for e in g["faults"].values()
               for w in e.get("witnesses", [])}
-    assert labels == {"", "1d", "stride_over_kernel"}
-    assert len(cases) == 2 * len(CATALOGUE["groups"]) + 8  # every class, its 1-D one, the 8 undilated SAME ones
+    assert labels == {"", "1d", "stride_over_kernel", "u8_s8"}
+    # every class, its 1-D one, the 8 undilated SAME ones, the 17 whose witness configuration is not uint8 x int8
+    assert len(cases) == 2 * len(CATALOGUE["groups"]) + 8 + 17
     for case in cases:
         key = F.group_key(case.meta)
         base = "test_qlinearconv_witness_" + key.replace(" ", "_")
-        assert key in CATALOGUE["groups"] and case.name in (base, base + "_1d", base + "_stride_over_kernel")
+        assert key in CATALOGUE["groups"] and case.name in (base, base + "_1d", base + "_stride_over_kernel",
+                                                            base + "_u8_s8")
         for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
             for name in names:
                 try:
@@ -376,22 +378,50 @@ def test_int16_pairs_run_across_taps_in_im2col_order():
 
 
 def test_int16_pairs_is_the_reference_where_no_pair_saturates():
-    """int8 x int8 with every value (zero points too) in [-127, 127]: |2 * x * w| <= 32258; and depthwise
-    groups, which onnxruntime computes exactly: the reference."""
+    """Every type pair but x uint8 / w int8, whatever the values (VPMADDUBSW multiplies u8 by s8 only; MLAS's
+    U8U8 kernel widens to int16 and adds with VPMADDWD), and depthwise groups, which onnxruntime computes
+    exactly: the reference."""
     fault = FAULTS["qlinear_conv.int16_pair_saturation"]
     n = 0
     for conv, inputs in random_cases(ALL_CLASSES, 80, seed=10):
-        depthwise = conv.w_shape[1] == 1 and conv.m == conv.group
-        if conv.types[:2] == ("int8", "int8"):
-            inputs = _with(inputs, i0=np.maximum(inputs[0], -127), i2=np.maximum(inputs[2], -127),
-                           i3=np.maximum(inputs[3], -127), i5=np.maximum(inputs[5], -127))
-        elif not depthwise:
-            continue
-        if not fam.expected(conv, inputs).defined:
+        if conv.types[:2] == ("uint8", "int8") and not (conv.w_shape[1] == 1 and conv.m == conv.group):
             continue
         n += 1
         assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs)), conv
-    assert n > 10
+    assert n > 40
+
+
+@pytest.mark.parametrize("types", [("uint8", "uint8"), ("int8", "int8"), ("int8", "uint8")])
+def test_int16_pairs_leave_other_type_pairs_exact(types):
+    """x and w at the ends whose pairs of products leave int16 (255 * 255, -128 * -128 by one, -128 * 255), C = 2
+    and a 1x1 kernel, c = 3 / 2**16 (x_scale 3, y_scale 2**16), where int16's 32767 for -128 * -128's 32768 gives
+    1.49995 for the tie 1.5: the fault is the reference; as uint8 x int8 (255 * -128) it saturates."""
+    fault = FAULTS["qlinear_conv.int16_pair_saturation"]
+    ends = {"uint8": 255, "int8": -128}
+    conv = fam.Conv("c", (1, 2, 1, 1), (1, 1), 1, {}, types + ("int8",))
+    xt, wt = (dtypes.get(t).np_dtype for t in types)
+    three, one, scale = (np.array(v, np.float32) for v in (3.0, 1.0, 2.0**16))
+    zero = np.array(0, np.int8)
+    x, w = np.full((1, 2, 1, 1), ends[types[0]], xt), np.full((1, 2, 1, 1), ends[types[1]], wt)
+    inputs = [x, three, np.array(0, xt), w, one, np.array(0, wt), scale, zero]
+    want = run(ref.qlinear_conv_node, conv, inputs)
+    assert want.reshape(-1).tolist() == [{"uint8": 6, "int8": 2}[types[0]] if types[0] == types[1] else -3]
+    assert np.array_equal(run(fault.fn, conv, inputs), want)
+    u8s8 = [np.full((1, 2, 1, 1), 255, np.uint8), three, np.array(0, np.uint8), np.full((1, 2, 1, 1), -128, np.int8),
+            one, np.array(0, np.int8), scale, zero]
+    assert run(fault.fn, conv, u8s8).reshape(-1).tolist() == [-2]  # -32768 * 3 / 2**16 = -1.5; the reference -3
+
+
+def test_int16_pair_witnesses_are_uint8_x_int8():
+    """The pair fault's witnesses run on the one type pair the kernel saturates, so that its cases fail on an x86
+    machine without VNNI (issue 33, item 6); the classes of other types take a configuration of their own."""
+    for key, group in CATALOGUE["groups"].items():
+        entry = group["faults"]["qlinear_conv.int16_pair_saturation"]
+        own = (group["params"]["x_type"], group["params"]["w_type"]) != ("uint8", "int8")
+        for wit in entry["witnesses"]:
+            params = wit.get("params", group["params"])
+            assert (params["x_type"], params["w_type"]) == ("uint8", "int8"), key
+            assert wit.get("configuration", "") == ("u8_s8" if own else ""), key
 
 
 def test_same_pads_from_undilated_kernel_by_hand():

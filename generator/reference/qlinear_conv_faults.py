@@ -15,7 +15,7 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
                    kernel (the output shape still theirs); SAME's total padding from the undilated kernel,
                    a negative total not clamped at 0 (tinygrad)
   accumulation     raw u8 x s8 products summed in pairs with int16 saturation (VPMADDUBSW, onnxruntime on
-                   x86 without VNNI); B ignored; conv + B computed modulo 2**32 (int32 wraparound)
+                   x86 without VNNI; x uint8, w int8 only); B ignored; conv + B computed modulo 2**32 (int32 wraparound)
   vector tails     the output loops' scalar remainders (generator/axes.py): the last Wo % W output positions of
                    each row (W = 4, 8, 16; all of them when Wo < W) or the last M % 8 output channels rounded half
                    away from zero; the last Wo % 8 positions converted to the output type without saturation
@@ -42,7 +42,8 @@ class has a witness case (generator/witness/qlinear_conv.py).
 dilations ignored without dilations, SAME padding from the undilated kernel without SAME, per-channel faults with
 one scale, B ignored without B, and the int32 wraparound everywhere (see _WRAP_PROOF). The spatial rank is data of
 every class: the 1-D refusal and the unclamped SAME total (without dilations it differs only where a stride
-exceeds the kernel) have witness configurations of their own (generator/witness/qlinear_conv.py).
+exceeds the kernel) have witness configurations of their own (generator/witness/qlinear_conv.py), and so has the
+pair saturation (x uint8, w int8) in the classes whose witness configuration has other types.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
         return [_input_axis(x, xz_, w, wz, ws, b, group, begin, end, out, strides, taps, xs_, ys_, yz_, y_type,
                             requant)]
     acc, bound = ref.accumulate(x, xz_, w, wz, group, begin, end, out, strides, taps)
-    if pairs16:
+    if pairs16 and x.dtype == np.uint8 and w.dtype == np.int8:  # VPMADDUBSW multiplies u8 by s8; U8U8 is exact
         acc = int16_pairs(x, xz_, w, wz, group, begin, end, out, strides, taps)
         bound = max(bound, int(np.abs(acc).max(initial=0)))
     if b is not None and not bias_ignored:
@@ -345,7 +346,7 @@ FAULTS: tuple[Fault, ...] = tuple(
                   "measured: all 72 data sets of the suite's 1-D cases, per tensor and per channel)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
-          "(x86 VPMADDUBSW), zero points applied after", _node(pairs16=True),
+          "(x86 VPMADDUBSW: x uint8, w int8; other type pairs exact), zero points applied after", _node(pairs16=True),
           seen_in="onnxruntime 1.32, x uint8 / w int8 on x86-64 AVX2 without VNNI (MLAS U8S8 kernel; measured: "
                   "reproduces each failing data set)", cpu="x86-64 without VNNI"),
     Fault("qlinear_conv.bias_ignored", "leaves out B", _node(bias_ignored=True), equivalent=_unless_bias,

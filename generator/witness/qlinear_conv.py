@@ -28,9 +28,10 @@ what the fault needs:
         SAME_UPPER, -1 / -2 for SAME_LOWER), the spec pads 0; the ramp and last tap as above
   one_d_refused   a configuration of its own ("1d": the class's configuration on its first spatial axis), any data
   bias_ignored   B = [7, 11] on zero accumulators
-  int16_pair_saturation   x = x_zero_point = X everywhere and w = V on output channel 0, extremes whose
-        pair of products 2 X V leaves int16 (for int8 x int8 only -128 * -128 does, by one): every exact term
-        is 0, every pair saturates (C = 2: in channels-innermost order each tap's two channels pair up)
+  int16_pair_saturation   x = x_zero_point = 255 everywhere and w = -128 on output channel 0: every exact term
+        is 0, every pair of products (-65280) saturates (C = 2: in channels-innermost order each tap's two
+        channels pair up); in the classes whose witness configuration is not x uint8, w int8, a configuration of
+        its own ("u8_s8": the class's configuration with types (uint8, int8, uint8), which onnxruntime runs)
   per_channel_first_scale   w_scale = [2**-8, 2**-7], acc = 10 on output channel 1
   per_channel_input_axis    the same scales, distinct w_zero_points, C / group == M == 2, acc on output
         channel 0 through input channel 1
@@ -92,6 +93,7 @@ def configuration(padding: str, dilated: bool, per_channel: bool, bias: bool, in
 
 
 _UNDILATED_SAME = (("same_upper", False), ("same_lower", False))
+_U8_S8 = ("uint8", "int8")
 
 
 def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
@@ -102,6 +104,8 @@ def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
         attrs = {k: (v[0::2] if k == "pads" else v[:1]) if isinstance(v, list) else v for k, v in a.items()}
         return "1d", replace(conv, what=conv.what + "_1d", x_shape=conv.x_shape[:3], kernel=conv.kernel[:1],
                              attrs=attrs)
+    if name == "int16_pair_saturation" and conv.types[:2] != _U8_S8:  # the one pair VPMADDUBSW takes
+        return "u8_s8", replace(conv, what=conv.what + "_u8_s8", types=_U8_S8 + ("uint8",))
     if name == "same_pads_from_undilated_kernel" and F._parts(conv.params())[:2] in _UNDILATED_SAME:
         # stride 6 on 6 with a 3x3 kernel: the unclamped total -3, split -2 / -1 (UPPER) or -1 / -2 (LOWER)
         return "stride_over_kernel", replace(conv, what=conv.what + "_stride_over_kernel",

@@ -21,7 +21,8 @@ attribute is its own case:
   pads_symmetric_opset<n>   the opset-boundary axis: opset 11 and the newest (both QLinearConv-10)
   witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
                fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/);
-               witness_<class>_1d and _stride_over_kernel: the faults that need a configuration of their own
+               witness_<class>_1d, _stride_over_kernel and _u8_s8: the faults that need a configuration of their
+               own
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
   *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
 
