@@ -169,14 +169,15 @@ def test_witness_cases_kill_through_the_interpreter():
     cases = list(fam.witness_cases())
     labels = {w.get("configuration", "") for g in CATALOGUE["groups"].values() for e in g["faults"].values()
               for w in e.get("witnesses", [])}
-    assert labels == {"", "1d", "stride_over_kernel", "u8_s8"}
-    # every class, its 1-D one, the 8 undilated SAME ones, the 17 whose witness configuration is not uint8 x int8
-    assert len(cases) == 2 * len(CATALOGUE["groups"]) + 8 + 17
+    assert labels == {"", "1d", "3d", "stride_over_kernel", "u8_s8"}
+    # every class, its 1-D one, the 8 undilated SAME ones, the 12 per-channel ones in 3-D, the 17 whose witness
+    # configuration is not uint8 x int8
+    assert len(cases) == 2 * len(CATALOGUE["groups"]) + 8 + 12 + 17
     for case in cases:
         key = F.group_key(case.meta)
         base = "test_qlinearconv_witness_" + key.replace(" ", "_")
-        assert key in CATALOGUE["groups"] and case.name in (base, base + "_1d", base + "_stride_over_kernel",
-                                                            base + "_u8_s8")
+        assert key in CATALOGUE["groups"] and case.name in (base, base + "_1d", base + "_3d",
+                                                            base + "_stride_over_kernel", base + "_u8_s8")
         for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
             for name in names:
                 try:
@@ -473,3 +474,32 @@ def test_one_d_refused():
         fault.fn([x[:, :, 0], *scales[:2], w[:, :, 0], *scales[2:]], {}, 10, [])
     inputs = [x, *scales[:2], w, *scales[2:]]
     assert np.array_equal(fault.fn(inputs, {}, 10, [])[0], ref.qlinear_conv_node(inputs, {}, 10, [])[0])
+
+
+def test_per_channel_as_4d_by_hand():
+    """A 1x1x1 kernel, x uint8 of depth 2 (then 1, 3), w = [[7, 8], [9, 10]] (M = C = 2), w_scale [1, 0.5],
+    w_zero_point [5, 6], y_scale 4. The numbers are tinygrad 0.14.0's on these models (CPU, clang 14): w_zero_point
+    taken per input channel, w_scale per output depth; depth 1 broadcast to (1, 2, 2, 2, 2); depth 3 and M = 3
+    raise "shape mismatch: objects cannot be broadcast to a single shape". In 2-D, and per tensor, the reference."""
+    fault = FAULTS["qlinear_conv.per_channel_as_4d"]
+    one, zero = np.array(1.0, np.float32), np.array(0, np.uint8)
+
+    def inputs(depth: int, m: int = 2, per_channel: bool = True) -> list[np.ndarray]:
+        x = (np.arange(2 * depth * 4).reshape(1, 2, depth, 2, 2) * 3 % 40 + 10).astype(np.uint8)
+        w = (np.arange(m * 2).reshape(m, 2, 1, 1, 1) + 7).astype(np.uint8)
+        ws, wz = np.array([1.0, 0.5, 0.25][:m], np.float32), np.array([5, 6, 4][:m], np.uint8)
+        if not per_channel:
+            ws, wz = ws[0], wz[0]
+        return [x, one, zero, w, ws, wz, np.array(4.0, np.float32), zero]
+
+    assert fault.fn(inputs(2), {}, 10, [])[0].tolist() == [[[[[22, 25], [28, 31]], [[17, 18], [10, 12]]],
+                                                            [[[44, 50], [56, 62]], [[34, 37], [20, 23]]]]]
+    assert ref.qlinear_conv_node(inputs(2), {}, 10, [])[0][0, :, 0, 0].tolist() == [[30, 34], [21, 23]]
+    assert fault.fn(inputs(1), {}, 10, [])[0].tolist() == [[[[[16, 19], [22, 25]], [[8, 10], [11, 12]]],
+                                                            [[[32, 38], [44, 50]], [[16, 19], [22, 25]]]]]
+    for refused in (inputs(3), inputs(2, m=3)):
+        with pytest.raises(faults.Refusal):
+            fault.fn(refused, {}, 10, [])
+    flat = [v[:, :, 0] if v.ndim == 5 else v for v in inputs(2)]  # the same data in 2-D
+    for same in (flat, inputs(3, per_channel=False), inputs(2, m=3, per_channel=False)):
+        assert np.array_equal(fault.fn(same, {}, 10, [])[0], ref.qlinear_conv_node(same, {}, 10, [])[0])

@@ -22,6 +22,9 @@ reference's own pieces (resolve_padding, accumulate, multiplier, requantize), ch
   attributes       a written auto_pad of any value padded as SAME_UPPER (its presence read, not its value: the
                    explicit-defaults axis writes auto_pad="NOTSET")
   refusals         a 1-D convolution refused (tinygrad)
+  rank 5           per-channel w_zero_point / w_scale of a 3-D convolution reshaped as for a 2-D one (tinygrad):
+                   w_zero_point along w's input channels, w_scale along the output's depth; refused where these
+                   do not broadcast
 
 Groups (group_key): a configuration class of a case, from its case.json "params":
 
@@ -41,9 +44,10 @@ class has a witness case (generator/witness/qlinear_conv.py).
 `equivalent(params)` gives the proof where a fault cannot differ in a class: the SAME split without SAME,
 dilations ignored without dilations, SAME padding from the undilated kernel without SAME, per-channel faults with
 one scale, B ignored without B, and the int32 wraparound everywhere (see _WRAP_PROOF). The spatial rank is data of
-every class: the 1-D refusal and the unclamped SAME total (without dilations it differs only where a stride
-exceeds the kernel) have witness configurations of their own (generator/witness/qlinear_conv.py), and so has the
-pair saturation (x uint8, w int8) in the classes whose witness configuration has other types.
+every class: the 1-D refusal, the per-channel values of a 3-D convolution and the unclamped SAME total (without
+dilations it differs only where a stride exceeds the kernel) have witness configurations of their own
+(generator/witness/qlinear_conv.py), and so has the pair saturation (x uint8, w int8) in the classes whose witness
+configuration has other types.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
           same_swapped: bool = False, dilation_ignored: bool = False, bias_ignored: bool = False,
           wrap32: bool = False, pairs16: bool = False, tail: tuple | None = None,
           auto_pad_presence: bool = False, same_undilated: bool = False,
-          one_d_refused: bool = False) -> list[np.ndarray]:
+          one_d_refused: bool = False, per_channel_as_4d: bool = False) -> list[np.ndarray]:
     """The reference QLinearConv (generator.reference.qlinear_conv.qlinear_conv) with the given deviation.
     Shape checks are the reference's (a fault accepts no more models than the spec does)."""
     if len(inputs) not in (8, 9):
@@ -169,6 +173,15 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
                                                  "y_zero_point": yz.size})
     if one_d_refused and x.ndim == 3:
         raise Refusal("a 1-D convolution (x of rank 3)")
+    # tinygrad's reshapes for a 4-D w and output, (-1, 1, 1, 1) and (1, -1, 1, 1), on a 3-D convolution's rank 5:
+    # w_zero_point lines up on w's axis 1 (input channels), w_scale on the output's axis 2 (depth); where
+    # C / group is 1 the zero points broadcast w to M input channels, which the convolution then refuses
+    as_4d = per_channel_as_4d and x.ndim == 5
+    if as_4d and wz.size > 1:
+        if wz.size != w.shape[1]:
+            raise Refusal(f"w_zero_point of {wz.size} elements on w of shape {w.shape}: no broadcast on axis 1")
+        w = w.astype(np.int16) - wz.astype(np.int16).reshape(1, -1, 1, 1, 1)
+        wz = np.zeros(1, dtype=np.int16)
     kernel = w.shape[2:]
     nd = len(kernel)
     strides, dilations = _ints(attrs.get("strides"), nd, 1), _ints(attrs.get("dilations"), nd, 1)
@@ -191,6 +204,8 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
         extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
         out = [max(0, (i + b_ + e_ - t) // s + 1)
                for i, b_, e_, t, s in zip(x.shape[2:], begin, end, extent, strides)]
+    if as_4d and ws.size > 1 and out[0] not in (1, ws.size):
+        raise Refusal(f"w_scale of {ws.size} elements on an output of depth {out[0]}: no broadcast on axis 2")
     taps = [1] * nd if dilation_ignored else dilations
     m = w.shape[0]
     shape = (x.shape[0], m) + tuple(out)
@@ -216,6 +231,10 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
             acc = np.where((a < ref.INT32_MIN) | (a > ref.INT32_MAX), 0, a)
         bound = 2**31
     scales = [float(ws[0])] if scale_axis == "first" else ws.tolist()
+    if as_4d and ws.size > 1:  # scale w_scale[d] at depth d (a depth of 1 broadcast to M: y of shape N, M, M, ...)
+        acc = np.broadcast_to(acc, acc.shape[:2] + (ws.size,) + acc.shape[3:])
+        return [np.swapaxes(_requantize(np.ascontiguousarray(np.swapaxes(acc, 1, 2)), bound, xs_, scales, ys_, yz_,
+                                        y_type, requant), 1, 2).copy()]
     y = _requantize(acc, bound, xs_, scales, ys_, yz_, y_type, requant)
     if tail is not None:  # the scalar remainder of a vectorized output loop computes otherwise
         axis, width, how = tail
@@ -344,6 +363,14 @@ FAULTS: tuple[Fault, ...] = tuple(
           seen_in="tinygrad 0.14.0 onnx frontend (QLinearConv reshapes w_zero_point to (-1, 1, 1, 1), which makes "
                   "w - w_zero_point 4-D: 'Input Tensor shape (N, C, W) does not match the shape of the weights'; "
                   "measured: all 72 data sets of the suite's 1-D cases, per tensor and per channel)"),
+    Fault("qlinear_conv.per_channel_as_4d",
+          "in 3-D, takes per-channel w_zero_point along w's input channels and w_scale along the output's depth "
+          "(the reshapes of a 2-D convolution); refuses where they do not broadcast",
+          _node(per_channel_as_4d=True), equivalent=_unless_per_channel, may_refuse=True,
+          seen_in="tinygrad 0.14.0 onnx frontend (QLinearConv reshapes w_zero_point to (-1, 1, 1, 1) and w_scale to "
+                  "(1, -1, 1, 1); measured: reproduces the 15 data sets of the suite's 3-D per-channel cases, 9 "
+                  "wrong values (test_qlinearconv_conv3d_per_channel_depth_1 of shape (1, 2, 2, 2, 2) for "
+                  "(1, 2, 1, 2, 2)), 6 'shape mismatch: objects cannot be broadcast to a single shape' errors)"),
     Fault("qlinear_conv.int16_pair_saturation",
           "adds the raw x * w products in adjacent pairs (NHWC order, channels innermost) with int16 saturation "
           "(x86 VPMADDUBSW: x uint8, w int8; other type pairs exact), zero points applied after", _node(pairs16=True),

@@ -27,6 +27,13 @@ what the fault needs:
         strides 6 on 6 x 6, the 3x3 kernel): its unclamped total -3 crops the input (-2 / -1 at the two ends for
         SAME_UPPER, -1 / -2 for SAME_LOWER), the spec pads 0; the ramp and last tap as above
   one_d_refused   a configuration of its own ("1d": the class's configuration on its first spatial axis), any data
+  per_channel_as_4d   a configuration of its own ("3d": the class's configuration behind a depth axis of 2, kernel
+        depth 1, so that the output's depth is M = C = 2 and w_scale / w_zero_point broadcast on the wrong axes;
+        in the SAME + dilations classes the dilation on the depth axis, where it moves no tap, so that tinygrad's
+        same_pads_from_undilated_kernel does not show in the same data): w neutral, x a ramp on input channel 0;
+        every acc is 0, the fault's w[1, 0] - w_zero_point[0] is 1, so output channel 1 reads the ramp, w_scale
+        [2**-8, 2**-7] by depth, y_scale x_scale * 2**-3 (c = 1/32 or 1/16: no saturation, and depth 1 tells it
+        from per_channel_input_axis, which scales both depths by w_scale[0])
   bias_ignored   B = [7, 11] on zero accumulators
   int16_pair_saturation   x = x_zero_point = 255 everywhere and w = -128 on output channel 0: every exact term
         is 0, every pair of products (-65280) saturates (C = 2: in channels-innermost order each tap's two
@@ -94,6 +101,7 @@ def configuration(padding: str, dilated: bool, per_channel: bool, bias: bool, in
 
 _UNDILATED_SAME = (("same_upper", False), ("same_lower", False))
 _U8_S8 = ("uint8", "int8")
+_DILATED_SAME = (("same_upper", True), ("same_lower", True))
 
 
 def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
@@ -106,6 +114,14 @@ def own_configuration(fault, conv: fam.Conv) -> tuple[str, fam.Conv] | None:
                              attrs=attrs)
     if name == "int16_pair_saturation" and conv.types[:2] != _U8_S8:  # the one pair VPMADDUBSW takes
         return "u8_s8", replace(conv, what=conv.what + "_u8_s8", types=_U8_S8 + ("uint8",))
+    if name == "per_channel_as_4d":  # a depth axis in front: depth 2 (kernel 1, stride 1, no padding), M = C = 2
+        nd = len(conv.kernel)
+        attrs = {k: ([0] + v[:nd] + [0] + v[nd:] if k == "pads" else [1] + v) if isinstance(v, list) else v
+                 for k, v in a.items()}
+        if F._parts(conv.params())[:2] in _DILATED_SAME:  # the dilation on the depth axis, where it moves no tap
+            attrs["dilations"] = [2] + [1] * nd
+        return "3d", replace(conv, what=conv.what + "_3d", x_shape=conv.x_shape[:2] + (2,) + conv.x_shape[2:],
+                             kernel=(1,) + conv.kernel, attrs=attrs)
     if name == "same_pads_from_undilated_kernel" and F._parts(conv.params())[:2] in _UNDILATED_SAME:
         # stride 6 on 6 with a 3x3 kernel: the unclamped total -3, split -2 / -1 (UPPER) or -1 / -2 (LOWER)
         return "stride_over_kernel", replace(conv, what=conv.what + "_stride_over_kernel",
@@ -273,6 +289,14 @@ def _first_scale(conv: fam.Conv) -> list[Data]:
     return [d]
 
 
+def _as_4d(conv: fam.Conv) -> list[Data]:
+    d = Data(conv)
+    d.ws, d.ys = [WS, WS1], XS * WS * 32
+    _ramp(d)
+    d.what = "x ramp on input 0, w neutral: w[1, 0] - w_zero_point[0] = 1"
+    return [d]
+
+
 def _input_axis(conv: fam.Conv) -> list[Data]:
     d = Data(conv)
     d.ws = [WS, WS1]
@@ -327,6 +351,8 @@ def construct(fault, conv: fam.Conv) -> list[Data]:
         return _pairs16(conv)
     if name == "per_channel_first_scale":
         return _first_scale(conv)
+    if name == "per_channel_as_4d":
+        return _as_4d(conv)
     if name == "per_channel_input_axis":
         return _input_axis(conv)
     return []

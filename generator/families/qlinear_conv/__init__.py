@@ -8,8 +8,9 @@ attribute is its own case:
                SAME_LOWER with odd and even total padding, strides 1 and 2, dilations 1 and 2
   kernel       kernel_shape given, 1x1, even, odd, as large as the padded input
   channels     group 2, depthwise, depthwise with a channel multiplier, batch 3; 1-D and 3-D
-  quantization per-output-channel w_scale (and w_zero_point, distinct per channel); every x / w / y
-               type pair with zero points at both ends of their ranges; x_zero_point != 0 with padding
+  quantization per-output-channel w_scale (and w_zero_point, distinct per channel), in 2-D and 3-D (output
+               depth M, 1 and neither; C / group == M or not); every x / w / y type pair with zero points
+               at both ends of their ranges; x_zero_point != 0 with padding
   bias         present, negative, large enough to saturate; outputs saturating at both ends
   rounding     exact requantization ties (power-of-two scales; and a multiplier 1/6 that is no float)
                and random scales
@@ -21,8 +22,8 @@ attribute is its own case:
   pads_symmetric_opset<n>   the opset-boundary axis: opset 11 and the newest (both QLinearConv-10)
   witness_<class>  one case per configuration class of qlinear_conv_faults.group_key: data sets on which the
                fault models differ from the reference, from the committed catalogue (generator/witness/catalogue/);
-               witness_<class>_1d, _stride_over_kernel and _u8_s8: the faults that need a configuration of their
-               own
+               witness_<class>_1d, _3d, _stride_over_kernel and _u8_s8: the faults that need a configuration of
+               their own
   negative_*   (negative/) models the spec rules out; the backend must refuse them at prepare
   *_probe      (probe/) data whose result the spec leaves undefined: acc beyond int32, bad scales
 

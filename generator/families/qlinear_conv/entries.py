@@ -163,6 +163,36 @@ def conv3d_same_upper_strides():
                 attrs={"auto_pad": "SAME_UPPER", "strides": [2, 1, 2]})
 
 
+# Per-output-channel w_scale / w_zero_point in 3-D (w of rank 5): output depths equal to M, 1 and neither, w's
+# input channels C / group equal to M or not (an implementation that lines the M values up on an axis other than the
+# output channels' gets a wrong value or a broadcast error: qlinear_conv.per_channel_as_4d).
+@CATALOGUE
+def conv3d_per_channel_zero_point():
+    return Conv(x_shape=(1, 2, 3, 4, 5), kernel=(2, 3, 3), m=2, attrs={"pads": [0, 1, 1, 0, 1, 1]},
+                per_channel="zero_point")
+
+
+@CATALOGUE
+def conv3d_per_channel_scale_bias():
+    return Conv(x_shape=(1, 3, 3, 4, 4), kernel=(1, 3, 3), m=3, attrs={"pads": [0, 1, 1, 0, 1, 1]},
+                per_channel="scale", bias="random")
+
+
+@CATALOGUE
+def conv3d_per_channel_depth_1():
+    return Conv(x_shape=(1, 2, 2, 4, 4), kernel=(2, 3, 3), m=2, per_channel="zero_point")
+
+
+@CATALOGUE
+def conv3d_per_channel_depth_3():
+    return Conv(x_shape=(1, 2, 4, 4, 4), kernel=(2, 3, 3), m=2, per_channel="zero_point")
+
+
+@CATALOGUE
+def conv3d_per_channel_m3_c2():
+    return Conv(x_shape=(1, 2, 4, 4, 4), kernel=(2, 3, 3), m=3, per_channel="zero_point")
+
+
 @CATALOGUE
 def per_channel_scale():
     return Conv(m=5, attrs={"pads": [1, 1, 1, 1]}, per_channel="scale")
