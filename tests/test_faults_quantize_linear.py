@@ -95,7 +95,8 @@ def test_faults_are_the_reference_without_their_deviation():
     assert got["quantize_linear.wrap"] == [10, 12, 12, 10, 13, (300 + 10) % 256]
     for n in ("quantize_linear.axis_ignored", "quantize_linear.blocks_from_end", "quantize_linear.divide_in_float32",
               "quantize_linear.saturate_ignored", "quantize_linear.fnuz_inf_saturates",
-              "quantize_linear.float_zero_point_ignored", "quantize_linear.output_dtype_ignored"):
+              "quantize_linear.float_zero_point_ignored", "quantize_linear.output_dtype_ignored",
+              "quantize_linear.reciprocal_int32_saturating"):
         assert got[n] == y.tolist(), n
     # output_dtype int8 without a zero point: y is uint8 (negatives saturate to 0, Inf to 255), as tract 0.23.9 gives
     x8 = np.array([-3.0, 2.5, 200.0, np.inf], np.float32)
@@ -165,3 +166,26 @@ def test_bfloat16_parity_round_gives_tinygrads_numbers():
     assert fn([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [2, 4, -126, -128]
     assert ref.quantize_linear_node([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [1, 3, -126, -128]
     assert fn([x, one, np.int8(127)], {}, 19, types)[0].tolist() == [127, 127, 127, -127]
+
+
+def test_reciprocal_int32_saturating_gives_tracts_numbers():
+    """tract 0.23.9 (--inputs initializers): test_quantizelinear_scale_subnormal_opset13[0], y_scale 2.8e-45 (bits 2),
+    zero point 3: 1 / y_scale is +Inf in float32, so x * Inf saturates to INT32_MAX (INT32_MIN), the zero point wraps
+    it negative (stays negative) and the clamp gives 0 where 3, 5 and 3 are due; 0 * Inf is NaN -> 0, so 3.
+    test_quantizelinear_uint8_opset25[2] / int8_opset25[1], y_scale 0.5: 1e10 with zero point 255 gives 0 (255 due),
+    -3e38 with zero point -128 gives 127 (-128 due); witness_13_int8_float_1[1], y_scale 3, zero point 1: -250.49998
+    gives -83 (-82 due: float32(1 / 3) makes the product -83.5)."""
+    fn = FAULTS["quantize_linear.reciprocal_int32_saturating"].fn
+    f32, u8, i8 = (dtypes.get(n) for n in ("float", "uint8", "int8"))
+    x = np.array([0, 1, 3, 0x80000001], np.uint32).view(np.float32)
+    s = np.array(2, np.uint32).view(np.float32)
+    assert fn([x, s, np.uint8(3)], {}, 13, [f32, f32, u8])[0].tolist() == [3, 0, 0, 0]
+    assert ref.quantize_linear_node([x, s, np.uint8(3)], {}, 13, [f32, f32, u8])[0].tolist() == [3, 3, 5, 3]
+    big = np.array([1e10, 1e5, -3e38], np.float32)
+    assert fn([big, np.float32(0.5), np.uint8(255)], {}, 25, [f32, f32, u8])[0].tolist() == [0, 255, 0]
+    assert fn([big, np.float32(0.5), np.int8(-128)], {}, 25, [f32, f32, i8])[0].tolist() == [127, 127, 127]
+    assert ref.quantize_linear_node([big, np.float32(0.5), np.int8(-128)], {}, 25, [f32, f32, i8])[0].tolist() == \
+        [127, 127, -128]
+    tie = np.array([-250.49998, 58.499996], np.float32)
+    assert fn([tie, np.float32(3), np.int8(1)], {}, 13, [f32, f32, i8])[0].tolist() == [-83, 21]
+    assert ref.quantize_linear_node([tie, np.float32(3), np.int8(1)], {}, 13, [f32, f32, i8])[0].tolist() == [-82, 20]
