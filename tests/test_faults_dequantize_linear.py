@@ -61,7 +61,11 @@ def test_witness_cases_kill_through_the_interpreter():
         assert case.meta["compare"]["mode"] == "exact", case.name
         for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
             for name in names:
-                got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
+                try:
+                    got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
+                except faults.Refusal:  # it raises where a result is due: killed, as the kill matrix counts it
+                    assert FAULTS[name].may_refuse, (case.name, name)
+                    continue
                 assert F.killed(FAULTS[name], case.meta, outputs, got), (case.name, name)
 
 

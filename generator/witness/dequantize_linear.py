@@ -25,7 +25,7 @@ import dataclasses
 
 import numpy as np
 
-from generator import dtypes, sampling
+from generator import dtypes, faults, sampling
 from generator.catalogue.dequantize_linear import encode, template
 from generator.reference import dequantize_linear as ref
 from generator.reference import dequantize_linear_faults as F
@@ -97,6 +97,8 @@ def _kills(fault, params: dict, tpl: dict, x, sc, zp) -> bool:
                                                                        else [])
     try:
         got = fault.fn([x, sc] + ([zp] if zp is not None else []), attrs, params["opset"], types)
+    except faults.Refusal:  # it raises where a result is due: killed, as the kill matrix counts it
+        return True
     except Exception:  # noqa: BLE001 - a fault that cannot run here kills nothing
         return False
     return F.killed(fault, {"compare": {"mode": "exact"}}, list(out.outputs), got)
