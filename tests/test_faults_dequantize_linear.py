@@ -93,6 +93,8 @@ def test_faults_are_the_reference_where_their_deviation_cannot_matter():
         "output_dtype_ignored": (x, s, z, {"output_dtype": 1}, 23, [I8, F32, I8]),  # output_dtype names x_scale's
         "e4m3fn_negative_nan_as_number": (x, s, z, {}, 13, [I8, F32, I8]),  # not a float8e4m3fn x
         "zero_scale_folded": (x, s, z, {}, 13, [I8, F32, I8]),  # a nonzero x_scale
+        "short_last_block_refused": (x.reshape(16, 16), np.full((16, 4), s), np.full((16, 4), z),
+                                     {"axis": 1, "block_size": 4}, 21, [I8, F32, I8]),  # 16 = 4 blocks of 4
     }
     assert {f"dequantize_linear.{n}" for n in same} == set(FAULTS)
     for name, (xx, ss, zz, attrs, opset, types) in same.items():
@@ -144,6 +146,15 @@ def test_zero_scale_folded_gives_tinygrads_numbers():
     got = _run("dequantize_linear.zero_scale_folded", x2, s2, z2, {"axis": 0}, 13, [I8, F32, I8])
     want = _ref(x2, s2, z2, axis=0, opset=13)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32)) and np.signbit(got).any()
+
+
+def test_short_last_block_refused_raises_as_tinygrad_does():
+    """tinygrad 0.14.0 (CPU, fed or not), test_dequantizelinear_blocked_int8_float32_axis1_block4_opset21: x (4, 6),
+    block_size 4, x_scale (4, 2) raises "shape mismatch: objects cannot be broadcast to a single shape ((4, 6),
+    (4, 8))"."""
+    x, s, z = np.arange(24, dtype=np.int8).reshape(4, 6), np.full((4, 2), 0.5, np.float32), np.zeros((4, 2), np.int8)
+    with pytest.raises(faults.Refusal):
+        _run("dequantize_linear.short_last_block_refused", x, s, z, {"axis": 1, "block_size": 4}, 21, [I8, F32, I8])
 
 
 def test_bfloat16_truncation_cannot_differ_with_power_of_two_scales_and_8_bit_differences():

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator import dtypes
-from generator.faults import Fault
+from generator.faults import Fault, Refusal
 from generator.reference import quantize_linear as ref
 from generator.reference.quant_axes import expand, normalize_axis
 
@@ -57,13 +57,15 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
               int32_before_clip=False, e5m2_round_overflow_nan=False, present_saturate_as_zero=False,
               fnuz_inf_from: int = 0, clamp_before_cast=False, add_half_truncate: str = "",
-              int32_saturating=False) -> list[np.ndarray]:
+              int32_saturating=False, short_block_refused=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
     z = inputs[2] if len(inputs) > 2 else None
     z_t = input_types[2] if z is not None else None
     a = ref._attrs(attrs, opset)
+    if short_block_refused and a["block_size"] and x.shape[normalize_axis(a["axis"], x.ndim)] % a["block_size"]:
+        raise Refusal("a short last block: the scale repeated block_size times does not broadcast against x")
     if present_saturate_as_zero and "saturate" in attrs:  # the written value taken from the wrong field: 0
         a["saturate"] = False
     sig = ref.check_types(opset, input_types[0], input_types[1], z_t, a["output_dtype"], a["precision"])
@@ -405,6 +407,12 @@ FAULTS: tuple[Fault, ...] = (
                   "y_scale 2.8e-45 and zero point 3 give 0 where 3 .. 128 are due; uint8_opset25[2], 1e10 / 0.5 with "
                   "zero point 255 gives 0; int8_opset25[1], -3e38 with zero point -128 gives 127: Rust's saturating "
                   "`as i32`; all 39 of its failing value items that int32_before_clip, reciprocal or neither explain)"),
+    Fault("quantize_linear.short_last_block_refused", "refuses blocked quantization whose last block is short (the "
+          "axis not a multiple of block_size: the text's ceil(D / B) blocks)", _node(short_block_refused=True),
+          equivalent=_blocked_exists, may_refuse=True,
+          seen_in="tinygrad 0.14.0 CPU (measured here, fed or not: 'shape mismatch: objects cannot be broadcast to a "
+                  "single shape', the scale repeated block_size times and not cut to the axis; all 21 of its blocked "
+                  "QuantizeLinear errors)"),
     Fault("quantize_linear.add_half_truncate", "uint8: y = clip(int32(trunc(float32(float32(float32(x / y_scale) + "
           "zero point) + 0.4999999))), 0, 255) in float32 (0.5 when x and y_scale are float16): 1.5 -> 1, 2.5 -> 3; "
           "|v| >= 2**31 and NaN -> INT32_MIN, so 0", _node(add_half_truncate="fed"), equivalent=_not_uint8,
