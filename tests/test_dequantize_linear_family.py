@@ -124,7 +124,7 @@ def test_quick_is_deterministic_and_max_opset_filters():
 def test_the_suite_stays_small(cases):
     total = sum(sum(a.nbytes for a in ins) for c in cases.values() for ins in c.inputs)
     total += sum(sum(np.asarray(a).nbytes for a in outs) for c in cases.values() for outs in (c.outputs or []))
-    assert len(cases) < 440 and total < 3_000_000
+    assert len(cases) < 480 and total < 3_000_000  # 45 of them witness groups of zero_scale_folded alone
 
 
 # ---------------------------------------------------------------------------------------

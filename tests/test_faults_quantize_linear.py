@@ -95,7 +95,8 @@ def test_faults_are_the_reference_without_their_deviation():
     assert got["quantize_linear.wrap"] == [10, 12, 12, 10, 13, (300 + 10) % 256]
     for n in ("quantize_linear.axis_ignored", "quantize_linear.blocks_from_end", "quantize_linear.divide_in_float32",
               "quantize_linear.saturate_ignored", "quantize_linear.fnuz_inf_saturates",
-              "quantize_linear.float_zero_point_ignored", "quantize_linear.output_dtype_ignored"):
+              "quantize_linear.float_zero_point_ignored", "quantize_linear.output_dtype_ignored",
+              "quantize_linear.reciprocal_int32_saturating", "quantize_linear.short_last_block_refused"):
         assert got[n] == y.tolist(), n
     # output_dtype int8 without a zero point: y is uint8 (negatives saturate to 0, Inf to 255), as tract 0.23.9 gives
     x8 = np.array([-3.0, 2.5, 200.0, np.inf], np.float32)
@@ -111,9 +112,13 @@ def test_witness_cases_kill_through_the_interpreter():
         for inputs, outputs, names in zip(case.inputs, case.outputs, case.meta["witnesses"]):
             for name in names:
                 assert "witnesses" in group["faults"][name]
-                got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
-                assert faults.differs(outputs, got, [dtypes.from_numpy(o.dtype) for o in outputs]), (case.name, name)
                 n += 1
+                try:
+                    got = faults.fault_outputs(FAULTS[name], case.model, inputs, case.meta)
+                except faults.Refusal:  # it raises where a result is due: killed, as the kill matrix counts it
+                    assert FAULTS[name].may_refuse, (case.name, name)
+                    continue
+                assert faults.differs(outputs, got, [dtypes.from_numpy(o.dtype) for o in outputs]), (case.name, name)
     assert n >= sum(len(e.get("witnesses", [])) for g in CATALOGUE["groups"].values() for e in g["faults"].values())
 
 
@@ -165,3 +170,42 @@ def test_bfloat16_parity_round_gives_tinygrads_numbers():
     assert fn([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [2, 4, -126, -128]
     assert ref.quantize_linear_node([x, one, np.int8(-128)], {}, 19, types)[0].tolist() == [1, 3, -126, -128]
     assert fn([x, one, np.int8(127)], {}, 19, types)[0].tolist() == [127, 127, 127, -127]
+
+
+def test_reciprocal_int32_saturating_gives_tracts_numbers():
+    """tract 0.23.9 (--inputs initializers): test_quantizelinear_scale_subnormal_opset13[0], y_scale 2.8e-45 (bits 2),
+    zero point 3: 1 / y_scale is +Inf in float32, so x * Inf saturates to INT32_MAX (INT32_MIN), the zero point wraps
+    it negative (stays negative) and the clamp gives 0 where 3, 5 and 3 are due; 0 * Inf is NaN -> 0, so 3.
+    test_quantizelinear_uint8_opset25[2] / int8_opset25[1], y_scale 0.5: 1e10 with zero point 255 gives 0 (255 due),
+    -3e38 with zero point -128 gives 127 (-128 due); witness_13_int8_float_1[1], y_scale 3, zero point 1: -250.49998
+    gives -83 (-82 due: float32(1 / 3) makes the product -83.5)."""
+    fn = FAULTS["quantize_linear.reciprocal_int32_saturating"].fn
+    f32, u8, i8 = (dtypes.get(n) for n in ("float", "uint8", "int8"))
+    x = np.array([0, 1, 3, 0x80000001], np.uint32).view(np.float32)
+    s = np.array(2, np.uint32).view(np.float32)
+    assert fn([x, s, np.uint8(3)], {}, 13, [f32, f32, u8])[0].tolist() == [3, 0, 0, 0]
+    assert ref.quantize_linear_node([x, s, np.uint8(3)], {}, 13, [f32, f32, u8])[0].tolist() == [3, 3, 5, 3]
+    big = np.array([1e10, 1e5, -3e38], np.float32)
+    assert fn([big, np.float32(0.5), np.uint8(255)], {}, 25, [f32, f32, u8])[0].tolist() == [0, 255, 0]
+    assert fn([big, np.float32(0.5), np.int8(-128)], {}, 25, [f32, f32, i8])[0].tolist() == [127, 127, 127]
+    assert ref.quantize_linear_node([big, np.float32(0.5), np.int8(-128)], {}, 25, [f32, f32, i8])[0].tolist() == \
+        [127, 127, -128]
+    tie = np.array([-250.49998, 58.499996], np.float32)
+    assert fn([tie, np.float32(3), np.int8(1)], {}, 13, [f32, f32, i8])[0].tolist() == [-83, 21]
+    assert ref.quantize_linear_node([tie, np.float32(3), np.int8(1)], {}, 13, [f32, f32, i8])[0].tolist() == [-82, 20]
+
+
+def test_short_last_block_refused_raises_as_tinygrad_does():
+    """tinygrad 0.14.0 (CPU, fed or not), test_quantizelinear_blocked_axis1_short_last_block_opset21: x (2, 7),
+    block_size 3, y_scale (2, 3) raises "shape mismatch: objects cannot be broadcast to a single shape ((2, 7),
+    (2, 9))"; blocks that fill the axis are quantized as the reference does."""
+    fn = FAULTS["quantize_linear.short_last_block_refused"].fn
+    f32, u8 = dtypes.get("float"), dtypes.get("uint8")
+    a = {"axis": 1, "block_size": 3}
+    x = np.arange(-7, 7, dtype=np.float32).reshape(2, 7)
+    s, z = np.full((2, 3), 0.5, np.float32), np.full((2, 3), 7, np.uint8)
+    with pytest.raises(faults.Refusal):
+        fn([x, s, z], a, 21, [f32, f32, u8])
+    x6, s2, z2 = x[:, :6], s[:, :2], z[:, :2]
+    assert np.array_equal(fn([x6, s2, z2], a, 21, [f32, f32, u8])[0],
+                          ref.quantize_linear_node([x6, s2, z2], a, 21, [f32, f32, u8])[0])

@@ -24,6 +24,8 @@ Faults (each a node function with the reference's signature):
   e8m0_nan_as_number          a float8e8m0 scale's 0xFF read as 2**128 instead of NaN
   output_dtype_ignored        output_dtype left unread: y in x_scale's type, DequantizeLinear-21's rule
   e4m3fn_negative_nan_as_number   float8e4m3fn's 0xFF (negative NaN) decoded as -480, 0x7F still NaN
+  zero_scale_folded           a per-tensor x_scale of +-0 folds the product to +0: y = +0 everywhere (x * 0 -> 0)
+  short_last_block_refused    raises on blocked quantization whose last block is short (D not a multiple of block_size)
 
 Groups (group_key): opset, x type, scale type, output type, zero point present or not, granularity, a negative
 axis or not: every property a fault's reach depends on. Fault.applies says where a fault is a plausible
@@ -115,12 +117,15 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
         t = st
     ref.check_shapes(np.shape(x), np.shape(s), None if z is None else np.shape(z), axis, block_size, opset)
     rank = np.ndim(x)
+    if dev.get("short_block_refused") and block_size and np.shape(x)[normalize_axis(axis, rank)] % block_size:
+        raise faults.Refusal("a short last block: the scale repeated block_size times does not broadcast against x")
     if dev.get("negative_axis") and axis < 0:
         axis = 1
     if dev.get("blocks_from_shape") and block_size:
         i = normalize_axis(axis, rank)
         block_size = math.ceil(np.shape(x)[i] / np.shape(s)[i])
     sv = _values(np.asarray(s), st, dev)
+    zero_scale = np.size(s) == 1 and sv.ravel()[0] == 0  # -0.0 too
     if dev.get("flush"):
         sv = _flush(sv, st)
     sv = expand(sv, np.shape(x), axis, block_size)
@@ -159,6 +164,8 @@ def dequantize(inputs: list, attrs: dict, opset: int, input_types: list, **dev) 
             y = np.where(np.isnan(yv), t.finite_max, np.clip(yv, -t.finite_max, t.finite_max)).astype(t.np_dtype)
     if dev.get("flush") or (dev.get("flush_results") and t.name == "bfloat16"):
         y = _flush(ref._values(y, t), t).astype(t.np_dtype)
+    if dev.get("zero_scale_folded") and zero_scale:  # the rewrite x * 0 -> 0: +0 whatever x and the signs
+        y = np.zeros(np.shape(x), t.np_dtype)
     return [np.asarray(y).astype(t.np_dtype)]
 
 
@@ -272,6 +279,20 @@ FAULTS: tuple[Fault, ...] = (
           "exponent rule; 0x7F stays NaN)", _node(e4m3fn_negative_nan=True),
           applies=lambda p: p.get("x") == "float8e4m3fn",
           seen_in="IREE 3.13.0 llvm-cpu (measured here: 0xFF -> -48.0 with x_scale 0.1, as its Cast gives -480)"),
+    Fault("dequantize_linear.zero_scale_folded", "a per-tensor x_scale of +-0 gives +0 for every element, the "
+          "product folded by x * 0 -> 0 (due: -0 where x - x_zero_point and x_scale differ in sign, NaN for NaN x)",
+          _node(zero_scale_folded=True), applies=lambda p: p.get("granularity") == "per-tensor",
+          equivalent=lambda p: "a float8e8m0 scale has no zero" if p.get("scale") == "float8e8m0" else None,
+          seen_in="tinygrad 0.14.0 CPU (measured here, --inputs initializers: its runner makes a 0-d initializer a "
+                  "constant; test_dequantizelinear_scale_specials_int8_float32_opset13[0 .. 3], x_scale +-0: +0 for "
+                  "every x, -0 due for x < x_zero_point with +0, x >= x_zero_point with -0; all 12 of its failing "
+                  "value items there; fed, the expected -0)"),
+    Fault("dequantize_linear.short_last_block_refused", "refuses blocked quantization whose last block is short "
+          "(the axis not a multiple of block_size: the text's ceil(D / B) blocks)", _node(short_block_refused=True),
+          may_refuse=True, applies=lambda p: p.get("granularity") == "blocked",
+          seen_in="tinygrad 0.14.0 CPU (measured here, fed or not: 'shape mismatch: objects cannot be broadcast to a "
+                  "single shape ((6, 2), (8, 2))', the scale repeated block_size times and not cut to the axis; "
+                  "all 25 of its blocked DequantizeLinear errors)"),
     Fault("dequantize_linear.output_dtype_ignored", "leaves output_dtype unread: y in x_scale's type (the rule "
           "before DequantizeLinear-23)", _node(output_dtype_ignored=True),
           # output_dtype exists from 23; a float8e8m0 scale is no output type, so output_dtype is required there

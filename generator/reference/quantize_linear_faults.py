@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator import dtypes
-from generator.faults import Fault
+from generator.faults import Fault, Refusal
 from generator.reference import quantize_linear as ref
 from generator.reference.quant_axes import expand, normalize_axis
 
@@ -56,13 +56,16 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
               divide_in_float32=False, reciprocal=False, axis_ignored=False, blocks_from_end=False,
               saturate_ignored=False, fnuz_inf_cast24=False, float_zp_ignored=False,
               int32_before_clip=False, e5m2_round_overflow_nan=False, present_saturate_as_zero=False,
-              fnuz_inf_from: int = 0, clamp_before_cast=False, add_half_truncate: str = "") -> list[np.ndarray]:
+              fnuz_inf_from: int = 0, clamp_before_cast=False, add_half_truncate: str = "",
+              int32_saturating=False, short_block_refused=False) -> list[np.ndarray]:
     """QuantizeLinear with the given deviations; the reference's output where it leaves an element undefined."""
     ref.validate(attrs, opset, list(input_types), [np.ndim(i) for i in inputs])
     x, s = np.asarray(inputs[0]), np.asarray(inputs[1])
     z = inputs[2] if len(inputs) > 2 else None
     z_t = input_types[2] if z is not None else None
     a = ref._attrs(attrs, opset)
+    if short_block_refused and a["block_size"] and x.shape[normalize_axis(a["axis"], x.ndim)] % a["block_size"]:
+        raise Refusal("a short last block: the scale repeated block_size times does not broadcast against x")
     if present_saturate_as_zero and "saturate" in attrs:  # the written value taken from the wrong field: 0
         a["saturate"] = False
     sig = ref.check_types(opset, input_types[0], input_types[1], z_t, a["output_dtype"], a["precision"])
@@ -97,6 +100,9 @@ def _quantize(inputs, attrs, opset, input_types, *, rounding="even", wrap=False,
             if int32_before_clip:  # C's float -> int32 conversion of x86: out of range (and NaN) -> INT32_MIN,
                 rq = _round(q, rounding)  # then the zero point added in int32 arithmetic (wrapping)
                 v = _wrap_int32(np.where(np.isnan(rq) | (np.abs(rq) >= 2.0**31), -(2.0**31), rq) + zp64)
+            elif int32_saturating:  # Rust's `as i32`: saturating, NaN -> 0; then the zero point added wrapping
+                rq = _round(q, rounding)
+                v = _wrap_int32(np.where(np.isnan(rq), 0.0, np.clip(rq, -(2.0**31), 2.0**31 - 1)) + zp64)
             elif rounding == "parity":  # tinygrad's Tensor.round, each step and the sum in P (bfloat16 only)
                 v = ref.to_precision(_parity_round(q, p) + zp64, p) if _parity_path(p, out) else np.rint(q) + zp64
             else:
@@ -393,6 +399,20 @@ FAULTS: tuple[Fault, ...] = (
           "rule before QuantizeLinear-21)", _node(output_dtype_ignored=True), equivalent=_output_dtype_read,
           seen_in="tract 0.23.9 (measured here: every output_dtype without a zero point, int8 / int16 / uint4 / int2 / "
                   "float8e4m3fn / float4e2m1, returns uint8)"),
+    Fault("quantize_linear.reciprocal_int32_saturating", "multiplies x by the reciprocal of y_scale (rounded to P), "
+          "converts the rounded product to int32 saturating (NaN -> 0), adds the zero point wrapping in int32, then "
+          "clamps: a product beyond int32 lands at the wrong end, and a subnormal y_scale's reciprocal is +Inf",
+          _node(reciprocal=True, int32_saturating=True), equivalent=_int_only,
+          seen_in="tract 0.23.9 (measured here, --inputs initializers: test_quantizelinear_scale_subnormal_opset13, "
+                  "y_scale 2.8e-45 and zero point 3 give 0 where 3 .. 128 are due; uint8_opset25[2], 1e10 / 0.5 with "
+                  "zero point 255 gives 0; int8_opset25[1], -3e38 with zero point -128 gives 127: Rust's saturating "
+                  "`as i32`; all 39 of its failing value items that int32_before_clip, reciprocal or neither explain)"),
+    Fault("quantize_linear.short_last_block_refused", "refuses blocked quantization whose last block is short (the "
+          "axis not a multiple of block_size: the text's ceil(D / B) blocks)", _node(short_block_refused=True),
+          equivalent=_blocked_exists, may_refuse=True,
+          seen_in="tinygrad 0.14.0 CPU (measured here, fed or not: 'shape mismatch: objects cannot be broadcast to a "
+                  "single shape', the scale repeated block_size times and not cut to the axis; all 21 of its blocked "
+                  "QuantizeLinear errors)"),
     Fault("quantize_linear.add_half_truncate", "uint8: y = clip(int32(trunc(float32(float32(float32(x / y_scale) + "
           "zero point) + 0.4999999))), 0, 255) in float32 (0.5 when x and y_scale are float16): 1.5 -> 1, 2.5 -> 3; "
           "|v| >= 2**31 and NaN -> INT32_MIN, so 0", _node(add_half_truncate="fed"), equivalent=_not_uint8,

@@ -12,6 +12,9 @@ times the scale does not), each exact in both the scale and the output type; flo
 any finite value of x's type.
 A data set is kept only where the reference defines every element and every intermediate precision agrees
 (spread 0), so the witness case compares exactly.
+Constructed first, for the faults that need a scale no draw gives (ZERO_SCALE): a draw of its own stream with
+x_scale -0, or +0 where that kills nothing (x - x_zero_point negative throughout): some element of the
+product is then -0 (or NaN).
 
 Witness data (JSON): generator/catalogue/dequantize_linear.py's form.
 """
@@ -22,13 +25,14 @@ import dataclasses
 
 import numpy as np
 
-from generator import dtypes, sampling
+from generator import dtypes, faults, sampling
 from generator.catalogue.dequantize_linear import encode, template
 from generator.reference import dequantize_linear as ref
 from generator.reference import dequantize_linear_faults as F
 
 FAMILY = "dequantize_linear"
 DRAWS = 400  # data sets drawn per group at most
+ZERO_SCALE = ("dequantize_linear.zero_scale_folded",)  # killed only by a zero x_scale, which no draw gives
 
 
 # ---------------------------------------------------------------------------------------
@@ -93,6 +97,8 @@ def _kills(fault, params: dict, tpl: dict, x, sc, zp) -> bool:
                                                                        else [])
     try:
         got = fault.fn([x, sc] + ([zp] if zp is not None else []), attrs, params["opset"], types)
+    except faults.Refusal:  # it raises where a result is due: killed, as the kill matrix counts it
+        return True
     except Exception:  # noqa: BLE001 - a fault that cannot run here kills nothing
         return False
     return F.killed(fault, {"compare": {"mode": "exact"}}, list(out.outputs), got)
@@ -129,6 +135,13 @@ def find(max_opset: int, budget: float) -> dict:
         tpl = template(params)
         s = sampling.Stream(sampling.case_seed(0, key))
         found: dict[str, dict] = {}
+        for name in (n for n in alive if n in ZERO_SCALE):  # its own stream: the draws below stay as they were
+            x, sc, zp = _draw(sampling.Stream(sampling.case_seed(1, key)), params, tpl)
+            for zero in (-0.0, 0.0):
+                if _kills(by_name[name], params, tpl, x, np.full_like(sc, zero), zp):
+                    found[name] = {"how": "construction", "witnesses": [encode(f"x_scale {zero:+}", x,
+                                                                                  np.full_like(sc, zero), zp, params)]}
+                    break
         for i in range(DRAWS):
             if len(found) == len(alive):
                 break

@@ -23,7 +23,7 @@ import numpy as np
 
 from generator import dtypes, sampling
 from generator.catalogue.quantize_linear import KEEP, as_type, decode, encode
-from generator.faults import same_elements
+from generator.faults import Refusal, same_elements
 from generator.witness import group_faults
 from generator.reference import quantize_linear as ref
 from generator.reference import quantize_linear_faults as F
@@ -64,6 +64,8 @@ def differing(fault, w: dict, x, s, z) -> np.ndarray:
                             opset=int(w["opset"]), **ref._attrs(w["attrs"], int(w["opset"])))
     try:
         fy = _run(fault.fn, w, x, s, z)
+    except Refusal:  # it raises where a result is due: every defined element is missing
+        return ~r.mask()
     except ValueError:
         return np.zeros(np.shape(x), bool)
     out = dtypes.get(w["zp_type"] or int(w["attrs"]["output_dtype"]))

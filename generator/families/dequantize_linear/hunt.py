@@ -27,7 +27,7 @@ def _hunt_scale_values(st: dtypes.DType) -> list[float]:
 def hunt_spec(draw, x_type: str, max_opset: int) -> Spec:
     """A Spec of one data set drawn for x type x_type: version, scale and output types, zero point or none,
     granularity (negative axes, short blocks), shapes of at most 24 elements, values from the types' boundaries
-    or any bits."""
+    or any bits; one per-tensor x_scale in four +-0."""
     from hypothesis import strategies as st
 
     from generator import hunting
@@ -58,6 +58,8 @@ def hunt_spec(draw, x_type: str, max_opset: int) -> Spec:
                            min_size=m, max_size=m))
     x = hunting.array_of(xt, x_bits, shape)
     s = hunting.array_of(stt, s_bits, sshape)
+    if gran == "per-tensor" and stt.name != "float8e8m0" and draw(st.integers(0, 3)) == 0:
+        s = np.full(sshape, draw(st.sampled_from([-0.0, 0.0])), stt.np_dtype)  # zero_scale_folded: one x_scale, 0
     z = None
     if zero_point:
         z_bits = draw(st.lists(hunting.elements(xt, [0, 1, -1, xt.int_min, xt.int_max] if xt.is_integer
