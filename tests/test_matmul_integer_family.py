@@ -127,3 +127,14 @@ def test_hunt_draws_kill_most_fault_models(examples):
     float32 sum) and the empty-name refusal are rarer, so only most are required here."""
     killed = hunt_kills("matmul_integer", examples)
     assert len(killed) >= len(F.FAULTS) - 2, sorted({f.name for f in F.FAULTS} - killed)
+
+
+def test_empty_operands_and_2d_against_batched(cases):
+    """K = 0: Y is zeros whatever the zero points; M = 0 / N = 0: empty Y; a 2-D operand against a batched one."""
+    k0 = cases["test_matmulinteger_k_0"]
+    (inputs,), ((y,),) = k0.inputs, k0.outputs
+    assert y.shape == (3, 4) and not y.any() and int(inputs[2]) != 0 and int(inputs[3]) != 0
+    assert cases["test_matmulinteger_m_0"].outputs[0][0].shape == (0, 3)
+    assert cases["test_matmulinteger_n_0"].outputs[0][0].shape == (3, 0)
+    assert cases["test_matmulinteger_a_2d_b_batched"].outputs[0][0].shape == (2, 1, 3, 5)
+    assert cases["test_matmulinteger_a_batched_b_2d"].outputs[0][0].shape == (1, 2, 3, 5)

@@ -121,6 +121,37 @@ def broadcast_trailing():
 
 
 @CATALOGUE
+def a_2d_b_batched():
+    """A 2-D a against a batched b whose batch has a broadcast 1: [M, K] x [2, 1, K, N] -> [2, 1, M, N]
+    [summary: numpy.matmul]."""
+    return MatMul(a_shape=(3, 4), b_shape=(2, 1, 4, 5), types=("uint8", "int8", "uint8"))
+
+
+@CATALOGUE
+def a_batched_b_2d():
+    """The other order, the 1 leading: [1, 2, M, K] x [K, N] -> [1, 2, M, N]."""
+    return MatMul(a_shape=(1, 2, 3, 4), b_shape=(4, 5), types=("int8", "int8", "int8"))
+
+
+@CATALOGUE
+def k_0():
+    """K = 0: acc is the empty sum 0 whatever the zero points (no K * a_zero_point * b_zero_point term), so y is
+    y_zero_point everywhere [summary: numpy.matmul, y = saturate((x / y_scale) + y_zero_point)]."""
+    return MatMul(a_shape=(3, 0), b_shape=(0, 4), types=("uint8", "int8", "uint8"))
+
+
+@CATALOGUE
+def m_0():
+    """M = 0: an empty y [0, N]."""
+    return MatMul(a_shape=(0, 4), b_shape=(4, 3))
+
+
+@CATALOGUE
+def n_0():
+    return MatMul(a_shape=(3, 4), b_shape=(4, 0), types=("int8", "uint8", "int8"))
+
+
+@CATALOGUE
 def per_row_a():
     """a_scale and a_zero_point an M vector [summary: per row for 'a']."""
     return MatMul(a_shape=(4, 4), b_shape=(4, 3), a_quant="per_row")
