@@ -124,9 +124,11 @@ def test_hunt_examples_rebuild_and_pass_on_the_opconform_backend(examples, tmp_p
 
 def test_hunt_draws_kill_most_fault_models(examples):
     """The draws reach every zero-point form, type pair and arithmetic boundary the faults need; a long K (the
-    float32 sum) and the empty-name refusal are rarer, so only most are required here."""
+    float32 sum) and the empty-name refusal are rarer, so only most are required here. The saturating int32
+    accumulator needs K >= 33026 (a partial sum beyond int32), beyond the hunt's K: out of its reach."""
     killed = hunt_kills("matmul_integer", examples)
-    assert len(killed) >= len(F.FAULTS) - 2, sorted({f.name for f in F.FAULTS} - killed)
+    reachable = {f.name for f in F.FAULTS} - {"matmul_integer.accumulate_int32_saturating"}
+    assert len(killed & reachable) >= len(reachable) - 2, sorted(reachable - killed)
 
 
 def test_empty_operands_and_2d_against_batched(cases):
