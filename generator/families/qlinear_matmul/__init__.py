@@ -18,7 +18,9 @@ y_scale set from the accumulators so outputs spread over the output range):
   witness_<class>  one case per configuration class of qlinear_matmul_faults.group_key, from the committed
                witness catalogue (generator/witness/catalogue/qlinear_matmul.json)
   negative_*   (negative/) models the text rules out (types, zero point types, scale types, ranks, shapes)
-  *_probe      (probe/) data the text leaves undefined: bad scales, float8 operands, acc beyond int32
+  float8_*     QLinearMatMul-21's float8 types (each as a, b and y, in range and saturating; a float8 b with
+               integer a and y; float8 zero points), judged on reference READING_FLOAT8
+  *_probe      (probe/) data the text leaves undefined: bad scales, NaN / Inf float8 operands, acc beyond int32
 The explicit-defaults axis does not apply (the operator has no attribute); the opset-boundary axis is the
 types_*_opset10 / _opset21 pairs (QLinearMatMul-21 adds types only).
 
