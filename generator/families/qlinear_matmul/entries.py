@@ -148,7 +148,8 @@ def m_0():
 
 @CATALOGUE
 def n_0():
-    return MatMul(a_shape=(3, 4), b_shape=(4, 0), types=("int8", "uint8", "int8"))
+    """N = 0: an empty y [M, 0] (int8 throughout: a triple onnxruntime implements)."""
+    return MatMul(a_shape=(3, 4), b_shape=(4, 0), types=("int8", "int8", "int8"))
 
 
 @CATALOGUE
