@@ -92,3 +92,14 @@ def test_float16_slots_each_hold_a_subnormal_that_a_float16_multiplier_gets_wron
         assert inputs[1].dtype == np.float16
         for name, differs in (("qlinear_matmul.requant_scale_type", True), ("qlinear_matmul.requant_float32", False)):
             assert (not np.array_equal(faults[name].fn(inputs, {}, 21, [])[0], y)) == differs, (slot, name)
+
+
+def test_negatives_that_rest_on_a_reading_say_so(cases):
+    """A K vector for a or b is invalid only on READING_PER_COLUMN (the text's 'K element vector ... for per
+    column', read literally, allows it); a vector y_scale and b_scale [N] with b_zero_point [1, N] by the same-shape
+    sentence alone, which their "invalid" names."""
+    for what in ("a_scale_per_column", "b_scale_per_row"):
+        assert cases[f"test_qlinearmatmul_negative_{what}"].meta["reading"] == ref.READING_PER_COLUMN
+    for what in ("y_scale_vector", "b_scale_n_zero_point_1n"):
+        meta = cases[f"test_qlinearmatmul_negative_{what}"].meta
+        assert "reading" not in meta and "Scale and zero point must have same shape" in meta["invalid"]
