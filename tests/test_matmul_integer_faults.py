@@ -134,3 +134,21 @@ def test_tracts_1d_a_keeps_the_added_axis_and_its_1d_b_is_refused():
     assert _run(kept, [b.T, a, None, None]).tolist() == ref.matmul_integer(b.T, a).tolist()
     assert _run(kept, [a, a, None, None]).shape == (1,)
     assert np.array_equal(_run(refused, [a, b, *zp]), ref.matmul_integer(a, b, *zp))
+
+
+def test_a_saturating_int32_accumulator_sticks_where_a_partial_sum_leaves_int32():
+    """uint8 x uint8 with zero points 1: 33287 products of 254 * 254 (the partial sum 2**31 + 60 leaves int32), then
+    238 of -254: the exact total 2**31 - 8 fits; saturated at 2**31 - 1, then 238 * 254 less. Without zero points
+    (every product >= 0) every partial sum lies below the total: the fault is the reference there."""
+    f = BY_NAME["matmul_integer.accumulate_int32_saturating"]
+    mm = W.configuration("uint8", "uint8", "tensor", "tensor")
+    what, inputs = W.saturating(mm)
+    a, b, az, bz = inputs
+    assert a.shape == (1, 33525) and int(az) == int(bz) == 1 and (a == 255).all() and (b[33287:, 0] == 0).all()
+    assert ref.matmul_integer(*inputs).tolist() == [[2**31 - 8]]
+    assert _run(f, inputs).tolist() == [[2**31 - 1 - 238 * 254]]
+    assert W.saturating(W.configuration("uint8", "uint8", "absent", "absent")) is None
+    a = np.full((1, 33027), 255, np.uint8)
+    b = np.full((33027, 2), 255, np.uint8)
+    a[0, -2:], b[-2:, 1] = 0, 0  # 33025 * 65025 = 2147450625 in both columns, the sum rising all the way
+    assert np.array_equal(_run(f, [a, b, None, None]), ref.matmul_integer(a, b))

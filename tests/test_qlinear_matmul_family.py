@@ -66,3 +66,40 @@ def test_below_opset_10_nothing_and_at_opset_10_no_opset_21_case():
     assert fam.work("default", 0, 9) == []
     old = generate(fam, max_opset=10)
     assert old and all(c.meta["opset"] == 10 for c in old.values())
+
+
+def test_empty_operands_and_2d_against_batched(cases):
+    """K = 0: y is y_zero_point everywhere (the empty sum, no zero-point term); M = 0 / N = 0: empty y; a 2-D operand
+    against a batched one broadcasts as numpy.matmul."""
+    k0 = cases["test_qlinearmatmul_k_0"]
+    for inputs, (y,) in zip(k0.inputs, k0.outputs):
+        assert y.shape == (3, 4) and (y == inputs[7]).all() and int(inputs[2]) != 0
+    assert cases["test_qlinearmatmul_m_0"].outputs[0][0].shape == (0, 3)
+    assert cases["test_qlinearmatmul_n_0"].outputs[0][0].shape == (3, 0)
+    assert cases["test_qlinearmatmul_a_2d_b_batched"].outputs[0][0].shape == (2, 1, 3, 5)
+    assert cases["test_qlinearmatmul_a_batched_b_2d"].outputs[0][0].shape == (1, 2, 3, 5)
+
+
+def test_float16_slots_each_hold_a_subnormal_that_a_float16_multiplier_gets_wrong(cases):
+    """Data set i holds a float16 subnormal in scale slot i (a_scale, b_scale, y_scale) and the others normal; a
+    multiplier computed in float16 changes y there, a float32 one does not."""
+    case = cases["test_qlinearmatmul_scales_float16_slots"]
+    faults = {f.name: f for f in F.FAULTS}
+    assert len(case.inputs) == 3
+    for slot, (inputs, (y,)) in enumerate(zip(case.inputs, case.outputs)):
+        scales = [float(inputs[i]) for i in (1, 4, 6)]
+        assert [0 < v < 2.0**-14 for v in scales] == [i == slot for i in range(3)]
+        assert inputs[1].dtype == np.float16
+        for name, differs in (("qlinear_matmul.requant_scale_type", True), ("qlinear_matmul.requant_float32", False)):
+            assert (not np.array_equal(faults[name].fn(inputs, {}, 21, [])[0], y)) == differs, (slot, name)
+
+
+def test_negatives_that_rest_on_a_reading_say_so(cases):
+    """A K vector for a or b is invalid only on READING_PER_COLUMN (the text's 'K element vector ... for per
+    column', read literally, allows it); a vector y_scale and b_scale [N] with b_zero_point [1, N] by the same-shape
+    sentence alone, which their "invalid" names."""
+    for what in ("a_scale_per_column", "b_scale_per_row"):
+        assert cases[f"test_qlinearmatmul_negative_{what}"].meta["reading"] == ref.READING_PER_COLUMN
+    for what in ("y_scale_vector", "b_scale_n_zero_point_1n"):
+        meta = cases[f"test_qlinearmatmul_negative_{what}"].meta
+        assert "reading" not in meta and "Scale and zero point must have same shape" in meta["invalid"]

@@ -130,8 +130,41 @@ def test_undefined_elements():
                                  u8(0))
         assert out.reasons == [ref.UNDEF_SCALE]
     f8 = ml_dtypes.float8_e4m3fn
-    out = ref.qlinear_matmul(np.ones((2, 3), f8), F32(1), f8(0), np.ones((3, 2), f8), F32(1), f8(0), F32(1), f8(0))
-    assert out.reasons == [ref.UNDEF_FLOAT8] and out.outputs[0].shape == (2, 2)
+    for v in (np.nan, np.inf):
+        out = ref.qlinear_matmul(np.full((2, 3), v, ml_dtypes.float8_e5m2), F32(1), ml_dtypes.float8_e5m2(0),
+                                 np.ones((3, 2), f8), F32(1), f8(0), F32(1), f8(0))
+        assert out.reasons == [ref.UNDEF_FLOAT8] and out.outputs[0].shape == (2, 2)
+
+
+def test_float8_reading_rounds_once_half_to_even_and_saturates():
+    """READING_FLOAT8: x exact, a float8 y = x / y_scale + y_zero_point rounded once half to even and saturated
+    (QuantizeLinear-21's saturate=1); an integer y as READING_EXACT."""
+    f8, e5 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2
+    ones = np.ones((3, 2), f8)
+
+    def y(a, ys, yz=f8(0), b=ones, zp=f8(0)):
+        out = ref.qlinear_matmul(np.asarray(a, np.float32).astype(np.asarray(zp).dtype), F32(1), zp, b, F32(1),
+                                 f8(0) if b.dtype == f8 else np.asarray(0).astype(b.dtype), F32(ys), yz)
+        assert out.defined
+        return out.outputs[0]
+
+    assert y([[1, 1, 1]], 1).tolist() == [[3, 3]] and y([[1, 1, 1]], 1).dtype == f8
+    assert float(y([[16, 1, 0]], 1)[0, 0]) == 16  # 17: the tie between 16 and 18 goes to 16 (even)
+    assert float(y([[16, 2, 1]], 1)[0, 0]) == 20  # 19: the tie between 18 and 20 goes to 20
+    assert float(y([[448, 448, 448]], 1)[0, 0]) == 448  # 1344 saturates to the finite max, no NaN
+    assert float(y([[-448, -448, 0]], 2.0**-4)[0, 0]) == -448
+    tiny = y([[-1, 0, 0]], 2.0**12)  # -2**-12 rounds to -0 (e4m3fn's smallest subnormal is 2**-9)
+    assert tiny.view(np.uint8)[0, 0] == 0x80
+    # zero points: a - 1 and y + 0.5 before the one rounding: (3 - 3) / 1 + 0.5
+    assert float(y([[2, 2, 2]], 1, f8(0.5), zp=f8(1))[0, 0]) == 3.5
+    # a float8 b, an integer y: (3 - 2) * 0.5 / 0.25 = 2 -> 12; with y_scale 1 the tie 0.5 -> 0 (even) -> 10
+    u8 = np.uint8
+    out = ref.qlinear_matmul(np.array([[3, 2, 2]], u8), F32(0.5), u8(2), np.ones((3, 1), e5), F32(1), e5(0),
+                             F32(0.25), u8(10))
+    assert out.outputs[0].tolist() == [[12]]
+    out = ref.qlinear_matmul(np.array([[3, 2, 2]], u8), F32(0.5), u8(2), np.ones((3, 1), e5), F32(1), e5(0),
+                             F32(1), u8(10))
+    assert out.outputs[0].tolist() == [[10]]
 
 
 @pytest.mark.parametrize("a_shape, b_shape, a_q, b_q", [

@@ -15,7 +15,7 @@ generator/faults.py says what a fault module holds). Every fault has the referen
                   applied after, and the same after shifting the other pairs into u8 x s8 by 128; each product
                   wrapped to int16 ("The production MUST never overflow"); the sum accumulated in int16 (wraps) or
                   wrapped to 8 bits; the sum accumulated in float32, products added in K order; the exact sum rounded
-                  once to float32
+                  once to float32; the products added in K order in a saturating int32 accumulator
   vector tails    the last K % W products of each dot product left out (all of them when K < W), W = 4, 8, 16
   1-D operands    a 1-D A's prepended dimension kept in Y ([..., 1, N] for [..., N]); a 1-D B refused (tract)
 
@@ -189,6 +189,21 @@ def _compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, a_alon
     return _wrap32(np.asarray(y).reshape(y_shape))
 
 
+def saturating_int32(inputs: list) -> list[np.ndarray]:
+    """Y with the products (a - za)(b - zb) added in K order in an int32 accumulator that saturates at each step
+    (a saturating add: ARM SQADD, x86 VPDPBUSDS): the exact sum wherever no partial sum leaves int32."""
+    a, b, az, bz = _operands(inputs)
+    a2, b2, za, zb, y_shape = _as2(a, b, az, bz)
+    da, db = a2 - za, b2 - zb
+    k = a2.shape[-1]
+    if k * int(np.abs(da).max(initial=0)) * int(np.abs(db).max(initial=0)) <= ref.INT32_MAX:
+        return _wrap32(np.matmul(da, db).reshape(y_shape))  # no partial sum can leave int32
+    acc = np.zeros(np.broadcast_shapes(da.shape[:-1] + (1,), db.shape[:-2] + (1, db.shape[-1])), np.int64)
+    for i in range(k):
+        acc = np.clip(acc + da[..., :, i:i + 1] * db[..., i:i + 1, :], ref.INT32_MIN, ref.INT32_MAX)
+    return _wrap32(acc.reshape(y_shape))
+
+
 def _node(**deviation):
     def fn(inputs: list[np.ndarray], attrs: dict, opset: int, input_types: list) -> list[np.ndarray]:
         return _compute(inputs, **deviation)
@@ -220,6 +235,14 @@ def _unless_mixed(p: dict) -> str | None:
 def _magnitude(t: str, zp: str) -> int:
     """The largest |x - zero point|: 255 for uint8 (0..255) or with a zero point (-128 - 127), else 128."""
     return 255 if t == "uint8" or zp != "absent" else 128
+
+
+def _unless_signs_mix(p: dict) -> str | None:
+    a, b, az, bz = parts(p)
+    if (a, b, az, bz) != ("uint8", "uint8", "absent", "absent"):
+        return None
+    return ("uint8 operands without zero points: every product is >= 0, so every partial sum lies between 0 and the "
+            "total, in int32 wherever the total is")
 
 
 def _unless_product_leaves_int16(p: dict) -> str | None:
@@ -311,6 +334,12 @@ FAULTS: tuple[Fault, ...] = (
           "wraps each product (a - za)(b - zb) to int16 before adding (\"The production MUST never overflow\")",
           _node(product16=True), equivalent=_unless_product_leaves_int16,
           seen_in=_NOT_SEEN + "a 16-bit multiply (PMULLW / int16 SIMD lanes) of two 8-bit differences"),
+    Fault("matmul_integer.accumulate_int32_saturating",
+          "adds the products in K order in int32 with saturation at each step: a partial sum beyond int32 sticks "
+          "at its end, though the exact total fits", lambda inputs, attrs, opset, input_types: saturating_int32(inputs),
+          equivalent=_unless_signs_mix,
+          seen_in=_NOT_SEEN + "a saturating int32 accumulator (ARM SQADD, x86 VPDPBUSDS): READING_EXACT's "
+                              "wrapping accumulator is the one the text's 'may overflow' leaves exact"),
     Fault("matmul_integer.accumulate_int16", "accumulates the sum in int16 (wraps modulo 2**16)",
           _node(acc16=True), seen_in=_NOT_SEEN + "an int16 accumulator (the issue's 'accumulation in int16')"),
     Fault("matmul_integer.result_int8", "wraps the sum to 8 bits (the operands' width) before widening to int32",

@@ -21,12 +21,16 @@ Decisions where the text is silent (named readings, case.json "reading"; docs/ql
     the column count K (READING_PER_COLUMN); a 2-D a takes the N-D form [M, 1] too;
   * acc outside int32 is undefined ("may overflow": what the overflow gives is not said): a probe;
   * a scale that is not a positive finite number is undefined (the formula divides by y_scale);
-  * float8 a, b or y (opset 21) is undefined: the text's arithmetic is integer (a probe, UNDEF_FLOAT8).
+  * float8 a, b or y (opset 21; READING_FLOAT8): a and b dequantized as DequantizeLinear-21 does, x exact; an integer
+    y as READING_EXACT; a float8 y is x / y_scale + y_zero_point rounded once, half to even, to the type, saturated
+    to its finite range (QuantizeLinear-21's saturate=1, its default); a NaN or infinite float8 operand or zero
+    point is undefined (UNDEF_FLOAT8: the text's integer arithmetic says nothing of them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from math import isfinite
 from typing import Callable
 
@@ -35,6 +39,7 @@ import numpy as np
 from generator import dtypes
 from generator.dtypes import DType
 from generator.outcome import Outcome
+from generator.reference.cast_rounding import round_fraction
 from generator.reference.requantize import INT32_MAX, INT32_MIN, multiplier, requantize
 
 SPEC_FILE = "onnx.defs:QLinearMatMul-21"
@@ -47,9 +52,9 @@ UNDEF_ACC_INT32 = ("acc is outside int32: 'accumulation may overflow if and only
                    "overflow and says nothing of what it gives [QLinearMatMul: summary]")
 UNDEF_SCALE = ("a scale is not a positive finite number: y = saturate((x / y_scale) + y_zero_point) of a dequantized "
                "x has no meaning the text gives [QLinearMatMul: summary, a_scale, b_scale, y_scale]")
-UNDEF_FLOAT8 = ("a float8 a, b or y: the text's arithmetic is integer (zero points subtracted, 'accumulation may "
-                "overflow if and only if in 32 bits', saturate to the output type) and defines neither the float8 "
-                "product nor how y rounds to or saturates in a float8 type [QLinearMatMul-21: T1, T2, T3]")
+UNDEF_FLOAT8 = ("a NaN or infinite float8 a, b or zero point: the text's arithmetic is integer (zero points "
+                "subtracted, 'accumulation may overflow if and only if in 32 bits', saturate to the output type) "
+                "and gives no value a NaN or an infinity dequantizes to [QLinearMatMul-21: T1, T2, T3]")
 
 READING_EXACT = (
     "qlinear_matmul-exact: y = saturate(round_half_even(x / y_scale) + y_zero_point) with x the real matrix product "
@@ -62,10 +67,63 @@ READING_PER_COLUMN = (
     "the text writes 'the input' as [M, K] and so calls the column count K. A 2-D a per row is [M] or [M, 1] (the "
     "N-D form [D1, D2, M, 1] without batch dimensions)")
 
+READING_FLOAT8 = (
+    "qlinear_matmul-float8: QLinearMatMul-21 admits float8 a, b and y but states only integer arithmetic: a float8 a "
+    "or b is dequantized as DequantizeLinear-21 does, (a - a_zero_point) * a_scale, and x is their exact product "
+    "(READING_EXACT); an int8 / uint8 y as READING_EXACT; a float8 y is x / y_scale + y_zero_point rounded once, half "
+    "to even, to the type and saturated to its finite range, as QuantizeLinear-21 quantizes to a float8 type "
+    "(saturate=1, its default); a result that rounds to zero keeps the sign of the exact value where the type has "
+    "-0")
 
-def readings(a_per_row: bool, b_per_column: bool) -> list[str]:
-    """The readings every judged output of a QLinearMatMul with this quantization rests on."""
-    return [READING_EXACT] + ([READING_PER_COLUMN] if a_per_row or b_per_column else [])
+
+def readings(a_per_row: bool, b_per_column: bool, float8: bool = False) -> list[str]:
+    """The readings every judged output of a QLinearMatMul with this quantization (and float8 types) rests on."""
+    return [READING_EXACT] + ([READING_PER_COLUMN] if a_per_row or b_per_column else []) + \
+        ([READING_FLOAT8] if float8 else [])
+
+
+def has_float8(inputs) -> bool:
+    """Whether a, b or y_zero_point (T1, T2, T3) is of a float8 type."""
+    return any(dtypes.from_numpy(np.asarray(inputs[i]).dtype).name in FLOAT8_TYPES for i in (0, 3, 7))
+
+
+def _fraction_round_even(q: Fraction) -> int:
+    fl = q.numerator // q.denominator
+    rem = q - fl
+    return fl + (1 if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2) else 0)
+
+
+def _to_float8(q: Fraction, to: DType) -> float:
+    """q rounded once, half to even, to `to` and saturated to its finite range; -0 for a negative q that rounds
+    to zero where the type has -0 [QuantizeLinear-21: saturate; Cast-19: saturate=1]."""
+    r = round_fraction(q, to)
+    top = Fraction(to.finite_max)
+    r = max(-top, min(top, r))
+    if r == 0:
+        return -0.0 if q < 0 and to.has_negative_zero else 0.0
+    return float(r)
+
+
+def _float8_outcome(op: "Operands", shape_out: tuple) -> np.ndarray:
+    """y of float8 operands or output (READING_FLOAT8), exactly in rationals: element by element."""
+    da = np.vectorize(Fraction, otypes=[object])(op.a.astype(np.float64)) - \
+        np.vectorize(Fraction, otypes=[object])(op.a_zp_values)
+    db = np.vectorize(Fraction, otypes=[object])(op.b.astype(np.float64)) - \
+        np.vectorize(Fraction, otypes=[object])(op.b_zp_values)
+    acc = np.matmul(da, db) if op.a.shape[-1] else np.zeros(np.broadcast_shapes(
+        op.a.shape[:-1] + (1,), op.b.shape[:-2] + (1, op.b.shape[-1])), dtype=object) * Fraction(0)
+    sa = np.broadcast_to(op.a_scale, acc.shape)
+    sb = np.broadcast_to(op.b_scale, acc.shape)
+    ys, to = Fraction(op.y_scale), op.y_type
+    out = np.empty(acc.shape, dtype=np.float64)
+    for i in np.ndindex(acc.shape):
+        q = Fraction(acc[i]) * Fraction(float(sa[i])) * Fraction(float(sb[i])) / ys
+        if to.name in FLOAT8_TYPES:
+            out[i] = _to_float8(q + Fraction(op.y_zp_value), to)
+        else:
+            out[i] = min(max(_fraction_round_even(q) + op.y_zero_point, to.int_min), to.int_max)
+    y = out.astype(to.np_dtype)
+    return np.squeeze(y, op.squeeze) if op.squeeze else y.reshape(shape_out)
 
 
 def quant_shape(name: str, q_shape: tuple, scale_shape: tuple, zp_shape: tuple, per_row: bool) -> tuple | None:
@@ -121,6 +179,9 @@ class Operands:
     y_zero_point: int
     y_type: DType
     squeeze: tuple
+    a_zp_values: np.ndarray | None = None  # the zero points' values in float64 (float8 zero points)
+    b_zp_values: np.ndarray | None = None
+    y_zp_value: float = 0.0
 
 
 def operands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> Operands:
@@ -145,7 +206,10 @@ def operands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero
     return Operands(a2, shaped(a_zero_point, sa, np.int64), shaped(a_scale, sa, np.float64),
                     b2, shaped(b_zero_point, sb, np.int64), shaped(b_scale, sb, np.float64),
                     float(np.asarray(y_scale, np.float64).reshape(-1)[0]), int(yz.astype(np.int64).reshape(-1)[0])
-                    if yz.dtype.kind in "iu" else 0, dtypes.from_numpy(yz.dtype), squeeze)
+                    if yz.dtype.kind in "iu" else 0, dtypes.from_numpy(yz.dtype), squeeze,
+                    shaped(np.asarray(a_zero_point).astype(np.float64), sa, np.float64),
+                    shaped(np.asarray(b_zero_point).astype(np.float64), sb, np.float64),
+                    float(yz.astype(np.float64).reshape(-1)[0]))
 
 
 def accumulate(op: Operands) -> tuple[np.ndarray, int]:
@@ -188,10 +252,14 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     shape = np.broadcast_shapes(op.a.shape[:-1] + (1,), op.b.shape[:-2] + (1, op.b.shape[-1]))
     shape_out = output_shape(np.shape(a), np.shape(b))
     placeholder = np.zeros(shape_out, dtype=op.y_type.np_dtype)
-    if any(dtypes.from_numpy(np.asarray(v).dtype).name in FLOAT8_TYPES for v in (a, b, y_zero_point)):
+    float8 = has_float8([a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point])
+    if float8 and not all(np.isfinite(np.asarray(v, np.float64)).all() for v in (a, a_zero_point, b, b_zero_point,
+                                                                             y_zero_point)):
         return Outcome((placeholder,), {UNDEF_FLOAT8: np.ones(shape_out, dtype=bool)})
     if not scales_valid(op) or not isfinite(op.y_scale):
         return Outcome((placeholder,), {UNDEF_SCALE: np.ones(shape_out, dtype=bool)})
+    if float8:
+        return Outcome((_float8_outcome(op, shape_out),))
     acc, bound = accumulate(op)
     assert acc.shape == shape
     undefined = {}

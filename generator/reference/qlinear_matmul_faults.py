@@ -24,6 +24,7 @@ Groups (group_key): "<shape class> <a quantization> <b quantization>", from case
                 output's trailing ones) | broadcast (an operand's batch broadcast along an axis after one of its own
                 of several elements: [2, 1] against [2, 3])
   a             per_tensor | per_row;  b  per_tensor | per_column
+Every fault but the refusals gives the reference on float8 data (READING_FLOAT8): they model integer kernels.
 These decide whether a fault can differ at all (the per-row and per-column faults need those vectors, the batch
 fault a partial broadcast, the 1-D fault a 1-D operand); `equivalent(params)` gives the proof where it cannot.
 """
@@ -138,8 +139,8 @@ def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool =
     if refuse == "one_d" and (np.ndim(inputs[0]) == 1 or np.ndim(inputs[3]) == 1):
         raise Refusal("a 1-D operand")
     outcome = ref.qlinear_matmul(*inputs)
-    if not outcome.defined or ref.UNDEF_FLOAT8 in outcome.undefined:
-        return list(outcome.outputs)  # undefined: the reference's placeholder
+    if not outcome.defined or ref.has_float8(inputs):
+        return list(outcome.outputs)  # undefined (the reference's placeholder), or float8: no integer kernel
     op = ref.operands(*inputs)
     if a_first:
         op.a_zero_point, op.a_scale = _first(op.a_zero_point), _first(op.a_scale)
@@ -198,8 +199,8 @@ def as_stored_stepwise(inputs: list[np.ndarray]) -> list[np.ndarray]:
     (acc converted to T first; the division a multiplication by the reciprocal, measured: (acc * s) / y_s in
     bfloat16 is one off on ties). Raises Refusal where a broadcast fails."""
     outcome = ref.qlinear_matmul(*inputs)
-    if not outcome.defined or ref.UNDEF_FLOAT8 in outcome.undefined:
-        return list(outcome.outputs)  # undefined: the reference's placeholder
+    if not outcome.defined or ref.has_float8(inputs):
+        return list(outcome.outputs)  # undefined (the reference's placeholder), or float8: no integer kernel
     a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = (np.asarray(v) for v in inputs)
     st = a_s.dtype
     to = dtypes.from_numpy(y_zp.dtype)

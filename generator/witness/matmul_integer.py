@@ -19,6 +19,8 @@ checked against the reference; a fault with none would be a hole, and find() rai
   a_1d      mixed's first row of A as a 1-D A [K] (no per-row a_zero_point): Y's shape tells a_1d_axis_kept apart,
             whatever the values
   b_1d      mixed's first column of B as a 1-D B [K] (no per-column b_zero_point): b_1d_refused refuses it
+  saturating  M = N = 1, K from 33276 to 131073: a run of products of one sign whose partial sum leaves int32,
+            then products of the other sign that bring the exact total back (accumulate_int32_saturating)
 The 1-D data sets go into a case of their own (generator/families/matmul_integer/witnesses.py).
 
 Witness data (JSON): generator/catalogue/matmul_integer.py's form. The family
@@ -99,6 +101,36 @@ def candidates(mm: MM) -> list[tuple[str, list]]:
     return out
 
 
+def saturating(mm: MM) -> tuple[str, list] | None:
+    """M = N = 1: a run of the largest products of one sign whose partial sum just leaves int32, then products of
+    the other sign until the total is back inside (zero points one above the bottom of their types, so that a - za
+    takes both signs): the exact total fits, a saturating accumulator sticks at the end. The shorter of the two
+    directions; None where every product has one sign (uint8 operands without zero points)."""
+    at, bt = (dtypes.get(t) for t in mm.types)
+    za = None if mm.a_zp == "absent" else at.int_min + 1
+    zb = None if mm.b_zp == "absent" else bt.int_min + 1
+    da = (at.int_min - (za or 0), at.int_max - (za or 0))  # a - za at the type's two ends
+    db = (bt.int_min - (zb or 0), bt.int_max - (zb or 0))
+    best = None
+    for ea, eb, ra, rb in [(ea, eb, ea ^ fa, eb ^ (1 - fa)) for ea in (0, 1) for eb in (0, 1) for fa in (0, 1)]:
+        run, back = da[ea] * db[eb], da[ra] * db[rb]  # the run's ends, the return's (one operand's other end)
+        if run == 0 or back == 0 or (run > 0) == (back > 0):
+            continue
+        limit = ref.INT32_MAX if run > 0 else -ref.INT32_MIN
+        n_run = limit // abs(run) + 1
+        n_back = -(-(n_run * abs(run) - limit) // abs(back))
+        if best is None or n_run + n_back < best[0]:
+            best = (n_run + n_back, n_run, (ea, eb, ra, rb))
+    if best is None:
+        return None
+    k, n_run, (ea, eb, ra, rb) = best
+    a = np.full((1, k), (at.int_min, at.int_max)[ea], at.np_dtype)
+    b = np.full((k, 1), (bt.int_min, bt.int_max)[eb], bt.np_dtype)
+    a[0, n_run:], b[n_run:, 0] = (at.int_min, at.int_max)[ra], (bt.int_min, bt.int_max)[rb]
+    s = sampling.Stream(0)
+    return "saturating", [a, b, _zero_point(at, mm.a_zp, 1, s, za), _zero_point(bt, mm.b_zp, 1, s, zb)]
+
+
 def differs(fault, inputs: list) -> bool:
     """Does the fault's output differ from the reference's (every element defined), or refuse, on these inputs?"""
     outcome = ref.matmul_integer_outcome(*inputs)
@@ -120,7 +152,7 @@ def find(max_opset: int, budget: int = 0) -> dict:
     for parts in F.all_groups():
         mm = configuration(*parts)
         params = mm.params()
-        tried = candidates(mm)
+        tried = candidates(mm) + [t for t in [saturating(mm)] if t]  # last: no other fault's witness moves
 
         def witnesses_of(fault, tried=tried, key=F.key_of(*parts)) -> tuple[str, list]:
             if not fault.applies(params):

@@ -8,7 +8,8 @@ generator.reference.matmul_integer only (generator.family.split sends elements w
   a_zero_point_only, b_zero_point_only (a_zero_point omitted by the empty name), zero_points_one_element ([1])
   per row / per column   a_zero_point [M] and [D1, M, 1], b_zero_point [N] and [D1, 1, N], square shapes (a zero
                          point subtracted along K runs there), both at once
-  shapes                 batched, broadcast batch dimensions, 3-D x 2-D and back, 1-D A, 1-D B, both 1-D, K = 1
+  shapes                 batched, broadcast batch dimensions, 3-D x 2-D and back, 2-D x [2, 1, K, N] and
+                         [1, 2, M, K] x 2-D, 1-D A, 1-D B, both 1-D, K = 1; K = 0 (Y zeros), M = 0, N = 0
   far_products_*         products of 255 * 255 ("The production MUST never overflow"), sums beyond int16
   u8_s8_int16_pairs*     raw extremes whose VPMADDUBSW pairs saturate int16 (onnxruntime#16105), K even and odd
   sum_beyond_float32     an odd exact sum beyond 2**24

@@ -110,6 +110,36 @@ def a_2d_b_3d():
 
 
 @CATALOGUE
+def a_2d_b_batched():
+    """A 2-D A against a batched B whose batch has a broadcast 1: [M, K] x [2, 1, K, N] -> [2, 1, M, N]
+    (numpy.matmul)."""
+    return MM(a_shape=(3, 4), b_shape=(2, 1, 4, 5), types=(U8, I8))
+
+
+@CATALOGUE
+def a_batched_b_2d():
+    """The other order, the 1 leading: [1, 2, M, K] x [K, N] -> [1, 2, M, N]."""
+    return MM(a_shape=(1, 2, 3, 4), b_shape=(4, 5), types=(I8, U8))
+
+
+@CATALOGUE
+def k_0():
+    """K = 0: every Y element is the empty sum 0, whatever the zero points (numpy.matmul of [M, 0] by [0, N])."""
+    return MM(a_shape=(3, 0), b_shape=(0, 4), types=(U8, I8))
+
+
+@CATALOGUE
+def m_0():
+    """M = 0: an empty Y [0, N]."""
+    return MM(a_shape=(0, 4), b_shape=(4, 3))
+
+
+@CATALOGUE
+def n_0():
+    return MM(a_shape=(3, 4), b_shape=(4, 0), types=(I8, I8))
+
+
+@CATALOGUE
 def a_1d():
     """A 1-D A [K] is a row; its dimension is removed from Y [N]."""
     return MM(a_shape=(4,), b_shape=(4, 3))

@@ -127,15 +127,16 @@ def as_reference(mm: MM, dataset: list) -> list:
 def dataset_cases(mm: MM, datasets: list[list[np.ndarray]], seed: int, flags: list[str], **extra) -> Iterator[Case]:
     """The node case of the data sets (graph-input order) the spec defines, and the probe case of the others."""
     meta = FAMILY.meta(opset=mm.opset, clause=CLAUSE, compare=COMPARE, flags=flags, seed=seed, params=mm.params(),
-                       reading=reading(mm), **extra)
+                       reading=reading(mm, max((np.shape(d[0])[-1] for d in datasets), default=0)), **extra)
     outcomes = [expected(as_reference(mm, d)) for d in datasets]
     yield from split(mm.name, datasets, outcomes, lambda _: model(mm), meta)
 
 
-def reading(mm: MM) -> str:
-    """case.json "reading": READING_EXACT where partial sums can leave int32 (K * 255 * 255 > 2**31 - 1), and
-    READING_ONE_ELEMENT for a zero point of shape [1]."""
-    k = mm.a_shape[-1]
+def reading(mm: MM, k_data: int = 0) -> str:
+    """case.json "reading": READING_EXACT where partial sums can leave int32 (K * 255 * 255 > 2**31 - 1, K the
+    model's or, for symbolic dims, the largest of the data sets': k_data), and READING_ONE_ELEMENT for a zero point
+    of shape [1]."""
+    k = max(mm.a_shape[-1], k_data)
     out = [ref.READING_EXACT] if isinstance(k, int) and k * 255 * 255 > ref.INT32_MAX else []
     if "one" in (mm.a_zp, mm.b_zp):
         out.append(ref.READING_ONE_ELEMENT)

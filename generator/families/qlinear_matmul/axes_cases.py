@@ -83,3 +83,46 @@ def random_configurations(count: int, seed: int, max_opset: int = NEWEST) -> lis
         scale_type = s.choice(ref.SCALE_TYPES[opset if opset >= NEWEST else OPSET])
         out.append(MatMul(f"config_{i:03d}_random", a_shape, b_shape, types, scale_type, a_quant, b_quant, opset=opset))
     return out
+
+
+F16_SLOTS = ("a_scale", "b_scale", "y_scale")
+
+
+def float16_slot_sets() -> list[list[np.ndarray]]:
+    """One data set per scale slot (a_scale, b_scale, y_scale) whose float16 value is a subnormal k 2**-24: a [2, 4]
+    uint8, b [4, 3] int8 (seeded draws; within 3 of the zero points for the y_scale slot, so that a normal a_scale *
+    b_scale still gives y in range), the other scales normal; k the largest (k < 1024) where a multiplier
+    (a_scale * b_scale) / y_scale computed in float16 (qlinear_matmul.requant_scale_type) changes y. The reference's
+    exact multiplier does not round: a float32 one agrees with it on these data sets."""
+    from generator.reference.qlinear_matmul_faults import FAULTS
+    in_f16 = next(f for f in FAULTS if f.name == "qlinear_matmul.requant_scale_type")
+    s = sampling.Stream(sampling.case_seed(0, f"{FAMILY.prefix}_scales_float16_slots"))
+    f16 = np.float16
+    az, bz, yz = np.uint8(131), np.int8(-3), np.uint8(128)
+    sets = []
+    for slot in F16_SLOTS:
+        near = 3 if slot == "y_scale" else None
+        a = (s.integers(0, 255, (2, 4)) if near is None else 131 + s.integers(-near, near, (2, 4))).astype(np.uint8)
+        b = (s.integers(-128, 127, (4, 3)) if near is None else -3 + s.integers(-near, near, (4, 3))).astype(np.int8)
+        acc, _ = ref.accumulate(ref.operands(a, f16(1), az, b, f16(1), bz, f16(1), yz))
+        spread = max(1.0, float(np.abs(acc).max()))
+        for k in range(1023, 0, -1):
+            v = k * 2.0**-24
+            sa, sb = (v, 2.0**-4) if slot == "a_scale" else (2.0**-4, v) if slot == "b_scale" else \
+                (2.0**-6, float(f16(v * 100 / spread * 2**6)))
+            ys = v if slot == "y_scale" else float(f16(sa * sb * spread / 100))
+            inputs = [np.asarray(x) for x in (a, f16(sa), az, b, f16(sb), bz, f16(ys), yz)]
+            if not np.array_equal(in_f16.fn(inputs, {}, NEWEST, [])[0], expected(inputs).outputs[0]):
+                sets.append(inputs)
+                break
+        else:
+            raise ValueError(f"float16 slot {slot}: no subnormal tells a float16 multiplier apart")
+    return sets
+
+
+def float16_slot_cases(opset: int = NEWEST) -> Iterator[Case]:
+    """scales_float16_slots: float16 scales (QLinearMatMul-21's TS), a subnormal in each slot in turn
+    (float16_slot_sets)."""
+    mm = MatMul("scales_float16_slots", a_shape=(2, 4), b_shape=(4, 3), types=("uint8", "int8", "uint8"),
+                scale_type="float16", opset=opset)
+    yield from dataset_cases(mm, float16_slot_sets(), 0, ["edge"])

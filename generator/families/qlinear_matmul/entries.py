@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from generator.family import Catalogue
 from generator.families.qlinear_matmul.mm import MatMul
-from generator.reference.qlinear_matmul import INT_TYPES
+from generator.reference.qlinear_matmul import FLOAT8_TYPES, INT_TYPES
 
 CATALOGUE = Catalogue()
 PROBES = Catalogue()
@@ -121,6 +121,38 @@ def broadcast_trailing():
 
 
 @CATALOGUE
+def a_2d_b_batched():
+    """A 2-D a against a batched b whose batch has a broadcast 1: [M, K] x [2, 1, K, N] -> [2, 1, M, N]
+    [summary: numpy.matmul]."""
+    return MatMul(a_shape=(3, 4), b_shape=(2, 1, 4, 5), types=("uint8", "int8", "uint8"))
+
+
+@CATALOGUE
+def a_batched_b_2d():
+    """The other order, the 1 leading: [1, 2, M, K] x [K, N] -> [1, 2, M, N]."""
+    return MatMul(a_shape=(1, 2, 3, 4), b_shape=(4, 5), types=("int8", "int8", "int8"))
+
+
+@CATALOGUE
+def k_0():
+    """K = 0: acc is the empty sum 0 whatever the zero points (no K * a_zero_point * b_zero_point term), so y is
+    y_zero_point everywhere [summary: numpy.matmul, y = saturate((x / y_scale) + y_zero_point)]."""
+    return MatMul(a_shape=(3, 0), b_shape=(0, 4), types=("uint8", "int8", "uint8"))
+
+
+@CATALOGUE
+def m_0():
+    """M = 0: an empty y [0, N]."""
+    return MatMul(a_shape=(0, 4), b_shape=(4, 3))
+
+
+@CATALOGUE
+def n_0():
+    """N = 0: an empty y [M, 0] (int8 throughout: a triple onnxruntime implements)."""
+    return MatMul(a_shape=(3, 4), b_shape=(4, 0), types=("int8", "int8", "int8"))
+
+
+@CATALOGUE
 def per_row_a():
     """a_scale and a_zero_point an M vector [summary: per row for 'a']."""
     return MatMul(a_shape=(4, 4), b_shape=(4, 3), a_quant="per_row")
@@ -171,13 +203,35 @@ def scales_bad():
     return MatMul(scales="bad")
 
 
-@PROBES
-def float8_e4m3fn():
-    """float8 a, b and y at opset 21 (reference UNDEF_FLOAT8): what backends return."""
-    return MatMul(types=("float8e4m3fn",) * 3)
+def _float8() -> None:
+    """float8 a, b and y of each float8 type at opset 21 [T1, T2, T3], judged on reference READING_FLOAT8 (exact x, y
+    rounded half to even to the type and saturated, as QuantizeLinear-21): outputs over half the finite range, then
+    beyond it (saturated)."""
+    for t in FLOAT8_TYPES:
+        CATALOGUE.add(f"float8_{t.removeprefix('float8')}", lambda t=t: MatMul(types=(t,) * 3))
+        CATALOGUE.add(f"float8_{t.removeprefix('float8')}_saturate", lambda t=t: MatMul(types=(t,) * 3,
+                                                                                        scales="saturate"))
 
 
-@PROBES
+_float8()
+
+
+@CATALOGUE
 def float8_mixed():
+    """uint8 a, float8e5m2 b, uint8 y: a float8 operand with an integer y (READING_FLOAT8)."""
     return MatMul(types=("uint8", "float8e5m2", "uint8"))
+
+
+@CATALOGUE
+def float8_zero_points():
+    """Non-zero float8 zero points ('usually not used', the formula the same [QuantizeLinear-21]), per row and per
+    column, a float8 y: the zero points subtracted from a and b and added to y before its one rounding."""
+    return MatMul(a_shape=(3, 4), b_shape=(4, 2), types=("float8e4m3fn", "float8e5m2", "float8e4m3fn"),
+                  a_quant="per_row", b_quant="per_column", zero_points="float8")
+
+
+@PROBES
+def float8_nonfinite():
+    """A NaN (float8e5m2: then +Inf) in a (reference UNDEF_FLOAT8): no reading gives what it dequantizes to."""
+    return MatMul(types=("float8e5m2", "float8e4m3fn", "float8e4m3fn"), scales="nonfinite")
 

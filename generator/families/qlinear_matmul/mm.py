@@ -47,8 +47,9 @@ class MatMul:
     scale_type: str = "float"
     a_quant: str = "per_tensor"  # per_tensor | per_row ([M] for a 2-D a) | per_row_nd ([..., M, 1])
     b_quant: str = "per_tensor"  # per_tensor | per_column ([N] for a 2-D b) | per_column_nd ([..., 1, N])
-    scales: str = "random"  # random | pow2 | sixth | saturate | bad | nan
-    zero_points: str = "random"  # random | ends (the bottom, then the top of each type) | zero
+    scales: str = "random"  # random | pow2 | sixth | saturate | bad | nan | nonfinite (a float8 a's first NaN / Inf)
+    zero_points: str = "random"  # random | ends (the bottom, then the top of each type) | zero | float8 (float8 ones
+    # drawn; otherwise a float8 zero point is 0)
     spread: int | None = None  # a and b within +-spread of their zero points (None: the whole type)
     opset: int = NEWEST
 
@@ -117,7 +118,8 @@ def spec_file(opset: int) -> str:
 
 
 def reading(mm: MatMul) -> str:
-    return "; ".join(ref.readings(mm.a_quant != "per_tensor", mm.b_quant != "per_tensor"))
+    return "; ".join(ref.readings(mm.a_quant != "per_tensor", mm.b_quant != "per_tensor",
+                                  any(t in ref.FLOAT8_TYPES for t in mm.types)))
 
 
 def dataset_cases(mm: MatMul, datasets: list[list[np.ndarray]], s: int, flags: list[str], **extra) -> Iterator[Case]:
@@ -141,6 +143,8 @@ def _ints(t: dtypes.DType, shape: tuple, s: sampling.Stream, zp=None, spread: in
 
 
 def _zero_points(mm: MatMul, t: dtypes.DType, shape: tuple, s: sampling.Stream, i: int) -> np.ndarray:
+    if t.name in ref.FLOAT8_TYPES and mm.zero_points == "float8":  # "usually not used" [QuantizeLinear-21]: drawn
+        return _ints(t, shape, s)
     if t.name in ref.FLOAT8_TYPES or mm.zero_points == "zero":
         return np.zeros(shape, dtype=t.np_dtype)
     if mm.zero_points == "ends":
@@ -186,10 +190,20 @@ def draw_dataset(mm: MatMul, s: sampling.Stream, i: int) -> list[np.ndarray]:
             op = ref.operands(a, a_scale, az, b, b_scale, bz, np.float32(1), yz)
             acc, _ = ref.accumulate(op)
             spread = max(1.0, float(np.abs(acc).max(initial=0)))
+        elif mm.scales != "nonfinite":  # float8 operands: the real acc
+            da = a.astype(np.float64) - np.asarray(az, np.float64).reshape(
+                (-1, 1) if mm.a_quant == "per_row" else np.shape(az))
+            acc = np.matmul(da, b.astype(np.float64) - np.asarray(bz, np.float64))
+            spread = max(2.0**-6, float(np.abs(acc).max(initial=0)))
         room = 1000.0 if mm.scales == "saturate" else 100.0  # |y - y_zero_point| up to room
+        if yt.name in ref.FLOAT8_TYPES:  # a float8 y: half its finite range, twice it to saturate
+            room = yt.finite_max * (2.0 if mm.scales == "saturate" else 0.5)
         ys = float(np.median(np.asarray(a_scale, np.float64))) * float(np.median(np.asarray(b_scale, np.float64))) \
             * spread / room
     y_scale = scale_array([ys], mm.scale_type, ())
+    if mm.scales == "nonfinite":  # a[0] NaN, then +Inf where the type has one (float8e5m2)
+        a = a.copy()
+        a.reshape(-1)[0] = np.inf if i % 2 and at.name == "float8e5m2" else np.nan
     return [a, a_scale, az, b, b_scale, bz, y_scale, yz]
 
 

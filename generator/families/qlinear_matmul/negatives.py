@@ -12,6 +12,7 @@ import numpy as np
 from generator import dtypes, sampling
 from generator.case import Case
 from generator.families.qlinear_matmul.mm import CLAUSE, FAMILY, MatMul, draw_dataset, model, spec_file
+from generator.reference.qlinear_matmul import READING_PER_COLUMN
 
 _BASE = MatMul("negative", a_shape=(3, 4), b_shape=(4, 5), types=("uint8", "int8", "uint8"))
 
@@ -36,14 +37,28 @@ NEGATIVES: dict[str, tuple] = {
     "a_scalar": (21, {}, {0: ()}, "a is 0-D: numpy.matmul takes no scalar operand [summary]"),
     "k_mismatch": (21, {}, {3: (5, 5)}, "a [3, 4] and b [5, 5]: K differs [summary: numpy.matmul]"),
     "batch_mismatch": (21, {}, {0: (2, 3, 4), 3: (3, 4, 5)}, "batch [2] and [3] do not broadcast [summary]"),
-    "a_scale_per_column": (21, {}, {1: (4,), 2: (4,)}, "a_scale / a_zero_point of K = 4 elements: a is per tensor "
-                                                       "or per row (M = 3) [summary: per row for 'a']"),
-    "b_scale_per_row": (21, {}, {4: (4,), 5: (4,)}, "b_scale / b_zero_point of K = 4 elements: b is per tensor or "
-                                                    "per column (N = 5) [summary: per column for 'b']"),
+    "a_scale_per_column": (21, {}, {1: (4,), 2: (4,)}, "a_scale / a_zero_point of K = 4 elements: 'They must be "
+                                                       "either scalar (per tensor) or N-D tensor (per row for 'a' "
+                                                       "...)': a is per tensor or per row (M = 3); the next "
+                                                       "sentence's 'K element vector ... for per column', read of a "
+                                                       "[M, K] a, would allow it: read as b's columns "
+                                                       "(READING_PER_COLUMN) [summary]"),
+    "b_scale_per_row": (21, {}, {4: (4,), 5: (4,)}, "b_scale / b_zero_point of K = 4 elements: 'per column for "
+                                                    "'b'': b [4, 5] has N = 5 columns; the text's 'K element vector "
+                                                    "... for per column', read literally, is this K = 4: read as "
+                                                    "b's column count N (READING_PER_COLUMN) [summary]"),
     "scale_zero_point_shapes": (21, {}, {1: (3,)}, "a_scale [3], a_zero_point a scalar: 'Scale and zero point must "
                                                    "have same shape' [summary]"),
-    "y_scale_vector": (21, {}, {6: (5,)}, "y_scale of 5 elements: y is per tensor [y_scale]"),
+    "b_scale_n_zero_point_1n": (21, {}, {4: (5,), 5: (1, 5)}, "b_scale [5] and b_zero_point [1, 5] (onnxruntime's "
+                                                              "own per-column tests): one element per column each, "
+                                                              "but 'Scale and zero point must have same shape' "
+                                                              "[summary]"),
+    "y_scale_vector": (21, {}, {6: (5,)}, "y_scale [5] and y_zero_point []: 'Scale and zero point must have same "
+                                          "shape' [summary] (the text names no per-column y; only this sentence "
+                                          "rules the model out)"),
 }
+# the negatives that rest on a reading, not on a sentence alone: case.json "reading"
+READINGS = {"a_scale_per_column": READING_PER_COLUMN, "b_scale_per_row": READING_PER_COLUMN}
 
 
 def negative_case(what: str, base: MatMul, inputs: list[np.ndarray], seed: int) -> Case:
@@ -60,7 +75,7 @@ def negative_case(what: str, base: MatMul, inputs: list[np.ndarray], seed: int) 
     return FAMILY.negative(mm.name, model(mm, shapes, types), [inputs], phase="run", opset=opset, clause=CLAUSE,
                            spec_file=spec_file(opset),
                            seed=sampling.case_seed(seed, mm.name), flags=["negative"], params=mm.params(),
-                           invalid=why)
+                           invalid=why, reading=READINGS.get(what))
 
 
 def negative_cases(seed: int) -> Iterator[Case]:
