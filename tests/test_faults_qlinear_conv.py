@@ -301,19 +301,29 @@ def test_per_channel_faults_with_equal_scales():
         wz = np.full(conv.m, inputs[5][0], inputs[5].dtype)
         inputs = _with(inputs, i4=ws, i5=wz)
         y = run(ref.qlinear_conv_node, conv, inputs)
-        for name in ("qlinear_conv.per_channel_first_scale", "qlinear_conv.per_channel_input_axis"):
+        names = ("qlinear_conv.per_channel_first_scale",) + (
+            ("qlinear_conv.per_channel_input_axis",) if conv.w_shape[1] == conv.m else ())  # else it refuses
+        for name in names:
             assert np.array_equal(y, run(FAULTS[name].fn, conv, inputs)), (name, conv)
 
 
-def test_input_axis_only_where_the_lengths_match():
-    """With C / group != M the input-axis fault cannot take w_scale along axis 1: it is the reference."""
-    fault = FAULTS["qlinear_conv.per_channel_input_axis"]
+def test_input_axis_refuses_where_the_lengths_differ():
+    """With C / group != M the input-axis faults cannot take w_scale along axis 1: they refuse, as OpenVINO
+    2026.4.1's frontend does ("The number of dequantization scale elements '5' must match the input shape
+    dimension '3 pointed to by the axis attribute: 1"); per tensor they are the reference."""
     n = 0
     for conv, inputs in random_cases([p for p in ALL_CLASSES if p[2]], 80, seed=7):
-        if conv.w_shape[1] == conv.m:
+        if conv.w_shape[1] == conv.m or conv.m == 1:  # (one output channel: one element, per tensor)
             continue
         n += 1
-        assert np.array_equal(run(ref.qlinear_conv_node, conv, inputs), run(fault.fn, conv, inputs))
+        for name in ("qlinear_conv.per_channel_input_axis",
+                     "qlinear_conv.per_channel_input_axis_zero_point_before_rounding"):
+            assert FAULTS[name].may_refuse
+            with pytest.raises(faults.Refusal):
+                run(FAULTS[name].fn, conv, inputs)
+        per_tensor = _with(inputs, i4=inputs[4][:1], i5=inputs[5][:1])
+        assert np.array_equal(run(ref.qlinear_conv_node, conv, per_tensor),
+                              run(FAULTS["qlinear_conv.per_channel_input_axis"].fn, conv, per_tensor))
     assert n > 20
 
 

@@ -213,6 +213,9 @@ def _conv(inputs: list[np.ndarray], attrs: dict, *, requant: str = "exact", scal
     if not all(v > 0 and isfinite(v) for v in [xs_, ys_] + ws.tolist()):
         return [np.zeros(shape, dtype=y_type.np_dtype)]  # undefined: the reference's placeholder
     xz_, yz_ = int(xz.reshape(-1)[0]), int(yz.reshape(-1)[0])
+    if scale_axis == "input" and max(ws.size, wz.size) > 1 and max(ws.size, wz.size) != w.shape[1]:
+        # DequantizeLinear of w on axis 1: its scale must have C / group elements
+        raise Refusal(f"{max(ws.size, wz.size)} per-channel elements on w's axis 1 of {w.shape[1]}")
     if scale_axis == "input" and ws.size > 1 and ws.size == w.shape[1]:
         return [_input_axis(x, xz_, w, wz, ws, b, group, begin, end, out, strides, taps, xs_, ys_, yz_, y_type,
                             requant)]
@@ -334,8 +337,11 @@ FAULTS: tuple[Fault, ...] = tuple(
 ) + (
     Fault("qlinear_conv.per_channel_input_axis",
           "takes per-channel w_scale / w_zero_point along w's axis 1 (input channels) when it has C / group == M "
-          "elements", _node(scale_axis="input"),
-          seen_in="OpenVINO ONNX frontend (DequantizeLinear of w with axis 1; other shapes fail to convert)",
+          "elements; refuses other per-channel shapes", _node(scale_axis="input"), may_refuse=True,
+          seen_in="OpenVINO ONNX frontend (DequantizeLinear of w with axis 1; other shapes fail to convert: "
+                  "2026.4.1 'The number of dequantization scale elements '5' must match the input shape dimension "
+                  "'3 pointed to by the axis attribute: 1', measured on the 12 per-channel data sets with "
+                  "C / group != M)",
           equivalent=_unless_per_channel),
     Fault("qlinear_conv.per_channel_first_scale",
           "uses w_scale[0] for every output channel", _node(scale_axis="first"), equivalent=_unless_per_channel,
@@ -385,7 +391,7 @@ FAULTS: tuple[Fault, ...] = tuple(
     Fault("qlinear_conv.per_channel_input_axis_zero_point_before_rounding",
           "both: per-channel w_scale / w_zero_point along w's axis 1 (when C / group == M) and y_zero_point added "
           "before rounding (per tensor: zero_point_before_rounding)",
-          _node(scale_axis="input", requant="zero_point_first"),
+          _node(scale_axis="input", requant="zero_point_first"), may_refuse=True,
           seen_in="OpenVINO 2026.4.1 CPU (measured here: the 12 per-channel witness data sets of the default suite "
                   "that neither model alone explained; its frontend's DequantizeLinear on axis 1 and its "
                   "QuantizeLinear's zero point before rounding, as in the chains family)"),
