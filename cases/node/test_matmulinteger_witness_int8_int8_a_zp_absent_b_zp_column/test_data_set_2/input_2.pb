@@ -1,1 +1,1 @@
-Bb_zero_pointJ…À¨
+Bb_zero_pointJÅ

@@ -1,1 +1,1 @@
-Bb_zero_pointJ€
+Bb_zero_pointJw

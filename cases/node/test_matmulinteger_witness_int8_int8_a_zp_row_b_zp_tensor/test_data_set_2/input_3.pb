@@ -1,1 +1,1 @@
-Bb_zero_pointJÄ
+Bb_zero_pointJÅ

@@ -1,1 +1,1 @@
-Ba_zero_pointJÄ
+Ba_zero_pointJÅ

@@ -1,1 +1,1 @@
-Ba_zero_pointJ€€€
+Ba_zero_pointJ

@@ -1,1 +1,1 @@
-Ba_zero_pointJÿÿÿ
+Ba_zero_pointJ

@@ -1,1 +1,1 @@
-Bb_zero_pointJ»Ÿ©
+Bb_zero_pointJ

@@ -1,1 +1,1 @@
-Bb_zero_pointJÉ
+Bb_zero_pointJ

@@ -1,1 +1,1 @@
-Bx_zero_pointJÄ
+Bx_zero_pointJÅ

@@ -1,0 +1,1 @@
+BBJ€©ªªªªªªªªªªªªªªªíîîîîîîîîîîîîîîîËÌÌÌÌÌÌÌÌÌÌÌÌÌÌÌTUUUUUUUUUUUUUUUCDDDDDDDDDDDDDDDefffffffffffffffÜÝÝÝÝÝÝÝÝÝÝÝÝÝÝÝ2333333333333333

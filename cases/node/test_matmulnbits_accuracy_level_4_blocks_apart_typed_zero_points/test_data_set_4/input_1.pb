@@ -1,0 +1,1 @@
+BBJËÌÌÌÌÌÌÌÌÌÌÌÌÌÌÌvwwwwwwwwwwwwwwwº»»»»»»»ï¬Òì=^{Fvwwwwwwwwwwwwwwwþÿÿÿÿÿÿÿ©É¯â³§,TUUUUUUUUUUUUUUUTUUUUUUUUUUUUUUUíîîîîîîîõ4Z3Íì/d

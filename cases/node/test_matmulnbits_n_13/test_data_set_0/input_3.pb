@@ -1,0 +1,2 @@
+Bzero_pointsJæmöd;ki
+HTÄ

@@ -1,0 +1,1 @@
+Bzero_pointsJí?²ç5 È4tÎ

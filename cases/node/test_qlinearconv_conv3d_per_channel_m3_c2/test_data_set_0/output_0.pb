@@ -1,0 +1,1 @@
+ByJ$xxxxxyxxxxxxi^jhgd_\[dsR†ƒ‰‰Ž‚Œ‰”‹”

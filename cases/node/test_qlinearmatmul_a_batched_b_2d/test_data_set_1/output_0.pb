@@ -1,0 +1,1 @@
+ByJz\:eIEwQtD6sq2|8YTxqRt]vje
