@@ -2,8 +2,9 @@
 tensors in and out bit-exactly for every element type IREE takes (its ABI is signless), f64 kept f64 and the flag
 that demotes it, the table of what IREE says when it lacks something (verbatim words of iree-base-compiler 3.13.0,
 documented in docs/backends_iree.md) and what stays an error, a batch's compile errors and compiler crashes each
-charged to its own model, no crash handler files left in TMPDIR, the compile cache (a rerun only loads), the
-options recorded and a bad one refused in one line.
+charged to its own model, no crash handler files left in TMPDIR, the compile cache (a rerun only loads), which
+models go together (the look-ahead, a model another worker holds, a stale claim), the options recorded and a bad
+one refused in one line.
 
 A compile costs a second or more: the models of each part are compiled together (Batcher.compile_together), in
 few invocations, into one cache for the module."""
