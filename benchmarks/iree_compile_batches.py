@@ -6,10 +6,13 @@
 A sample suite is copied from the suite: for every family and kind, `--per-family` cases in a row of its sorted
 names, taken from the middle (the runners' order, so the adapter's look-ahead sees what a whole-suite run sees).
 Then `opconform run SAMPLE --backend iree` runs twice, each with a fresh, empty compile cache: with
-`batch=1` (one compile per case) and with `batch=N`. `iree-compile` is reached through a wrapper that counts its
-invocations (IREE_TOOL_PATH, IREE's own way to name its tools). Prints, for each: wall and CPU seconds (the run and
-its children, compiles included), compiler invocations per case, seconds per item, and the verdict counts, which
-must be the same (a batch compiles the same functions), and a third run with the cache filled (only loads).
+`batch=1` (one compile per case) and with `batch=N`. `iree-compile` is reached through a wrapper that counts and
+times its invocations (IREE_TOOL_PATH, IREE's own way to name its tools). Prints, for each: wall and CPU seconds
+(the run and its children, compiles included), compiler invocations per case, seconds per item, the seconds with
+one compile running and with more at once (with -j 2, a worker waiting for its neighbour's batch leaves one
+running), the workers' claim waits (how many, how long: timed by a sitecustomize of the benchmark's own), and the
+verdict counts, which must be the same (a batch compiles the same functions), and a third run with the cache
+filled (only loads).
 """
 
 from __future__ import annotations
@@ -46,20 +49,65 @@ def sample(suite: Path, out: Path, per_family: int) -> int:
 
 
 def counting_tool(where: Path, log: Path) -> None:
-    """An `iree-compile` in `where` that appends a line to `log` for each compile (not `--version`, which each
-    worker runs once) and runs the real one."""
+    """An `iree-compile` in `where` that runs the real one and appends a line to `log` for each compile (not
+    `--version`, which each worker runs once): when it started and ended. A compiler killed by a signal kills the
+    wrapper with it (the adapter reads a crash from the signal)."""
     from iree.compiler.tools.binaries import find_tool
 
     where.mkdir(parents=True, exist_ok=True)
+    real = find_tool("iree-compile")
     script = where / "iree-compile"
-    script.write_text(f"#!/bin/sh\n[ \"$1\" = --version ] || echo x >> '{log}'\n"
-                      f"exec '{find_tool('iree-compile')}' \"$@\"\n")
+    script.write_text(f"#!/bin/sh\n[ \"$1\" = --version ] && exec '{real}' \"$@\"\n"
+                      f"start=$(date +%s.%N)\n'{real}' \"$@\"\nrc=$?\n"
+                      f"echo \"$start $(date +%s.%N)\" >> '{log}'\n"
+                      "[ $rc -gt 128 ] && kill -$((rc - 128)) $$\nexit $rc\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
+
+
+# The workers' claim waits (Cache.wait: a worker that needs a model another one is compiling), timed by a
+# sitecustomize of the benchmark's own on the run's PYTHONPATH: each wait's seconds, a line in $IREE_BENCH_WAITS.
+WAITS = """import os
+if os.environ.get("IREE_BENCH_WAITS"):
+    import time
+    from runners.backends import iree_cache
+
+    _wait = iree_cache.Cache.wait
+
+    def wait(self, k, limit):
+        start = time.monotonic()
+        try:
+            return _wait(self, k, limit)
+        finally:
+            with open(os.environ["IREE_BENCH_WAITS"], "a") as f:
+                f.write(f"{time.monotonic() - start}\\n")
+
+    iree_cache.Cache.wait = wait
+"""
+
+
+def overlap(log: Path) -> tuple[float, float]:
+    """Seconds of the run with one compile running, and with two or more at once (from the wrapper's log)."""
+    events = []
+    for line in log.read_text().splitlines():
+        start, end = map(float, line.split())
+        events += [(start, 1), (end, -1)]
+    one = more = 0.0
+    running, last = 0, None
+    for t, step in sorted(events):
+        if last is not None:
+            one += (t - last) * (running == 1)
+            more += (t - last) * (running >= 2)
+        running, last = running + step, t
+    return one, more
 
 
 def run(suite: Path, batch: int, cache: Path, jobs: int, tools: Path, log: Path, report: Path) -> dict:
     log.write_text("")
-    env = {**os.environ, "IREE_TOOL_PATH": str(tools)}
+    waits = log.with_name("waits.log")
+    waits.write_text("")
+    (tools / "sitecustomize.py").write_text(WAITS)
+    path = os.pathsep.join([str(tools), os.getcwd(), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = {**os.environ, "IREE_TOOL_PATH": str(tools), "IREE_BENCH_WAITS": str(waits), "PYTHONPATH": path}
     cmd = [sys.executable, "-m", "runners.cli", "run", str(suite), "--backend", "iree", "-j", str(jobs),
            "--backend-option", f"batch={batch}", "--backend-option", f"cache={cache}", "--report", str(report)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -68,8 +116,10 @@ def run(suite: Path, batch: int, cache: Path, jobs: int, tools: Path, log: Path,
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     records = json.loads(report.read_text())["records"] if report.exists() else []
+    one, more = overlap(log)
     return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "code": code, "invocations": len(log.read_text().splitlines()), "items": len(records),
+            "one": one, "more": more, "waits": [float(x) for x in waits.read_text().split()],
             "verdicts": Counter(r.get("verdict") for r in records),
             "by_item": {(r["case"], r["dataset"]): r.get("verdict") for r in records}}
 
@@ -103,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:28s} wall {r['wall']:7.1f} s  cpu {r['cpu']:7.1f} s  compiler invocations "
               f"{r['invocations']:5d} ({r['invocations'] / n:.2f} per case)  {r['wall'] / max(r['items'], 1):.3f} "
               f"s/item wall, {r['cpu'] / max(r['items'], 1):.3f} s/item cpu  ({n} cases, {r['items']} items; exit "
-              f"{r['code']})", flush=True)
+              f"{r['code']}); compiling: one at a time {r['one']:.1f} s, more at once {r['more']:.1f} s; claim waits "
+              f"{len(r['waits'])}, {sum(r['waits']):.1f} s", flush=True)
     print("verdicts: " + "; ".join(f"{label}: " + ", ".join(f"{v} {k}" for k, v in sorted(r["verdicts"].items()))
                                    for label, r in results))
     one, batched = results[0][1]["by_item"], results[1][1]["by_item"]

@@ -2,8 +2,9 @@
 tensors in and out bit-exactly for every element type IREE takes (its ABI is signless), f64 kept f64 and the flag
 that demotes it, the table of what IREE says when it lacks something (verbatim words of iree-base-compiler 3.13.0,
 documented in docs/backends_iree.md) and what stays an error, a batch's compile errors and compiler crashes each
-charged to its own model, no crash handler files left in TMPDIR, the compile cache (a rerun only loads), the
-options recorded and a bad one refused in one line.
+charged to its own model, no crash handler files left in TMPDIR, the compile cache (a rerun only loads), which
+models go together (the look-ahead, a model another worker holds, a stale claim), the options recorded and a bad
+one refused in one line.
 
 A compile costs a second or more: the models of each part are compiled together (Batcher.compile_together), in
 few invocations, into one cache for the module."""
@@ -17,6 +18,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -331,6 +333,86 @@ def test_a_crash_outside_a_pass_is_found_by_bisection(cache_dir, tmp_path, monke
         n = m.graph.input[0].type.tensor_type.shape.dim[0].dim_value
         x = np.linspace(-1, 1, n, dtype=np.float32)
         assert (b.run(b.prepare(m, None), [x])[0] == np.maximum(x, 0)).all()
+
+
+# ---- which models go together: the look-ahead and the claims of -j N (compiles recorded, not run) ------------
+def _relu_cases(where: Path, families: list[str]) -> list:
+    """Relu cases in one folder in this order of names, one of each family given (a model each: its own size)."""
+    from generator.case import Case
+    from generator.serialize import read_case, write_case
+
+    f = dtypes.get("float")
+    for n, family in enumerate(families, 1):
+        meta = {"op": "Relu", "domain": "", "opset": 18, "family": family, "spec": {}, "compare": {"mode": "exact"},
+                "flags": [], "seed": 0}
+        x = np.arange(n, dtype=np.float32) - 1
+        model = node_model("Relu", [("x", f, (n,))], [("y", f, (n,))], {}, 18)
+        write_case(Case(f"test_relu_{n:02d}", "node", model, [[x]], [[np.maximum(x, 0)]], meta), where)
+    return [read_case(where / "node" / f"test_relu_{n:02d}") for n in range(1, len(families) + 1)]
+
+
+@pytest.fixture
+def recorded(tmp_path, monkeypatch):
+    """(a Batcher on a cache of its own whose compiles are recorded, the keys of each compile, `other`): each model
+    compiled gets an error entry; `other` (key -> entry) is a batch another worker holds, done as this one
+    compiles."""
+    from runners.backends import iree_batch, iree_cache
+
+    b = iree_batch.Batcher(iree_cache.Cache(tmp_path / "cache"), "iree-compile", [], "test", batch=32)
+    batches: list[list[str]] = []
+    other: dict[str, dict] = {}
+
+    def compile_(models, want):
+        batches.append(list(models))
+        b.cache.put({k: {"error": f"compiled in batch {len(batches)}"} for k in models}, {})
+        b.cache.release(models)
+        b.cache.put(dict(other), {})
+        b.cache.release(list(other))
+        other.clear()
+        return b.cache.get(want) if want is not None else {}
+
+    monkeypatch.setattr(b, "_compile", compile_)
+    return b, batches, other
+
+
+def _claimed_by(b, k: str, pid: int) -> None:
+    (b.cache.root / "claims" / k).write_text(str(pid))
+
+
+def test_the_look_ahead_takes_the_next_cases_of_the_family(recorded, tmp_path):
+    b, batches, _ = recorded
+    cases = _relu_cases(tmp_path / "suite", ["a", "a", "a", "b", "b"])
+    assert b.entry(cases[0].model, cases[0]) == {"error": "compiled in batch 1"}
+    assert batches == [[b.key(c.model) for c in cases[:3]]]
+
+
+def test_a_worker_whose_model_another_compiles_compiles_the_next_ones_meanwhile(recorded, tmp_path):
+    """Its model is in a live worker's batch: it compiles the models after that batch (of any family), then takes
+    the other worker's entry for its own."""
+    b, batches, other = recorded
+    cases = _relu_cases(tmp_path / "suite", ["a", "a", "a", "b", "b"])
+    keys = [b.key(c.model) for c in cases]
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(10)"])  # (then gone: stale claims)
+    threading.Thread(target=worker.wait, daemon=True).start()  # (reaped as it ends: no zombie that looks alive)
+    try:
+        for k in keys[:3]:
+            _claimed_by(b, k, worker.pid)
+            other[k] = {"error": "the other worker's"}
+        assert b.entry(cases[1].model, cases[1]) == {"error": "the other worker's"}
+    finally:
+        worker.kill()
+        worker.wait()
+    assert batches == [keys[3:]]
+
+
+def test_a_claim_whose_worker_is_gone_is_compiled_alone(recorded, tmp_path):
+    b, batches, _ = recorded
+    cases = _relu_cases(tmp_path / "suite", ["a", "a", "a"])
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    _claimed_by(b, b.key(cases[0].model), gone.pid)
+    assert b.entry(cases[0].model, cases[0]) == {"error": "compiled in batch 1"}
+    assert batches == [[b.key(cases[0].model)]]
 
 
 def test_a_rerun_only_loads(backend, mixed, cache_dir, tmp_path, monkeypatch):

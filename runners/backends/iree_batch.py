@@ -7,6 +7,13 @@ the next cases of the same folder, family and kind on disk, read with the projec
 run that does not go in that order (--shard, a list of cases) compiles some models it never asks for: `batch=1`
 compiles each case alone. Look-ahead is only for a case's own model as written (--inputs fed / auto): a model the
 run rebuilt (--inputs initializers, --shapes dynamic) cannot be predicted from the files, and is compiled alone.
+
+With -j N each worker takes the next 16 cases in turn (runners/run_items.py, CHUNK), so a batch reaches into the
+cases a neighbour is handed, whose model is then claimed. Rather than wait for that whole batch, the neighbour
+first compiles a batch of its own of the models after it (passing over the cached and claimed ones and, there
+only, the end of the family, where the claimer's batch often ends), then takes the claimer's entry: two workers
+compile at once, as with batch=1. (In a --family run, that can compile some models of the next family that the
+run never asks for.)
 """
 
 from __future__ import annotations
@@ -43,14 +50,19 @@ class Batcher:
         if self.cache.stale(k):  # the last worker compiling it died (a hang killed by --case-timeout): alone
             if self.cache.take_over(k):
                 return self._compile({k: model}, k)
+        ahead = self.batch > 1 and case is not None and model is getattr(case, "model", None)
         if not self.cache.claim(k):
+            if ahead:  # another worker's batch: meanwhile, a batch of the models further on, then its entry
+                more = self._ahead(case, any_family=True)
+                if more:
+                    self._compile(more, None)
             entry = self.cache.wait(k, limit=3600.0)
             if entry is not None:
                 return entry
             self.cache.take_over(k)
             return self._compile({k: model}, k)
         batch = {k: model}
-        if self.batch > 1 and case is not None and model is getattr(case, "model", None):
+        if ahead:
             batch.update(self._ahead(case))
         return self._compile(batch, k)
 
@@ -65,8 +77,9 @@ class Batcher:
         if batch:
             self._compile(batch, None)
 
-    def _ahead(self, case) -> dict:
-        """The models of the cases after `case` in its folder, of its family and kind, claimed for this batch."""
+    def _ahead(self, case, any_family: bool = False) -> dict:
+        """The models of the cases after `case` in its folder, of its family (any_family: any) and kind, neither
+        cached nor claimed, claimed for this batch."""
         from generator.serialize import CaseError, read_case
 
         folder = Path(case.dir).parent
@@ -90,7 +103,7 @@ class Batcher:
                 other = read_case(folder / name)
             except CaseError:
                 continue
-            if other.kind != case.kind or (other.meta or {}).get("family") != family:
+            if other.kind != case.kind or (not any_family and (other.meta or {}).get("family") != family):
                 break
             k = self.key(other.model)
             if k in out or self.cache.get(k) is not None or self.cache.holder(k) is not None:

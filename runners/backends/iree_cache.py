@@ -6,7 +6,8 @@ An entry is keyed by the sha256 of the model's bytes, the compiler's version and
 and the function's name) or what the importer or compiler said instead (an error, a crash). Layout under the
 root: `index/<key>.json`, `modules/<name>.vmfb`, `claims/<key>` (a worker compiling that model now: its pid).
 
-A claim lets two workers of one run share a batch instead of both compiling it: a worker that needs a claimed model
+A claim lets two workers of one run share a batch instead of both compiling it: a worker that needs a model a live
+worker has claimed compiles, meanwhile, a batch of the models further on that nobody holds (iree_batch.py), then
 waits for the claimer's entry. A claim whose process is gone (a worker killed by --case-timeout while compiling:
 a hanging compile) is stale; its model is then compiled alone, so that a hang is charged to the item whose model
 hangs the compiler, not to every batch it would join.
