@@ -93,3 +93,27 @@ def test_readings_are_written_where_a_step_rests_on_one():
     assert cast_ref.READING_IEEE_RNE in _case("test_chain_cast_float_float16_float_fed").meta["reading"]
     assert "reading" not in _case("test_chain_cast_float16_float_float16_fed").meta
     assert "reading" not in _case("test_chain_dql_matmulinteger_fed").meta
+
+
+@pytest.mark.parametrize("mode", ["fed", "initializers"])
+def test_add_half_truncate_step_is_what_tinygrad_gave(mode):
+    """tinygrad 0.14.0 (CPU, clang 14), measured: Q -> DQ to uint8 gives 0.25 for 0.0 at index 3 and -0.25 for -0.5
+    at index 6 (its ties from 2.5 up rounded up, below 2 down), and every other element as expected; with the
+    scale an initializer, the folded form (x * float32(1 / y_scale)) gives the same."""
+    c = _case(f"test_chain_qdq_uint8_{mode}")
+    (y,) = _fault_y("chains.requant_add_half_truncate", c)
+    expected = c.outputs[0][0]
+    assert (y[3], y[6], expected[3], expected[6]) == (0.25, -0.25, 0.0, -0.5)
+    others = np.ones(y.size, bool)
+    others[[3, 6]] = False
+    assert np.array_equal(y[others], expected[others])
+
+
+def test_add_half_truncate_step_in_the_conv_chain():
+    """tinygrad 0.14.0, measured on DQ -> Conv -> Q (uint8, zero point 127, initializers): 14 of 75 elements one
+    above the expected, among them [0, 0, 1, 3] 126 for 125 and [0, 1, 4, 2] 130 for 129."""
+    c = _case("test_chain_dq_conv_q_initializers")
+    (y,) = _fault_y("chains.requant_add_half_truncate", c)
+    diff = y.astype(int) - c.outputs[0][0].astype(int)
+    assert int((diff != 0).sum()) == 14 and set(diff[diff != 0].tolist()) == {1}
+    assert (y[0, 0, 1, 3], y[0, 1, 4, 2]) == (126, 130)

@@ -158,6 +158,21 @@ def requant_round_half_away(model: onnx.ModelProto):
     return model, {("", "QuantizeLinear"): _QL_HALF_AWAY}
 
 
+_QL_ADD_HALF = {f.name: f.fn for f in QL_FAULTS if f.name.startswith("quantize_linear.add_half_truncate")}
+
+
+def requant_add_half_truncate(model: onnx.ModelProto):
+    """The QuantizeLinear step to uint8 adds the zero point and 0.4999999 in float32 and truncates (the
+    quantize_linear family's add_half_truncate; with y_scale a constant of the model, its folded form
+    add_half_truncate_constant_scale)."""
+    constants = {t.name for t in model.graph.initializer} | {
+        o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
+    q = next((n for n in model.graph.node if n.op_type == "QuantizeLinear"), None)
+    folded = q is not None and len(q.input) > 1 and q.input[1] in constants
+    name = "quantize_linear.add_half_truncate" + ("_constant_scale" if folded else "")
+    return model, {("", "QuantizeLinear"): _QL_ADD_HALF[name]}
+
+
 def matmul_integer_a_zero_point_ignored(model: onnx.ModelProto):
     """MatMulInteger (or the fused DynamicQuantizeMatMul) leaves a_zero_point out."""
     def fn(inputs, attrs, opset, types):
@@ -297,6 +312,12 @@ def _even_zero_point(params: dict) -> str | None:
     return None
 
 
+def _not_uint8(params: dict) -> str | None:
+    if params.get("zero_point_type", "uint8") != "uint8":
+        return "an output other than uint8: the quantizing step's add-half path is uint8's alone"
+    return None
+
+
 def _nosat(params: dict) -> bool:
     return params.get("pattern") == "cast" and params.get("saturate") is False
 
@@ -343,6 +364,12 @@ FAULTS: tuple[Fault, ...] = (
           "instead of adding the zero point to the rounded quotient", requant_zero_point_before_rounding,
           applies=_pattern("qdq", "dq_conv_q"), equivalent=_even_zero_point,
           seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded)"),
+    Fault("chains.requant_add_half_truncate", "the quantizing step to uint8 adds the zero point and 0.4999999 in "
+          "float32 and truncates (with a constant y_scale, x * float32(1 / y_scale) fused with it)",
+          requant_add_half_truncate, applies=_pattern("qdq", "dq_conv_q"), equivalent=_not_uint8,
+          seen_in="tinygrad 0.14.0 CPU (measured here: test_chain_qdq_uint8_fed / _initializers / _constant and "
+                  "test_chain_dq_conv_q_fed / _initializers, data set 0 each; the quantize_linear family's "
+                  "add_half_truncate and add_half_truncate_constant_scale in a chain)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
           "a_zero_point out", matmul_integer_a_zero_point_ignored,
           applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
