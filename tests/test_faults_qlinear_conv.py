@@ -435,16 +435,22 @@ def test_int16_pair_witnesses_are_uint8_x_int8():
             assert wit.get("configuration", "") == ("u8_s8" if own else ""), key
 
 
+def _two_tap_inputs(n: int) -> list[np.ndarray]:
+    """x an n x n ramp (i * 7 % 200 + 10), w a 3x3 kernel with taps 2 at (0, 0) and 1 at (2, 2), scales 1 but
+    y_scale 2, zero points 0: the model the SAME-padding faults were measured on."""
+    x = (np.arange(n * n).reshape(1, 1, n, n) * 7 % 200 + 10).astype(np.uint8)
+    w = np.zeros((1, 1, 3, 3), np.uint8)
+    w[0, 0, 2, 2], w[0, 0, 0, 0] = 1, 2
+    one, zero = np.array(1.0, np.float32), np.array(0, np.uint8)
+    return [x, one, zero, w, one, zero, np.array(2.0, np.float32), zero]
+
+
 def test_same_pads_from_undilated_kernel_by_hand():
     """SAME_UPPER, a 3x3 kernel with dilations 2 on 5x5: the spec pads 4 per axis (output 5x5), the undilated
     kernel's total is 2 (1 each side), so the dilated kernel (extent 5) gives 3x3. The numbers are tinygrad
     0.14.0's on this model (CPU, clang 19): w taps 2 at (0, 0), 1 at (2, 2), y_scale 2."""
     fault = FAULTS["qlinear_conv.same_pads_from_undilated_kernel"]
-    x = (np.arange(25).reshape(1, 1, 5, 5) * 7 % 200 + 10).astype(np.uint8)
-    w = np.zeros((1, 1, 3, 3), np.uint8)
-    w[0, 0, 2, 2], w[0, 0, 0, 0] = 1, 2
-    one, zero = np.array(1.0, np.float32), np.array(0, np.uint8)
-    inputs = [x, one, zero, w, one, zero, np.array(2.0, np.float32), zero]
+    inputs = _two_tap_inputs(5)
     attrs = {"auto_pad": "SAME_UPPER", "dilations": [2, 2]}
     y = fault.fn(inputs, attrs, 10, [])[0]
     assert y.tolist() == [[[[68, 72, 0], [86, 99, 17], [0, 45, 52]]]]
@@ -459,11 +465,7 @@ def test_same_pads_from_undilated_kernel_unclamped_by_hand():
     0.14.0's on this model (CPU, clang 14): w taps 2 at (0, 0), 1 at (2, 2), y_scale 2; UPPER reads x[2:5, 2:5]
     (108 * 2 + 206) / 2, LOWER x[1:4, 1:4] (59 * 2 + 157) / 2 = 137.5 -> 138, the spec x[0:3, 0:3] 64."""
     fault = FAULTS["qlinear_conv.same_pads_from_undilated_kernel"]
-    x = (np.arange(36).reshape(1, 1, 6, 6) * 7 % 200 + 10).astype(np.uint8)
-    w = np.zeros((1, 1, 3, 3), np.uint8)
-    w[0, 0, 2, 2], w[0, 0, 0, 0] = 1, 2
-    one, zero = np.array(1.0, np.float32), np.array(0, np.uint8)
-    inputs = [x, one, zero, w, one, zero, np.array(2.0, np.float32), zero]
+    inputs = _two_tap_inputs(6)
     for auto_pad, tinygrad in (("SAME_UPPER", 211), ("SAME_LOWER", 138)):
         attrs = {"auto_pad": auto_pad, "strides": [6, 6]}
         assert fault.fn(inputs, attrs, 10, [])[0].tolist() == [[[[tinygrad]]]]
