@@ -87,12 +87,6 @@ def has_float8(inputs) -> bool:
     return any(dtypes.from_numpy(np.asarray(inputs[i]).dtype).name in FLOAT8_TYPES for i in (0, 3, 7))
 
 
-def _fraction_round_even(q: Fraction) -> int:
-    fl = q.numerator // q.denominator
-    rem = q - fl
-    return fl + (1 if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2) else 0)
-
-
 def _to_float8(q: Fraction, to: DType) -> float:
     """q rounded once, half to even, to `to` and saturated to its finite range; -0 for a negative q that rounds
     to zero where the type has -0 [QuantizeLinear-21: saturate; Cast-19: saturate=1]."""
@@ -121,7 +115,8 @@ def _float8_outcome(op: "Operands", shape_out: tuple) -> np.ndarray:
         if to.name in FLOAT8_TYPES:
             out[i] = _to_float8(q + Fraction(op.y_zp_value), to)
         else:
-            out[i] = min(max(_fraction_round_even(q) + op.y_zero_point, to.int_min), to.int_max)
+            # round() of a Fraction is exact and half to even
+            out[i] = min(max(round(q) + op.y_zero_point, to.int_min), to.int_max)
     y = out.astype(to.np_dtype)
     return np.squeeze(y, op.squeeze) if op.squeeze else y.reshape(shape_out)
 
