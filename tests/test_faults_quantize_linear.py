@@ -209,3 +209,33 @@ def test_short_last_block_refused_raises_as_tinygrad_does():
     x6, s2, z2 = x[:, :6], s[:, :2], z[:, :2]
     assert np.array_equal(fn([x6, s2, z2], a, 21, [f32, f32, u8])[0],
                           ref.quantize_linear_node([x6, s2, z2], a, 21, [f32, f32, u8])[0])
+
+
+def test_fake_quantize_band_gives_openvinos_numbers():
+    """OpenVINO 2026.4.1 CPU, test_quantizelinear_x_float16_scale_float32_opset23 (float16 x, y_scale 0.3 in float32,
+    int8): zero point 0: -26.25 -> -87, -17.25 -> -58, 2.25 -> 8, 12.75 -> 43 (the reference -88, -57, 7, 42: ties
+    of the band's float32 steps, not of x / y_scale); zero point -128: 2.25 -> -120, 38.25 -> 0 (-121, -1)."""
+    types = [dtypes.get("float16"), dtypes.get("float"), dtypes.get("int8")]
+    fault = FAULTS["quantize_linear.fake_quantize_band"]
+    x = np.array([-26.25, -17.25, 2.25, 12.75], np.float16)
+    (y,) = fault.fn([x, np.float32(0.3), np.int8(0)], {}, 23, types)
+    (want,) = ref.quantize_linear_node([x, np.float32(0.3), np.int8(0)], {}, 23, types)
+    assert y.tolist() == [-87, -58, 8, 43] and want.tolist() == [-88, -57, 7, 42]
+    x = np.array([2.25, 38.25, 1000.0, -1000.0], np.float16)  # beyond the band: lo / hi
+    (y,) = fault.fn([x, np.float32(0.3), np.int8(-128)], {}, 23, types)
+    assert y.tolist() == [-120, 0, 127, -128]
+
+
+def test_x_precision_divides_in_xs_type_from_23_only():
+    """A float16 x over a float32 y_scale divides in float16 under the fault: 2.25 / float16(0.3) = 7.504 -> 8, where
+    the reference's float32 quotient 7.4999995 gives 7; before 23 x and y_scale share the type, and a float32 x
+    keeps the reference's division."""
+    fault = FAULTS["quantize_linear.x_precision"]
+    h = [dtypes.get("float16"), dtypes.get("float"), dtypes.get("int8")]
+    (y,) = fault.fn([np.array([2.25], np.float16), np.float32(0.3), np.int8(0)], {}, 23, h)
+    assert y.tolist() == [8]
+    f = [dtypes.get("float"), dtypes.get("float"), dtypes.get("int8")]
+    (y32,) = fault.fn([np.array([2.25], np.float32), np.float32(0.3), np.int8(0)], {}, 23, f)
+    assert y32.tolist() == ref.quantize_linear_node([np.array([2.25], np.float32), np.float32(0.3), np.int8(0)],
+                                                    {}, 23, f)[0].tolist()
+    assert fault.equivalent({"version": 21, "y": "int8", "precision": "float16"})

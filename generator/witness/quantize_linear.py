@@ -7,7 +7,8 @@ y_scale of the types that give its division precision; y_zero_point of its outpu
 says), and kept where the fault's output differs from the reference's on elements the reference defines:
   per-tensor    y_scale 3, 0.3, 7 or 1, zero point odd or 0: x is every value of P near the quotients j / 2
                 (ties and integers) over the output's whole range and just beyond, and their neighbours a few
-                ulps off (rounding, truncation, wrapping, the zero point's place, the reciprocal, the precision);
+                ulps off (rounding, truncation, wrapping, the zero point's place, the reciprocal, the precision;
+                from 23 also with a float16 / bfloat16 x, whose own type a kernel may divide in);
                 for float outputs the output's values and midpoints times y_scale, just beyond its largest,
                 +-Inf (saturate, the FNUZ Inf row, the zero point left out), NaN (a clamp before the conversion)
   per-axis      x of shape (3, 3), axis 0, three scales and zero points (an ignored axis reads them by column)
@@ -74,10 +75,12 @@ def differing(fault, w: dict, x, s, z) -> np.ndarray:
     return ~r.mask() & ~same_elements(r.outputs[0], fy, out)
 
 
-def _per_tensor_candidates(params: dict):
-    """(x values, scale, zero point, what) to enumerate, the likeliest first."""
+def _per_tensor_candidates(params: dict, x_t: str | None = None):
+    """(x values, scale, zero point, what) to enumerate, the likeliest first; x of type x_t where given (else the
+    group's configuration's)."""
     y = dtypes.get(params["y"])
-    x_t, s_t, _ = config_types(params)
+    x_conf, s_t, _ = config_types(params)
+    x_t = x_t or x_conf
     p = params["precision"]
     for s in PER_TENSOR_SCALES:
         sv = float(as_type(s, s_t).astype(np.float64))
@@ -150,14 +153,18 @@ def group_witnesses(params: dict) -> dict:
         for w in structured:
             if differing(fault, w, *decode(w)).any():
                 return "construction", [w]
-        for xv, sv, z, what in _per_tensor_candidates(params):
-            w = encode(opset, x_t, s_t, z_t, attrs, as_type(xv, x_t), as_type(sv, s_t), as_type(z, z_t), what)
+        # from 23 x's type is its own (T1): a float16 / bfloat16 x over the group's y_scale, where the
+        # configuration's float32 x cannot tell a division in x's type from the reference's
+        x_types = [x_t] + ([t for t in ("float16", "bfloat16") if t != params["precision"]] if opset >= 23 else [])
+        for xt, (xv, sv, z, what) in ((t, c) for t in x_types for c in _per_tensor_candidates(params, t)):
+            what = what if xt == x_t else f"{what}, {xt} x"
+            w = encode(opset, xt, s_t, z_t, attrs, as_type(xv, xt), as_type(sv, s_t), as_type(z, z_t), what)
             x, s, zz = decode(w)
             hit = differing(fault, w, x, s, zz)
             if hit.any():
                 idx = np.flatnonzero(hit)
                 keep = x[idx[np.linspace(0, idx.size - 1, min(KEEP, idx.size)).astype(int)]]
-                w = encode(opset, x_t, s_t, z_t, attrs, keep, s, zz, what)
+                w = encode(opset, xt, s_t, z_t, attrs, keep, s, zz, what)
                 assert differing(fault, w, *decode(w)).any()
                 return "exhaustive", [w]
         if opset >= 21 and y.name != "uint8":  # a fault of the type rule: the attribute without a zero point
