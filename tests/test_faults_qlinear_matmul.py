@@ -54,7 +54,7 @@ def test_every_class_has_a_witness_for_every_fault_that_can_differ(catalogue):
             entry = group["faults"][f.name]
             assert ("equivalent" in entry) == bool(f.equivalent(dict(group["params"], opset=21))), (key, f.name)
             for wit in entry.get("witnesses", []):
-                inputs = codec.decode(wit, group["params"])
+                inputs = codec.decode(wit, wit.get("params", group["params"]))  # K = 0: its own configuration
                 want = ref.qlinear_matmul(*inputs)
                 assert want.defined
                 try:
@@ -156,3 +156,26 @@ def test_as_stored_stepwise_by_hand():
               np.array(0.1, np.float32), np.array(0, np.uint8), np.array(0.1, np.float32), np.array(0, np.uint8)]
     with pytest.raises(F.Refusal):
         fault.fn(inputs, {}, 21, [])
+
+
+def test_per_column_zero_point_with_zero_point_before_rounding_gives_onnx_references_numbers():
+    """onnx-reference 1.23.2, test_qlinearmatmul_witness_2d_per_row_per_tensor[3]: a_zero_point [0, 1, 2] read along
+    a's columns and y_zero_point 1 added before rounding: y[:, 0] = 4 4 6 where 3 1 1 is due (acc 5 5 10 at c = 0.5,
+    2.5 + 1 -> 4 instead of 2 + 1)."""
+    inputs = [np.array([[1, 0, 0], [1, 1, 1], [2, 2, 2]], np.uint8), np.full(3, 2.0**-7, F32),
+              np.array([0, 1, 2], np.uint8), np.array([[-123, -128, -128]] + [[-128] * 3] * 2, np.int8),
+              F32(2.0**-8), np.int8(-128), F32(2.0**-14), np.uint8(1)]
+    got = _run(BY_NAME["qlinear_matmul.a_zero_point_per_column_zero_point_before_rounding"], inputs)
+    assert got[:, 0].tolist() == [4, 4, 6] and got[:, 1:].tolist() == [[1, 1]] * 3
+    assert ref.qlinear_matmul(*inputs).outputs[0][:, 0].tolist() == [3, 1, 1]
+
+
+def test_k_0_zero_leaves_y_zero_where_y_zero_point_is_due():
+    """K = 0: the reference's y is y_zero_point (the empty sum); the fault's y is 0; with K > 0 it is the reference."""
+    fault = BY_NAME["qlinear_matmul.k_0_zero"]
+    empty = [np.zeros((3, 0), np.uint8), F32(0.1), np.uint8(3), np.zeros((0, 4), np.int8), F32(0.1), np.int8(0),
+             F32(0.5), np.uint8(76)]
+    assert (ref.qlinear_matmul(*empty).outputs[0] == 76).all() and (_run(fault, empty) == 0).all()
+    full = [np.ones((3, 2), np.uint8), F32(0.1), np.uint8(3), np.ones((2, 4), np.int8), F32(0.1), np.int8(0),
+            F32(0.5), np.uint8(76)]
+    assert (_run(fault, full) == ref.qlinear_matmul(*full).outputs[0]).all()

@@ -130,7 +130,7 @@ def _first(v: np.ndarray) -> np.ndarray:
 def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool = False, wrap16: bool = False,
             wrap32: bool = False, a_zp_columns: bool = False, a_first: bool = False, b_first: bool = False,
             batch_modulo: bool = False, one_d_kept: bool = False, refuse: str | None = None,
-            tail: int | None = None) -> list[np.ndarray]:
+            tail: int | None = None, k0_zero: bool = False) -> list[np.ndarray]:
     """The reference QLinearMatMul with the given deviation; shape checks are the reference's."""
     if len(inputs) != 8:
         raise ValueError(f"QLinearMatMul takes 8 inputs, got {len(inputs)}")
@@ -142,6 +142,9 @@ def _matmul(inputs: list[np.ndarray], *, requant: str = "exact", pairs16: bool =
     if not outcome.defined or ref.has_float8(inputs):
         return list(outcome.outputs)  # undefined (the reference's placeholder), or float8: no integer kernel
     op = ref.operands(*inputs)
+    if k0_zero and op.a.shape[-1] == 0:  # the empty product's y left as allocated (zeroed), y_zero_point not added
+        y = np.zeros_like(outcome.outputs[0])
+        return [y]
     if a_first:
         op.a_zero_point, op.a_scale = _first(op.a_zero_point), _first(op.a_scale)
     if b_first:
@@ -302,6 +305,12 @@ FAULTS: tuple[Fault, ...] = tuple(
           equivalent=_unless_per_row, may_refuse=True,
           seen_in="onnx.reference op_qlinear_matmul (A -= a_zero_point with an [M] vector); consistent with "
                   "onnx-reference 1.23.2 on the per-row witnesses (measured here)"),
+    Fault("qlinear_matmul.a_zero_point_per_column_zero_point_before_rounding",
+          "both: a per-row a_zero_point subtracted along a's columns, and y_zero_point added before rounding",
+          _node(a_zp_columns=True, requant="zero_point_first"), equivalent=_unless_per_row, may_refuse=True,
+          seen_in="onnx-reference 1.23.2 (measured here: test_qlinearmatmul_witness_2d_per_row_per_tensor[3], a "
+                  "tie's data with a_zero_point [0, 1, 2]: y[:, 0] 4 4 6 for 3 1 1; both are op_qlinear_matmul's, "
+                  "np.rint(D + y_zero_point) after A -= a_zero_point)"),
     Fault("qlinear_matmul.per_row_first", "uses a_scale[0] and a_zero_point[0] for every row of a",
           _node(a_first=True), equivalent=_unless_per_row,
           seen_in=_NOT_SEEN + "a kernel that reads the per-tensor slot of a per-row model"),
@@ -343,6 +352,12 @@ FAULTS: tuple[Fault, ...] = tuple(
                   "test_qlinearmatmul_scales_bfloat16[0] and [1] (every step in bfloat16), the 16 per-row witness "
                   "data sets with a 1-D a_zero_point and a_scale (test_qlinearmatmul_witness_2d_per_row_per_tensor"
                   "[0]), test_qlinearmatmul_per_row_a[0] (a_scale [4] against y [4, 3])"),
+    Fault("qlinear_matmul.k_0_zero", "K = 0: y is 0 everywhere instead of y_zero_point (y zero-initialized and the "
+          "empty sum's requantization skipped)", _node(k0_zero=True),
+          seen_in="onnxruntime 1.32.0 CPU, partly (measured here: for K = 0 it leaves y unwritten, test_qlinearmatmul_k_0 "
+                  "gives 0 for y_zero_point 76 / 235 in a fresh process and an earlier allocation's bytes, 123 17 0 "
+                  "..., after other runs: this fault is the zero-initialized form of that; with a per-column b_scale "
+                  "and a batch it dies of SIGFPE instead)"),
     Fault("qlinear_matmul.one_d_axis_kept", "keeps the promoted axis of a 1-D operand in y ([1, N] / [M, 1])",
           _node(one_d_kept=True), equivalent=_unless_1d,
           seen_in=_NOT_SEEN + "a 1-D operand reshaped to 2-D and the result not reshaped back"),

@@ -20,6 +20,7 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
         pair of raw products -65280 (saturates)
   accumulator_wrap16   acc = 40035 (157 x 255), c = 2**-10
   a_zero_point_per_column   b[0, 0] one above its zero point: the misread zero points give acc[m, 0] = zp[m] - zp[0]
+  a_zero_point_per_column_zero_point_before_rounding   zero_point_before_rounding's tie
   per_row_first / per_column_first   a_scale / b_scale doubled on row / column 1, acc = 10 there
   as_stored_stepwise_in_scale_type   a_scale = fl32(0.1), b_scale = y_scale = 1, acc = 25: exact 2.5000000372 (3),
         25 * fl32(0.1) in float32 the tie 2.5 (2)
@@ -27,6 +28,8 @@ their types, distinct per row / column where the class has vectors), a_scale 2**
   column_tail<W>_round_half_away   the tie 2.5 (every class's y is at most 3 wide: every column is in the tail)
   one_d_axis_kept, per_row_refused, per_column_refused, one_d_refused   a tie's data (y's shape differs, or the
         model is refused, whatever the data)
+  k_0_zero   the class's shapes with K = 0 and y_zero_point type min + 1: a configuration of its own, which the
+        witness carries ("config": "k_0", "params"); its case is test_qlinearmatmul_witness_<class>_k_0
 """
 
 from __future__ import annotations
@@ -45,9 +48,9 @@ XS, WS = 2.0**-7, 2.0**-8
 TYPES = ("uint8", "int8", "uint8")
 
 
-def configuration(shape: str, per_row: bool, per_column: bool) -> MatMul:
-    a, b = {"2d": ((3, 3), (3, 3)), "batched": ((2, 3, 3), (2, 3, 3)), "broadcast": ((3, 3, 3), (2, 1, 3, 3)),
-            "1d": ((3, 3), (3,)) if per_row else ((3,), (3, 3))}[shape]
+def configuration(shape: str, per_row: bool, per_column: bool, k: int = 3) -> MatMul:
+    a, b = {"2d": ((3, k), (k, 3)), "batched": ((2, 3, k), (2, k, 3)), "broadcast": ((3, 3, k), (2, 1, k, 3)),
+            "1d": ((3, k), (k,)) if per_row else ((k,), (k, 3))}[shape]
     a_quant = "per_tensor" if not per_row else "per_row" if len(a) == 2 else "per_row_nd"
     b_quant = "per_tensor" if not per_column else "per_column" if len(b) == 2 else "per_column_nd"
     return MatMul("witness", a, b, TYPES, "float", a_quant, b_quant, "construction")
@@ -69,12 +72,17 @@ class Data:
         self.ws = np.full(mm.b_scale_shape, WS, np.float32)
         self.ys = np.float32(2.0**-15)
         self.yz = np.array(np.iinfo(yt).min, yt)
+        self.config = ""  # a configuration other than the class's (encode)
 
     def inputs(self) -> list[np.ndarray]:
         return [np.asarray(v) for v in (self.a, self.xs, self.az, self.b, self.ws, self.bz, self.ys, self.yz)]
 
     def encode(self) -> dict:
-        return dict(encode(dict(zip(NAMES, self.inputs()))), what=self.what)
+        """The witness's JSON; one on a configuration of its own (K = 0) carries it: "config" and "params"."""
+        out = dict(encode(dict(zip(NAMES, self.inputs()))), what=self.what)
+        if self.config:
+            out.update(config=self.config, params=self.mm.params())
+        return out
 
     def set_acc(self, target: int, row: int = 0, col: int = 0) -> None:
         """acc of y[first batch, row, col] = target (>= 0), through a's row and b's column."""
@@ -200,8 +208,18 @@ def _stepwise(mm: MatMul) -> list[Data]:
     return [d]
 
 
-def construct(fault, mm: MatMul) -> list[Data]:
+def _k0(shape: str, per_row: bool, per_column: bool) -> list[Data]:
+    """K = 0 in the class's shapes: acc is the empty sum, y is y_zero_point (type min + 1) everywhere."""
+    d = Data(configuration(shape, per_row, per_column, k=0), "K = 0: y is y_zero_point everywhere")
+    d.yz = np.array(int(d.yz) + 1, d.yz.dtype)
+    d.config = "k_0"
+    return [d]
+
+
+def construct(fault, mm: MatMul, parts: tuple[str, bool, bool]) -> list[Data]:
     name = fault.name.split(".", 1)[1]
+    if name == "k_0_zero":
+        return _k0(*parts)
     if name in _REQUANT or name.startswith("column_tail"):
         return _tie_for(mm, name)
     if name in ("saturate_before_zero_point", "requant_unsaturated"):
@@ -212,6 +230,8 @@ def construct(fault, mm: MatMul) -> list[Data]:
         return _tie_for(mm, name) or [_tie(mm, 157 * 255, "acc 40035 leaves int16", 0, 2.0**-5)]
     if name == "a_zero_point_per_column":
         return _zp_columns(mm)
+    if name == "a_zero_point_per_column_zero_point_before_rounding":
+        return _tie_for(mm, "zero_point_before_rounding")
     if name in ("per_row_first", "per_column_first"):
         return _first(mm, name == "per_row_first")
     if name == "batch_broadcast_modulo":
@@ -241,8 +261,8 @@ def find(max_opset: int, budget: int) -> dict:
         mm = configuration(shape, per_row, per_column)
         params = mm.params()
 
-        def witnesses_of(fault, mm=mm) -> tuple[str, list]:
-            return "construction", [d.encode() for d in construct(fault, mm) if differs(fault, d)]
+        def witnesses_of(fault, mm=mm, parts=(shape, per_row, per_column)) -> tuple[str, list]:
+            return "construction", [d.encode() for d in construct(fault, mm, parts) if differs(fault, d)]
 
         faults = group_faults(F.FAULTS, dict(params, opset=mm.opset), witnesses_of)
         groups[F.key_of(shape, per_row, per_column)] = {"params": params, "faults": faults}

@@ -24,7 +24,7 @@ _BAD_SCALES = ((6, 0.0), (6, -1.0), (1, np.inf), (4, np.nan), (1, -0.0))
 
 
 def hunt(max_opset: int):
-    """The hunt strategy: Examples of one data set each on tiny configurations (M, N 1-4, K 1-40, batch up to 2 x 3,
+    """The hunt strategy: Examples of one data set each on tiny configurations (M, N 1-4, K 0-33 (0: the empty sum), batch up to 2 x 3,
     1-D operands), the types of the version drawn (opset 10 or 21; float16 / bfloat16 scales at 21), per-tensor,
     per-row and per-column quantization, values over the whole type, near the zero point or at the type's ends
     (pair sums that leave int16), scales that are powers of two, exact ties (requant_hunt.tie_scales), random,
@@ -86,6 +86,8 @@ def _negative_example(what: str, mm: MatMul, inputs: list[np.ndarray]):
 def _hunt_matmul(draw, max_opset: int) -> MatMul:
     opset = draw(pick((NEWEST, OPSET))) if max_opset >= NEWEST else OPSET
     m, k, n = draw(ints(1, 4)), draw(pick((2, 1, 3, 4, 8, 16, 17, 33))), draw(ints(1, 4))
+    if draw(ints(0, 7)) == 7:  # the empty sum: y is y_zero_point
+        k = 0
     shape = draw(pick(_SHAPES))
     a_shape, b_shape = (m, k), (k, n)
     if shape == "a1d":

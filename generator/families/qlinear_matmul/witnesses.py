@@ -16,14 +16,15 @@ from generator.families.qlinear_matmul.mm import FAMILY, dataset_cases, expected
 
 def witness_cases() -> Iterator[Case]:
     """One node case per class of the committed witness catalogue: test_qlinearmatmul_witness_<class>, one data set
-    per distinct witness; case.json "witnesses" names the faults each data set was built for."""
+    per distinct witness; case.json "witnesses" names the faults each data set was built for. A witness on a
+    configuration of its own ("config", "params": K = 0) goes to test_qlinearmatmul_witness_<class>_<config>."""
     for key, group in sorted(witness.load(FAMILY.name)["groups"].items()):
-        mm = from_params("witness_" + key.replace(" ", "_"), group["params"])
-        sets: list[list[np.ndarray]] = []
-        made_for, seen = [], {}
+        by_config: dict[str, tuple[dict, list, list, dict]] = {}
         for name, entry in sorted(group["faults"].items()):
             for wit in entry.get("witnesses", []):
-                inputs = codec.decode(wit, group["params"])
+                params = wit.get("params", group["params"])
+                _, sets, made_for, seen = by_config.setdefault(wit.get("config", ""), (params, [], [], {}))
+                inputs = codec.decode(wit, params)
                 digest = b"".join(np.ascontiguousarray(v).tobytes() for v in inputs)
                 if digest in seen:
                     made_for[seen[digest]].append(name)
@@ -33,5 +34,6 @@ def witness_cases() -> Iterator[Case]:
                 seen[digest] = len(sets)
                 sets.append(inputs)
                 made_for.append([name])
-        if sets:
+        for config, (params, sets, made_for, _) in sorted(by_config.items()):
+            mm = from_params("_".join(filter(None, ("witness", key.replace(" ", "_"), config))), params)
             yield from dataset_cases(mm, sets, 0, ["witness"], witnesses=made_for)
