@@ -1,0 +1,1 @@
+BxJlD³DE5ETEˆE˜E¶E

@@ -1,0 +1,1 @@
+BxJBC\CxC‰C—C¤C²C¿C

@@ -1,0 +1,2 @@
+
+BxJÍ°ZGJMýO;Q»RåS©T
