@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from generator import dtypes
 from generator.reference import matmul_nbits as ref
 
 
@@ -86,6 +87,8 @@ def test_g_idx_names_the_block_of_each_k_and_bias_is_added():
     ({"K": 32, "N": 2, "block_size": 8}, "power of 2"), ({"K": 32, "N": 2, "block_size": 24}, "power of 2"),
     ({"K": 32, "N": 2, "block_size": 16, "bits": 1}, "bits"), ({"K": 32, "N": 2, "block_size": 16, "bits": 16}, "bits"),
     ({"K": 32, "N": 2, "block_size": 16, "accuracy_level": 5}, "accuracy_level"), ({"K": 32, "N": 2}, "required"),
+    ({"K": -1, "N": 2, "block_size": 16}, "negative"), ({"K": 32, "N": 2, "block_size": 16, "weight_prepacked": 3},
+                                                          "weight_prepacked"),
 ])
 def test_validate_refuses_what_the_schema_rules_out(attrs, problem):
     from generator import dtypes
@@ -102,3 +105,28 @@ def test_validate_shapes_checks_each_input():
     for i, bad in [(0, (2, 41)), (1, (3, 2, 8)), (2, (3, 2)), (3, (3, 4)), (4, (41,)), (5, (4,))]:
         with pytest.raises(ValueError, match=ref.INPUTS[i]):
             ref.validate_shapes(good[:i] + [bad] + good[i + 1:], attrs, 21)
+
+
+def test_an_omitted_projection_gives_zeros_or_the_bias_whatever_a_holds():
+    """onnxruntime 1.32.0's text: B with a 0 in its packed shape (weight_prepacked 0) is an omitted projection, 'Y is
+    filled with zeros (or the broadcast bias, if provided)', A's contents unused: +0 even for a negative A row and
+    NaN; K = 0 (k_blocks 0) is one too."""
+    attrs = {"K": 32, "N": 3, "block_size": 16, "bits": 4}
+    a = np.array([[-1.0] * 32, [np.nan] * 32], np.float32)
+    for b_shape in [(3, 0, 8), (3, 2, 0), (0, 2, 8)]:
+        b = np.zeros(b_shape, np.uint8)
+        y = ref.matmul_nbits([a, b, np.ones((3, 2), np.float32)], attrs).outputs[0]
+        assert y.shape == (2, 3) and not np.signbit(y).any() and (y == 0).all()
+        ref.validate_shapes([a.shape, b_shape, (3, 2)], attrs, 21)
+    bias = np.array([1.5, -2.0, 0.25], np.float32)
+    y = ref.matmul_nbits([a, np.zeros((3, 0, 8), np.uint8), np.zeros((3, 0), np.float32), None, None, bias],
+                         attrs).outputs[0]
+    assert y.tolist() == [bias.tolist()] * 2
+    ref.validate_shapes([a.shape, (3, 0, 8), (3, 0), (3, 0), None, (3,)], attrs, 21)  # empty parameters too
+    with pytest.raises(ValueError, match="B"):  # the other dimensions keep their values
+        ref.validate_shapes([a.shape, (3, 0, 9)], attrs, 21)
+    k0 = {"K": 0, "N": 3, "block_size": 16, "bits": 4}
+    ref.validate(k0, 21, [dtypes.get("float32"), dtypes.get("uint8"), dtypes.get("float32")], [2, 3, 2])
+    y = ref.matmul_nbits([np.zeros((2, 0), np.float32), np.zeros((3, 0, 8), np.uint8), np.zeros((3, 0), np.float32),
+                          None, None, bias], k0).outputs[0]
+    assert y.tolist() == [bias.tolist()] * 2

@@ -13,6 +13,9 @@ padded to whole bytes), or unpacked, T1-typed, [N, k_blocks]; "If not provided, 
 2^(bits - 1)". g_idx (int32 [K], deprecated) names the block of each k (onnxruntime's CPU kernel reads
 scales[n, g_idx[k]] and the zero point of that block; the code stays at k). bias (T1) is [N].
 
+B may be an omitted projection (onnxruntime 1.32.0's text: one or more dimensions of its packed shape 0, with
+weight_prepacked 0): Y is then zeros, plus the broadcast bias; K = 0 and N = 0 are such cases too.
+
 The dequantized weights are exact in float64 (a code minus a zero point is an integer or a T1 value; times a
 T1 scale: at most 24 + 8 significant bits). Y is the float64 dot product (+ bias) rounded once to T1; what an
 implementation may differ by is the arithmetic of the dot product, judged by generator/dot_bound.py.
@@ -56,7 +59,7 @@ def pack(codes: np.ndarray, bits: int) -> np.ndarray:
     n = codes.shape[-1]
     padded = np.zeros(codes.shape[:-1] + (-(-n // per) * per,), dtype=np.uint8)
     padded[..., :n] = codes
-    groups = padded.reshape(codes.shape[:-1] + (-1, per)).astype(np.uint16)
+    groups = padded.reshape(codes.shape[:-1] + (padded.shape[-1] // per, per)).astype(np.uint16)
     shifts = (np.arange(per, dtype=np.uint16) * bits)
     return (groups << shifts).sum(axis=-1).astype(np.uint8)
 
@@ -67,7 +70,7 @@ def unpack(packed: np.ndarray, bits: int, count: int) -> np.ndarray:
     per = 8 // bits
     shifts = np.arange(per, dtype=np.int64) * bits
     codes = (packed[..., None] >> shifts) & ((1 << bits) - 1)
-    return codes.reshape(packed.shape[:-1] + (-1,))[..., :count]
+    return codes.reshape(packed.shape[:-1] + (packed.shape[-1] * per,))[..., :count]
 
 
 def block_of(K: int, block_size: int, g_idx: np.ndarray | None) -> np.ndarray:
@@ -94,11 +97,21 @@ def weights(b: np.ndarray, scales: np.ndarray, zp: np.ndarray | None, g_idx: np.
     """The dequantized weights W [N, K] in float64, exact: (code - zero point) * scale of each k's block."""
     K, N, bits, bs = attrs["K"], attrs["N"], attrs.get("bits", DEFAULT_BITS), attrs["block_size"]
     kb = k_blocks(K, bs)
-    codes = unpack(np.asarray(b).reshape(N, kb, -1), bits, bs).reshape(N, kb * bs)[:, :K]
+    if omitted(b, attrs):  # the text: "Y is filled with zeros (or the broadcast bias, if provided)"
+        return np.zeros((N, K))
+    codes = unpack(np.asarray(b).reshape(N, kb, blob_size(bs, bits)), bits, bs).reshape(N, kb * bs)[:, :K]
     blk = block_of(K, bs, g_idx)
     z = zero_points(zp, N, K, bs, bits)
     s = np.asarray(scales).astype(np.float64).reshape(N, kb)
     return (codes - z[:, blk]) * s[:, blk]
+
+
+def omitted(b, attrs: dict) -> bool:
+    """B an omitted projection: "When weight_prepacked is 0, B may represent an omitted projection by replacing one
+    or more dimensions of its packed shape (N, k_blocks, blob_size) with 0 ... Y is filled with zeros (or the
+    broadcast bias, if provided) ... The contents of A, scales, zero_points and g_idx are not used" (K = 0 or N = 0
+    give such a B too, and the same Y)."""
+    return attrs.get("weight_prepacked", 0) == 0 and 0 in np.shape(b)
 
 
 def _inputs(inputs: list) -> list:
@@ -111,15 +124,20 @@ def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tup
     K (accuracy_level 4), qerr = sum_k |w_k| * step_k / 2, step_k = max |a| over k's block / 127: half an int8
     step, what rounding to nearest loses (READING_INT8)."""
     a, b, scales, zp, g_idx, bias = _inputs(inputs)
-    w = weights(b, scales, zp, g_idx, attrs)
     a = np.asarray(a).astype(np.float64)
-    ref = np.matmul(a, w.T)
-    bnd = np.matmul(np.abs(a), np.abs(w).T)
+    if omitted(b, attrs):  # +0 whatever A holds ("The contents of A ... are not used"): not A @ 0, whose
+        ref = np.zeros(a.shape[:-1] + (attrs["N"],))  # negative rows would sum to -0
+        bnd = np.zeros_like(ref)
+    else:
+        w = weights(b, scales, zp, g_idx, attrs)
+        ref = np.matmul(a, w.T)
+        bnd = np.matmul(np.abs(a), np.abs(w).T)
     if bias is not None:
         bias = np.asarray(bias).astype(np.float64)
         ref, bnd = ref + bias, bnd + np.abs(bias)
     qerr = np.zeros_like(ref)
-    if a_int8_block:
+    if a_int8_block and not omitted(b, attrs):
+        w = weights(b, scales, zp, g_idx, attrs)
         K = a.shape[-1]
         blocks = -(-K // a_int8_block)
         padded = np.zeros(a.shape[:-1] + (blocks * a_int8_block,))
@@ -137,6 +155,9 @@ READING_LEVEL_0 = ("accuracy_level 0 (unset; also when left out): the sum in A's
 READING_INT8 = ("accuracy_level 4: 'input A can be quantized with the same block_size to int8' read as symmetric "
                 "int8 per block of A's row, scale max |a| / 127, rounded to nearest (as QuantizeLinear does): the "
                 "bound allows half an int8 step of each block of A times |w|")
+READING_LEVELS = ("accuracy_level: the text lists the values it 'can be: 0(unset), 1(fp32), 2(fp16), 3(bf16), or "
+                  "4(int8)' and says nothing of others: read as a closed list, so that another value (5) makes the "
+                  "model invalid (onnxruntime 1.32.0 accepts 5)")
 READING_G_IDX = ("g_idx ('group_idx. This input is deprecated': the text says nothing more) read as onnxruntime's "
                  "CPU kernel reads it: k takes the scale and zero point of block g_idx[k], its code stays at k")
 
@@ -181,8 +202,10 @@ def validate(attrs: dict, opset: int, input_types: list, input_ranks: list) -> N
         raise ValueError(f"MatMulNBits: bits must be one of {BITS}, not {bits}")
     if not 0 <= attrs.get("accuracy_level", 0) <= 4:
         raise ValueError(f"MatMulNBits: accuracy_level must be 0..4, not {attrs['accuracy_level']}")
-    if attrs["K"] < 1 or attrs["N"] < 1:
-        raise ValueError("MatMulNBits: K and N must be positive")
+    if attrs["K"] < 0 or attrs["N"] < 0:  # 0 is an empty dimension (B's packed shape then has a 0)
+        raise ValueError("MatMulNBits: K and N must not be negative")
+    if attrs.get("weight_prepacked", 0) not in (0, 1, 2):
+        raise ValueError(f"MatMulNBits: weight_prepacked must be 0, 1 or 2, not {attrs['weight_prepacked']}")
     types = [t.name if t is not None else None for t in _inputs(input_types)]
     t1 = types[0]
     if t1 not in T1_TYPES:
@@ -201,6 +224,11 @@ def validate_shapes(shapes: list, attrs: dict, opset: int) -> None:
     want = {1: (N, kb, blob_size(bs, bits)), 2: (N, kb), 4: (K,), 5: (N,)}
     if a is not None and (len(a) < 1 or a[-1] != K):
         raise ValueError(f"MatMulNBits: A must be [..., K = {K}], not {list(a)}")
+    if b is not None and len(b) == 3 and 0 in b and all(d in (0, w) for d, w in zip(b, want[1])):
+        # an omitted projection: "All remaining dimensions must retain their normal values"; "the quantization
+        # parameters may also be empty"
+        s, zp, g = (None if x is None or 0 in x else x for x in (s, zp, g))
+        b = None
     for i, shape in ((1, b), (2, s), (4, g), (5, bias)):
         if shape is not None and tuple(shape) != want[i]:
             raise ValueError(f"MatMulNBits: {INPUTS[i]} must be {list(want[i])}, not {list(shape)}")

@@ -51,6 +51,9 @@ def _faulty(*, zp_default: float | None = None, swap_b: bool = False, swap_zp: b
         a, b, scales, zp, g_idx, bias = ref._inputs(inputs)
         K, N, bits, bs = _attrs(attrs)
         kb = ref.k_blocks(K, bs)
+        if ref.omitted(b, attrs):  # no codes, zero points or terms to get wrong: Y is zeros (+ bias)
+            return _result(np.zeros(np.shape(a)[:-1] + (0,)), np.zeros((N, 0)), None if ignore_bias else bias,
+                           np.asarray(a).dtype)
         if zeros_above is not None and bs > zeros_above:
             return [np.zeros(np.shape(a)[:-1] + (N,), dtype=np.asarray(a).dtype)]
         b = np.asarray(b).reshape(N, kb, -1)
@@ -188,7 +191,22 @@ def _p(params: dict, key: str, default=None):
     return params.get(key, default)
 
 
-FAULTS = (
+def _empty(params: dict, name: str) -> str | None:
+    """Why a fault cannot differ where the product is empty: N = 0 (Y has no elements), or K = 0 (no codes, zero
+    points or terms: Y is the bias, which only bias_ignored drops)."""
+    if _p(params, "N", 1) == 0:
+        return "N = 0: Y has no elements"
+    if _p(params, "K", 1) == 0 and name != "matmul_nbits.bias_ignored":
+        return "K = 0: no codes, zero points or terms of A; Y is the bias (or zeros)"
+    return None
+
+
+def _or_empty(f: Fault) -> Fault:
+    own = f.equivalent
+    return dataclasses.replace(f, equivalent=lambda p: _empty(p, f.name) or own(p))
+
+
+FAULTS = tuple(map(_or_empty, (
     Fault("matmul_nbits.default_zero_point_zero", "takes an absent zero point as 0, not 2**(bits - 1)",
           _faulty(zp_default=0.0), applies=lambda p: _p(p, "zero_points") == "none",
           seen_in="ROCm/hip-ep#134 (hip_matmul_nbits: default zero point 0 instead of 2^(bits-1))"),
@@ -265,7 +283,7 @@ FAULTS = (
           "and applies the scale after (float16 overflow where the scaled sum is small)",
           _faulty(fp16_blocks=True), applies=lambda p: _p(p, "t1") == "float16",
           seen_in="onnxruntime PR #29611 / #29599 (WebGPU MatMulNBits float16 accumulators overflow on Intel)"),
-)
+)))
 
 
 def group_key(meta: dict) -> str:

@@ -8,7 +8,8 @@ quantization of A loses the small ones), "overflow" (float16: block sums of a * 
 65504 while the scaled result is small), "zero" (every code equal to its zero point: Y = bias exactly),
 "typed_zp" (zero points 2j + 1/2), "typed_zp_mid" (every zero point 2**(bits - 1) - 1/2: 1.5 for 2 bits, the
 symmetric one), "bias_only" (A = 0), "g_idx" (one term whose g_idx block has another scale than k // block_size's),
-"g_idx_out_of_range" (undefined: the probe). For accuracy_level 4: "int8_rows" (one block of A of 1024 .. 1920
+"g_idx_out_of_range" (undefined: the probe). Empty shapes (K, N or A's rows 0) and an omitted projection
+(b_omitted: B's packed shape with a 0; Y = zeros or the broadcast bias) take the random kind. For accuracy_level 4: "int8_rows" (one block of A of 1024 .. 1920
 (float16, bfloat16: 256 .. 480), the others below 1/4, the large block over zero weights but in the first row of
 B (|w| = |scale| there): int8 per row of A loses the small blocks), "int8_round" (each block's max, 127 steps of
 2**-e, over a zero weight, the others q + 3/4 steps, q in 0 .. 3, over positive weights: truncating loses 3/4 of a
@@ -55,6 +56,8 @@ class Config:
     accuracy_level: int | None = None  # None: left out
     kinds: tuple = ()  # the data sets' kinds; () for kinds_for(self)
     extra_attrs: dict = field(default_factory=dict)  # written as they are (negatives: invalid values)
+    b_omitted: tuple = ()  # B's packed dimensions (0 N, 1 k_blocks, 2 blob_size) given as 0: an omitted projection
+    params_empty: bool = False  # with b_omitted: scales and zero_points empty too ([N, 0])
 
     @property
     def nbits(self) -> int:
@@ -77,9 +80,12 @@ class Config:
 
     @property
     def params(self) -> dict:
-        return {"what": self.what, "t1": self.t1, "bits": self.nbits, "block_size": self.block_size, "K": self.K,
-                "N": self.N, "zero_points": self.zero_points, "g_idx": self.g_idx, "bias": self.bias,
-                "accuracy_level": self.accuracy_level or 0}
+        p = {"what": self.what, "t1": self.t1, "bits": self.nbits, "block_size": self.block_size, "K": self.K,
+             "N": self.N, "zero_points": self.zero_points, "g_idx": self.g_idx, "bias": self.bias,
+             "accuracy_level": self.accuracy_level or 0}
+        if self.b_omitted:
+            p["b_omitted"] = list(self.b_omitted)
+        return p
 
 
 def model(cfg: Config, shapes: list[tuple]) -> onnx.ModelProto:
@@ -186,7 +192,7 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
         a = a_mag * (1 + s.integers(0, 7, cfg.a_shape + (K,)).astype(np.float64) / 8)
         e = int(np.round(np.log2(K * a_mag * dq / 256)))
         scales = np.full((N, kb), 2.0 ** -e)
-    data = {"A": a.astype(t1), "B": ref.pack(codes.reshape(N, kb, bs), bits).reshape(N, kb, -1),
+    data = {"A": a.astype(t1), "B": ref.pack(codes.reshape(N, kb, bs), bits).reshape(N, kb, ref.blob_size(bs, bits)),
             "scales": scales.astype(t1)}
     if cfg.zero_points == "packed":
         row = ref.pack(zp.astype(np.int64), bits)
@@ -204,6 +210,12 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
             data["g_idx"][-1], data["g_idx"][0] = kb, -1
     if cfg.bias:
         data["bias"] = (s.integers(-32, 32, (N,)).astype(np.float64) / 8).astype(t1)
+    if cfg.b_omitted:  # the omitted projection: B's named dimensions 0, A's contents random (unused)
+        data["B"] = np.zeros(tuple(0 if i in cfg.b_omitted else d for i, d in enumerate(data["B"].shape)), np.uint8)
+        if cfg.params_empty:
+            data["scales"] = np.zeros((N, 0), t1)
+            if "zero_points" in data:
+                data["zero_points"] = np.zeros((N, 0), data["zero_points"].dtype)
     return [data[n] for n in cfg.slots]
 
 

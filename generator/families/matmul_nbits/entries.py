@@ -315,3 +315,39 @@ def bfloat16():
 
 def configs() -> list[Config]:
     return [fn() for fn in CATALOGUE.values()]
+
+
+@CATALOGUE
+def m_0():
+    """A [0, K]: Y [0, N] (numpy.matmul's empty product)."""
+    return Config("m_0", a_shape=(0,), zero_points="packed", bias=True, kinds=("random",))
+
+
+@CATALOGUE
+def n_0():
+    """N = 0: B [0, k_blocks, blob_size], scales and zero points [0, k_blocks], bias [0]: Y [M, 0]."""
+    return Config("n_0", N=0, zero_points="packed", bias=True, kinds=("random",))
+
+
+@CATALOGUE
+def k_0():
+    """K = 0: k_blocks 0, B [N, 0, blob_size], scales [N, 0]: the empty sum, Y = the broadcast bias [text, B: 'Y is
+    filled with zeros (or the broadcast bias, if provided)']."""
+    return Config("k_0", K=0, zero_points="packed", bias=True, kinds=("random", "random"))
+
+
+@CATALOGUE
+def b_omitted_k_blocks():
+    """An omitted projection [text: 'When weight_prepacked is 0, B may represent an omitted projection by replacing
+    one or more dimensions of its packed shape (N, k_blocks, blob_size) with 0'; 'Y is filled with zeros (or the
+    broadcast bias, if provided)'; 'The contents of A, scales, zero_points and g_idx are not used']: B [N, 0,
+    blob_size] with K 32 and the quantization parameters of their usual shapes: Y = bias."""
+    return Config("b_omitted_k_blocks", zero_points="packed", bias=True, b_omitted=(1,), kinds=("random", "random"))
+
+
+@CATALOGUE
+def b_omitted_empty_parameters():
+    """The omitted projection with B [N, k_blocks, 0] and no bias: Y zeros; scales and zero points empty too ('the
+    quantization parameters may also be empty')."""
+    return Config("b_omitted_empty_parameters", zero_points="packed", b_omitted=(2,), params_empty=True,
+                  kinds=("random",))

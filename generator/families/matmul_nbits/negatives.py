@@ -24,6 +24,8 @@ BAD_ATTRIBUTES = {
     "accuracy_level_5": ({"accuracy_level": 5}, "accuracy_level 5: 'can be: 0(unset), 1(fp32), 2(fp16), 3(bf16), "
                                                 "or 4(int8)'"),
 }
+# the negatives that rest on a reading, not on a sentence alone: case.json "reading"
+READINGS = {"accuracy_level_5": ref.READING_LEVELS}
 # what -> (input, a wrong shape from the valid one, the error the text gives)
 BAD_SHAPES = {
     "a_last_dim": ("A", lambda s: s[:-1] + (s[-1] + 16,), "A's last dimension is not K"),
@@ -41,7 +43,7 @@ def negative_cases(seed: int = 0) -> Iterator[Case]:
     shapes = [np.shape(x) for x in inputs]
     for what, (attrs, why) in BAD_ATTRIBUTES.items():
         cfg = replace(BASE, what=f"negative_{what}", extra_attrs=attrs)
-        yield _negative(cfg, model(cfg, shapes), [inputs], why, seed, "prepare")
+        yield _negative(cfg, model(cfg, shapes), [inputs], why, seed, "prepare", READINGS.get(what))
     for what, (name, reshape, why) in BAD_SHAPES.items():
         j = BASE.slots.index(name)
         bad = list(inputs)
@@ -50,11 +52,12 @@ def negative_cases(seed: int = 0) -> Iterator[Case]:
         yield _negative(cfg, model(cfg, [np.shape(x) for x in bad]), [bad], why, seed, "run")
 
 
-def _negative(cfg: Config, m, data: list, why: str, seed: int, phase: str) -> Case:
+def _negative(cfg: Config, m, data: list, why: str, seed: int, phase: str, reading: str | None = None) -> Case:
     """phase: "prepare" for an attribute the schema rules out; "run" for an input shape (the text gives the
     shapes, not when they are checked: onnxruntime's kernel checks them when it runs)."""
     return FAMILY.negative(f"{FAMILY.prefix}_{cfg.what}", m, data, phase=phase, opset=OPSET, clause=CLAUSE,
-                           flags=["negative"], seed=seed, params={**cfg.params, **cfg.extra_attrs}, error=why)
+                           flags=["negative"], seed=seed, params={**cfg.params, **cfg.extra_attrs}, error=why,
+                           reading=reading)
 
 
 __all__ = ["BAD_ATTRIBUTES", "BAD_SHAPES", "negative_cases", "ref"]
