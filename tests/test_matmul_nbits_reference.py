@@ -102,6 +102,7 @@ def test_validate_shapes_checks_each_input():
     good = [(2, 40), (3, 3, 8), (3, 3), (3, 2), (40,), (3,)]
     ref.validate_shapes(good, attrs, 21)
     ref.validate_shapes(good[:3] + [(3, 3)], attrs, 21)  # typed zero points
+    ref.validate_shapes(good[:4] + [(48,)] + good[5:], attrs, 21)  # g_idx padded to k_blocks * block_size
     for i, bad in [(0, (2, 41)), (1, (3, 2, 8)), (2, (3, 2)), (3, (3, 4)), (4, (41,)), (5, (4,))]:
         with pytest.raises(ValueError, match=ref.INPUTS[i]):
             ref.validate_shapes(good[:i] + [bad] + good[i + 1:], attrs, 21)

@@ -158,8 +158,10 @@ READING_INT8 = ("accuracy_level 4: 'input A can be quantized with the same block
 READING_LEVELS = ("accuracy_level: the text lists the values it 'can be: 0(unset), 1(fp32), 2(fp16), 3(bf16), or "
                   "4(int8)' and says nothing of others: read as a closed list, so that another value (5) makes the "
                   "model invalid (onnxruntime 1.32.0 accepts 5)")
-READING_G_IDX = ("g_idx ('group_idx. This input is deprecated': the text says nothing more) read as onnxruntime's "
-                 "CPU kernel reads it: k takes the scale and zero point of block g_idx[k], its code stays at k")
+READING_G_IDX = ("g_idx ('group_idx. This input is deprecated': the text says nothing more, no shape either) read "
+                 "as onnxruntime's CPU kernel reads it: k takes the scale and zero point of block g_idx[k], its code "
+                 "stays at k; g_idx has K entries, or k_blocks * block_size (the padded length onnxruntime's own "
+                 "tests give it), of which the first K are read")
 
 
 def readings(attrs: dict, g_idx: bool) -> str | None:
@@ -217,11 +219,14 @@ def validate(attrs: dict, opset: int, input_types: list, input_ranks: list) -> N
 
 def validate_shapes(shapes: list, attrs: dict, opset: int) -> None:
     """The shapes the text gives: A [..., K] (1-D too, as MatMul's A: Y then [N]), B [N, k_blocks, blob_size], scales [N, k_blocks], zero_points
-    [N, ceil(k_blocks * bits / 8)] (uint8) or [N, k_blocks], g_idx [K], bias [N] (unknown shapes pass)."""
+    [N, ceil(k_blocks * bits / 8)] (uint8) or [N, k_blocks], g_idx [K] or [k_blocks * block_size] (READING_G_IDX),
+    bias [N] (unknown shapes pass)."""
     K, N, bs, bits = attrs["K"], attrs["N"], attrs["block_size"], attrs.get("bits", DEFAULT_BITS)
     kb = k_blocks(K, bs)
     a, b, s, zp, g, bias = _inputs(shapes)
     want = {1: (N, kb, blob_size(bs, bits)), 2: (N, kb), 4: (K,), 5: (N,)}
+    if g is not None and tuple(g) == (kb * bs,):  # the padded g_idx (READING_G_IDX): its first K entries read
+        g = (K,)
     if a is not None and (len(a) < 1 or a[-1] != K):
         raise ValueError(f"MatMulNBits: A must be [..., K = {K}], not {list(a)}")
     if b is not None and len(b) == 3 and 0 in b and all(d in (0, w) for d, w in zip(b, want[1])):

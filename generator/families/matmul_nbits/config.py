@@ -58,6 +58,7 @@ class Config:
     extra_attrs: dict = field(default_factory=dict)  # written as they are (negatives: invalid values)
     b_omitted: tuple = ()  # B's packed dimensions (0 N, 1 k_blocks, 2 blob_size) given as 0: an omitted projection
     params_empty: bool = False  # with b_omitted: scales and zero_points empty too ([N, 0])
+    g_idx_padded: bool = False  # g_idx of k_blocks * block_size entries (the tail's random, in range), not K
 
     @property
     def nbits(self) -> int:
@@ -205,9 +206,11 @@ def draw(cfg: Config, s: sampling.Stream, kind: str) -> list[np.ndarray]:
         data["zero_points"] = zp.astype(t1)
     if cfg.g_idx:
         data["g_idx"] = g_idx
+        if cfg.g_idx_padded:
+            data["g_idx"] = np.concatenate([g_idx, s.integers(0, kb - 1, (kb * bs - K,)).astype(np.int32)])
         if kind == "g_idx_out_of_range":  # the last k names block k_blocks, and the first -1
-            data["g_idx"] = g_idx.copy()
-            data["g_idx"][-1], data["g_idx"][0] = kb, -1
+            data["g_idx"] = data["g_idx"].copy()
+            data["g_idx"][K - 1], data["g_idx"][0] = kb, -1
     if cfg.bias:
         data["bias"] = (s.integers(-32, 32, (N,)).astype(np.float64) / 8).astype(t1)
     if cfg.b_omitted:  # the omitted projection: B's named dimensions 0, A's contents random (unused)

@@ -148,6 +148,13 @@ def g_idx_bits2():
 
 
 @CATALOGUE
+def g_idx_padded():
+    """g_idx of k_blocks * block_size = 48 entries for K = 40, the shape onnxruntime's own tests give it (the text
+    gives none: READING_G_IDX): its first K entries name the blocks, the tail's 8 are never read."""
+    return Config("g_idx_padded", K=40, N=3, zero_points="packed", g_idx=True, g_idx_padded=True)
+
+
+@CATALOGUE
 def g_idx_k_tail():
     """g_idx with K = 40 (3 blocks of 16, the last of 8): g_idx has K entries, not k_blocks * block_size."""
     return Config("g_idx_k_tail", K=40, N=3, g_idx=True)

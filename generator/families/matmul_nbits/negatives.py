@@ -32,6 +32,8 @@ BAD_SHAPES = {
     "b_blob_size": ("B", lambda s: s[:-1] + (s[-1] * 2,), "B is not (N, k_blocks, blob_size = block_size * bits / 8)"),
     "b_k_blocks": ("B", lambda s: (s[0], s[1] + 1, s[2]), "B's k_blocks is not ceil(K / block_size)"),
     "scales_shape": ("scales", lambda s: (s[0] + 1,) + s[1:], "scales is not (N, k_blocks)"),
+    "scales_1d": ("scales", lambda s: (s[0] * s[1],), "scales is not (N, k_blocks): the older 1-D layout [N * "
+                                                      "k_blocks], which onnxruntime's own tests still feed"),
     "zero_points_shape": ("zero_points", lambda s: (s[0], s[1] + 3), "zero_points is neither (N, ceil(k_blocks * "
                                                                      "bits / 8)) nor (N, k_blocks)"),
     "bias_length": ("bias", lambda s: (s[0] + 1,), "bias is not [N]"),
