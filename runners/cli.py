@@ -38,6 +38,9 @@
     opconform js-install [DIR] [--version V] [--package P]
                                     the npm packages of the onnxruntime-node / onnxruntime-web backends,
                                     installed into the folder they are looked up in (runners/js_install.py)
+    opconform export SUITE --format onnx-backend-test OUT
+                                    the suite as ONNX backend-test directories for ONNX's loader and Runner, with
+                                    what they cannot judge left out and named (runners/export_cli.py); exit 0, or 2
 
 A suite also runs through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
@@ -50,7 +53,7 @@ import argparse
 import json
 import sys
 
-from runners import claims_cli, js_install
+from runners import claims_cli, export_cli, js_install
 from runners import run as run_command
 
 
@@ -181,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_hunt)
     claims_cli.add_parsers(sub)  # opconform claims, opconform machine: runners/claims_cli.py
     js_install.add_parser(sub)  # opconform js-install: runners/js_install.py
+    export_cli.add_parser(sub)  # opconform export: runners/export_cli.py
     return parser
 
 
