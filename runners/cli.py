@@ -41,6 +41,8 @@
     opconform export SUITE --format onnx-backend-test OUT
                                     the suite as ONNX backend-test directories for ONNX's loader and Runner, with
                                     what they cannot judge left out and named (runners/export_cli.py); exit 0, or 2
+    opconform xfails RESULTS.json --format opconform|pytest|onnxruntime-filters [-o FILE] [--unsupported]
+                                    the run's failing items as an expected-failure list (runners/xfail_lists.py)
 
 A suite also runs through pytest (`pytest SUITE --backend NAME`, runners/pytest_plugin.py).
 Every error a user can cause ends with one line on stderr and a non-zero exit status
@@ -185,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     claims_cli.add_parsers(sub)  # opconform claims, opconform machine: runners/claims_cli.py
     js_install.add_parser(sub)  # opconform js-install: runners/js_install.py
     export_cli.add_parser(sub)  # opconform export: runners/export_cli.py
+    export_cli.add_xfails_parser(sub)  # opconform xfails: runners/export_cli.py, runners/xfail_lists.py
     return parser
 
 

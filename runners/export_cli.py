@@ -39,3 +39,48 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"opconform export: {done['exported']} cases ({done['items']} data sets) written to {args.out} as "
           f"{args.format}; {left} left out (README.md, left_out.json say why)")
     return 0
+
+
+def add_xfails_parser(sub) -> None:
+    from runners.xfail_lists import FORMATS as LIST_FORMATS
+
+    p = sub.add_parser("xfails", help="a results file's failing items as an expected-failure list (opconform's "
+                                      "--xfails-file, pytest --deselect, onnxruntime's test filters)",
+                       description="Write the failing items (fail, error, crash, timeout; --unsupported adds "
+                                   "unsupported) of RESULTS.json as the expected-failure list a CI keeps: opconform "
+                                   "(--xfails-file), pytest (--deselect lines for `pytest @FILE`), "
+                                   "onnxruntime-filters (onnx_backend_test_series_filters.jsonc's shape, one regex "
+                                   "per case for the tests of `opconform export --format onnx-backend-test`).",
+                       epilog="exit status: 0 written, 2 bad input")
+    p.add_argument("results", metavar="RESULTS.json", help="a results file (pytest/opconform run --report)")
+    p.add_argument("--format", required=True, choices=LIST_FORMATS, help="the list's form")
+    p.add_argument("-o", "--output", default="-", metavar="FILE", help="where to write it (default -: stdout)")
+    p.add_argument("--unsupported", action="store_true", help="list unsupported items too")
+    p.set_defaults(func=cmd_xfails)
+
+
+def cmd_xfails(args: argparse.Namespace) -> int:
+    from runners.results import load_results
+    from runners.xfail_lists import render
+
+    try:
+        doc, records, skipped = load_results(args.results)
+    except (ValueError, OSError) as exc:
+        print(f"opconform xfails: error: {exc}", file=sys.stderr)
+        return 2
+    text, n = render(doc, records, args.format, args.unsupported)
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args.output)
+        if out.is_dir():
+            print(f"opconform xfails: error: {out} is a directory", file=sys.stderr)
+            return 2
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"opconform xfails: error: {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"opconform xfails: {n} item(s) written to {out} ({args.format})"
+              + (f"; {len(skipped)} bad record(s) of {args.results} left out" if skipped else ""), file=sys.stderr)
+    return 0
