@@ -38,9 +38,10 @@
     opconform js-install [DIR] [--version V] [--package P]
                                     the npm packages of the onnxruntime-node / onnxruntime-web backends,
                                     installed into the folder they are looked up in (runners/js_install.py)
-    opconform export SUITE --format onnx-backend-test OUT
-                                    the suite as ONNX backend-test directories for ONNX's loader and Runner, with
-                                    what they cannot judge left out and named (runners/export_cli.py); exit 0, or 2
+    opconform export SUITE --format onnx-backend-test|iree OUT [--xfails-from R.json]
+                                    the suite as ONNX backend-test directories for ONNX's Runner, or as IREE's ONNX
+                                    op-suite folders and config, with what they cannot judge left out and named
+                                    (runners/export_cli.py); exit 0, or 2
     opconform xfails RESULTS.json --format opconform|pytest|onnxruntime-filters [-o FILE] [--unsupported]
                                     the run's failing items as an expected-failure list (runners/xfail_lists.py)
 

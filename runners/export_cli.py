@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-FORMATS = ("onnx-backend-test",)
+FORMATS = ("onnx-backend-test", "iree")
 
 
 def add_parser(sub) -> None:
@@ -15,20 +15,32 @@ def add_parser(sub) -> None:
                        description="Write SUITE's cases to OUT in the layout of another runner: onnx-backend-test, "
                                    "the directories ONNX's loader (onnx.backend.test.loader.load_model_tests, kind "
                                    "'opconform') and Runner take, each with a data.json of the tolerances its "
-                                   "comparison can express; the cases it cannot judge as the suite does are left "
-                                   "out, each named with why in OUT/left_out.json and counted in OUT/README.md.",
+                                   "comparison can express; iree, IREE's ONNX op-suite folders (model.mlir through "
+                                   "IREE's importer, .npy inputs and outputs, test_data_flags.txt) and a config.json. "
+                                   "The cases a consumer cannot judge as the suite does are left out, each named "
+                                   "with why in OUT/left_out.json and counted in OUT/README.md.",
                        epilog="exit status: 0 written, 2 bad input (OUT not new or empty, SUITE no suite)")
     p.add_argument("suite", metavar="SUITE", help="a suite directory (gen-cases' output, e.g. cases)")
     p.add_argument("out", metavar="OUT", help="the directory to write (new or empty)")
     p.add_argument("--format", required=True, choices=FORMATS, help="the layout to write")
+    p.add_argument("--xfails-from", default=None, metavar="R.json",
+                   help="iree: a results file of an IREE run, whose failures become config.json's expected compile "
+                        "and run failures")
     p.set_defaults(func=cmd_export)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from runners import export_iree
     from runners import export_onnx_backend as onnx_backend
 
     try:
-        done = onnx_backend.export(Path(args.suite), Path(args.out))
+        if args.format == "iree":
+            done = export_iree.export(Path(args.suite), Path(args.out),
+                                      Path(args.xfails_from) if args.xfails_from else None)
+        elif args.xfails_from:
+            raise onnx_backend.ExportError("--xfails-from: only with --format iree (its config.json)")
+        else:
+            done = onnx_backend.export(Path(args.suite), Path(args.out))
     except onnx_backend.ExportError as exc:
         print(f"opconform export: error: {exc}", file=sys.stderr)
         return 2
@@ -36,8 +48,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"opconform export: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     left = sum(done["left_out"].values())
+    extra = f"; {done['expected_failures']} expected failures in config.json" if "expected_failures" in done else ""
     print(f"opconform export: {done['exported']} cases ({done['items']} data sets) written to {args.out} as "
-          f"{args.format}; {left} left out (README.md, left_out.json say why)")
+          f"{args.format}; {left} left out (README.md, left_out.json say why){extra}")
     return 0
 
 
