@@ -31,7 +31,7 @@ from onnx import numpy_helper
 
 from generator import dtypes
 from runners.compare import resolve_spec
-from runners.export_onnx_backend import ExportError
+from runners.export_onnx_backend import ExportError, expects_negative_zero, unjudged
 
 FORMAT = "iree"
 COMPILE_FLAGS = ["--iree-hal-target-backends=llvm-cpu", "--iree-input-demote-f64-to-f32=false"]
@@ -61,11 +61,9 @@ def _reason_text(key: str) -> str:
 
 def _keep(case_dir: Path, meta: dict, model: onnx.ModelProto) -> str | None:
     """None where the case is exported, else the reason key."""
-    kind = meta.get("kind") or case_dir.parent.name
-    if kind in ("negative", "probe"):
-        return kind
-    if meta.get("twin"):
-        return "twin"
+    why = unjudged(case_dir, meta)
+    if why:
+        return why
     for out in model.graph.output:
         spec = resolve_spec(meta.get("compare"), out.name, "strict")
         if spec.get("mode", "exact") != "exact":
@@ -76,9 +74,8 @@ def _keep(case_dir: Path, meta: dict, model: onnx.ModelProto) -> str | None:
 
 
 def _numpy_native(t: dtypes.DType) -> bool:
-    return t.kind != "string" and np.dtype(t.np_dtype).kind in "biuf" and np.dtype(t.np_dtype).name in (
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-        "float64")
+    """A type of numpy's own (.npy holds it), not one of ml_dtypes' (saved as raw V1 / V2 records)."""
+    return t.kind != "string" and np.dtype(t.np_dtype).isbuiltin == 1
 
 
 def _import(model: onnx.ModelProto) -> str:
@@ -164,11 +161,8 @@ def _types_or_values(case_dir: Path, model: onnx.ModelProto) -> str | None:
         t = dtypes.get(v.type.tensor_type.elem_type)
         if not _numpy_native(t):
             return f"npy:{t.name}"
-    for f in case_dir.glob("test_data_set_*/output_*.pb"):
-        y = numpy_helper.to_array(onnx.load_tensor(str(f)))
-        if y.dtype.kind == "f" and np.any((y == 0) & np.signbit(y)):
-            return "negative_zero"
-    return None
+    outs = [(o.name, dtypes.get(o.type.tensor_type.elem_type)) for o in model.graph.output]
+    return "negative_zero" if expects_negative_zero(case_dir, outs) else None
 
 
 def _write_folder(folder: Path, mlir: str, ds: Path) -> None:
