@@ -9,10 +9,13 @@
                                     the backends this installation knows, their versions, whether installed,
                                     and (--options) the --backend-option keys each takes
     opconform report RESULTS.json... [-o report.html|report.md|-] [--format html|md] [--suite DIR]
-                     [--baseline B.baseline.json ...]
+                     [--baseline B.baseline.json ...] [--view full|matrix] [--by opset|types] [--title T]
                                     results files of one or more backends as one report (runners/report.py),
                                     first against a gate's baseline where one is given (new, known, fixed);
-                                    the shards of a run merge into one column; without -o (or -o -) the
+                                    the shards of a run merge into one column; the conformance matrix (a row
+                                    per op and opset, a column per backend x device x release) and, for a
+                                    backend at several releases, its history (--view matrix: those alone);
+                                    without -o (or -o -) the
                                     report goes to stdout, as Markdown unless --format html; -o replaces
                                     only a report opconform wrote; exit 0: every record reported, 1: some
                                     malformed records left out (named), 2: an input or -o path refused
@@ -118,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", action="append", default=[], metavar="B.baseline.json",
                    help="a gate's baseline (pytest --baseline): the report shows first the new, known and "
                         "fixed failures of the columns of its backend against it (repeatable: one per backend)")
+    p.add_argument("--view", choices=("full", "matrix"), default="full",
+                   help="full (default): everything below; matrix: only the columns, the conformance matrix (a row "
+                        "per operator and opset, a column per backend, device and release) and, for a backend at "
+                        "several releases, what each release fixed and broke")
+    p.add_argument("--by", choices=("opset", "types"), default="opset",
+                   help="the matrix's rows: per operator and opset (default), or per operator, opset and type group")
+    p.add_argument("--title", default=None, help="the page's title (default: opconform conformance report)")
+    p.add_argument("--note", action="append", default=[], metavar="TEXT",
+                   help="a line to add to the report's notes (repeatable): where the runs come from, what was left out")
     p.set_defaults(func=cmd_report)
     p = sub.add_parser("repro", help="run one item (CASE_DIR[i]) alone and print its inputs, expected and actual",
                        description="Run data set i of a case directory on a backend through the same execution "
@@ -338,9 +350,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 2
     for note in notes:
         say(f"warning: {note}")
+    notes = list(args.note) + notes
     skipped = sum(len(run.skipped) for run in runs)
     try:
-        text = render(runs, fmt, notes, args.suite, args.baseline)
+        if args.baseline and args.view != "full":
+            raise ValueError("--baseline needs --view full (the gate's view is part of the full report)")
+        text = render(runs, fmt, notes, args.suite, args.baseline, args.view,
+                      None if args.by == "opset" else args.by, args.title)
     except ValueError as exc:  # a --baseline that is no baseline, or of no column's backend
         say(str(exc))
         return 2

@@ -258,6 +258,7 @@ def run_case_dataset(backend, case: LoadedCase, i: int, tier: str,
     result = Result(case=case.name, dataset=i, kind=case.kind, verdict=ERROR, message="", backend=name,
                     backend_version=version, tier=tier, settings=settings, op=meta.get("op"),
                     family=meta.get("family"), params=meta.get("params"), content=case.content,
+                    opset=meta.get("opset") if type(meta.get("opset")) is int else None,
                     reading=_reading(case))
     if case.kind in ("node", "graph"):
         result.tiers_met = []  # filled by the comparison; a data set that errs meets no tier

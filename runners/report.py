@@ -41,6 +41,7 @@ from runners.report_groups import failure_view
 from runners.report_inputs import (ReportError, Run, load, problems, selection_text,  # noqa: F401 - see below
                                    suites_here)
 from runners.report_items import Cases
+from runners.report_matrix import matrix_view
 from runners.report_output import MARK
 from runners.report_pairs import pairs
 from runners.report_support import cell_text as support_cell
@@ -57,9 +58,29 @@ MD_NAMES = 20  # failing items the Markdown names per configuration (the HTML sh
 MD_CONFIGS = 12  # configurations the Markdown lists per fault model (type pairs run to hundreds on one backend)
 
 
+VIEWS = ("full", "matrix")  # matrix: the columns, the conformance matrix and the release history only
+
+
+def _columns(runs: list[Run]) -> list[dict]:
+    return [{
+        "run": run,
+        "counts": dict(sorted(Counter(r["verdict"] for r in run.records).items(), key=lambda kv: ORDER.index(kv[0])
+                              if kv[0] in ORDER else len(ORDER))),
+        "shards": f"{len(run.shards)} of {run.shard_total}" if run.shard_total else "",
+        "selection": selection_text(run.selection),
+        "auto": sum(1 for r in run.records if r.get("inputs")),  # --inputs auto: judged with weights constant
+        "placements": placements(run),
+    } for run in runs]
+
+
 def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = None,
-          baselines: list[Path | str] = ()) -> dict:
+          baselines: list[Path | str] = (), view: str = "full", by: str | None = None,
+          title: str | None = None) -> dict:
     """The view the templates render. ValueError (one line) for a --baseline that cannot be used."""
+    common = {"notes": list(notes), "order": ORDER, "view": view, "matrix": matrix_view(runs, by, suite),
+              "title": title or "opconform conformance report"}
+    if view == "matrix":
+        return {**common, "runs": _columns(runs), "baseline": []}
     whats = fault_whats({n for run in runs for r in run.records for n in r.get("diagnosis") or ()})
     cases = Cases()
     suites = {id(run): suites_here(run, suite) for run in runs}
@@ -69,27 +90,17 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
         entry["view"] = failure_view(run, whats, suites[id(run)], cases, entry["new"])
         entry["label"] = run.label
     return {
-        "runs": [{
-            "run": run,
-            "counts": dict(sorted(Counter(r["verdict"] for r in run.records).items(), key=lambda kv: ORDER.index(kv[0])
-                                  if kv[0] in ORDER else len(ORDER))),
-            "shards": f"{len(run.shards)} of {run.shard_total}" if run.shard_total else "",
-            "selection": selection_text(run.selection),
-            "auto": sum(1 for r in run.records if r.get("inputs")),  # --inputs auto: judged with weights constant
-            "families": family_counts(run),
-            "tiers": tiers_met(run),
-            "grids": grids(run),
-            "placements": placements(run),
-            "failures": failure_view(run, whats, suites[id(run)], cases),
-        } for run in runs],
+        **common,
+        "runs": [{**column, "families": family_counts(column["run"]), "tiers": tiers_met(column["run"]),
+                  "grids": grids(column["run"]),
+                  "failures": failure_view(column["run"], whats, suites[id(column["run"])], cases)}
+                 for column in _columns(runs)],
         "baseline": gate,
-        "notes": list(notes),
         "faults": fault_table([(run.label, run.records) for run in runs]),
         "bases": failure_bases([(run.label, run.records) for run in runs]),
         "sentence": SENTENCE,
         "unrecorded": UNRECORDED,
         "families": sorted({f for run in runs for f in family_counts(run)}),
-        "order": ORDER,
         "probes": probe_matrix(runs),
         "pairs": pairs(runs),
         "md_names": MD_NAMES,
@@ -101,10 +112,11 @@ def build(runs: list[Run], notes: list[str] = (), suite: Path | str | None = Non
 
 
 def render(runs: list[Run], fmt: str = "html", notes: list[str] = (), suite: Path | str | None = None,
-           baselines: list[Path | str] = ()) -> str:
+           baselines: list[Path | str] = (), view: str = "full", by: str | None = None, title: str | None = None) -> str:
     """The report as HTML (autoescaped) or Markdown (every value escaped by md_text, code spans by md_code);
     in both, control and bidi characters show escaped (runners/escape.py), and the text carries MARK."""
-    return _template(fmt == "md").render(**build(runs, notes, suite, baselines), mark=Markup(MARK))
+    return _template(fmt == "md").render(**build(runs, notes, suite, baselines, view, by, title),
+                                         mark=Markup(MARK))
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,7 +1,8 @@
 """The inputs of a report: results files read as columns, and the problems between them.
 
 One column per results file, except that the shards of one run (`--shard I/N` on several machines: same
-backend, version, settings, tier and suite) merge into one; shards that disagree on an item are refused.
+backend, version, settings, tier, suite and machine class) merge into one; shards that disagree on an item are
+refused, and shards of one backend and N that differ in any of those stay apart with one line naming the difference.
 Columns that share a backend name and version are labelled by the settings that differ, else by their files.
 A results file is data: its records that runners.results.record_problem refuses are left out one by one,
 each named (Run.skipped).
@@ -50,7 +51,8 @@ class Run:
     skipped: list[str] = field(default_factory=list)  # "FILE: record N (case[i]): why", one per bad record
     selection: dict | None = None  # the header's "selection" (read_selection); None: an older file
     machine: dict | None = None  # the header's "machine" (runners/machine.py); None: an older file
-    classes: list[str] = field(default_factory=list)  # merged shards: the machine classes they ran on
+    unmerged: list[str] = field(default_factory=list)  # one line per shard of a run it did not merge with, and why
+    command: str = ""  # the command that made it: the header's "command", else its "args" as a command line
 
     @property
     def selected(self) -> set[str] | None:
@@ -73,6 +75,7 @@ def load(paths: list[Path | str]) -> list[Run]:
         key = (_identity(run), run.shard_total) if run.shard_total else i
         groups.setdefault(key, []).append(run)
     runs = [_merge(group) for group in groups.values()]
+    _unmerged(runs)
     _label(runs)
     return runs
 
@@ -90,7 +93,18 @@ def _read(path: Path | str) -> Run:
                tier=_text(doc.get("tier")), created=_text(doc.get("created"), ""), records=records,
                sources=[str(path)], shard_total=total, shards=[shard] if shard else [], suites=suites,
                skipped=[f"{path}: {line}, skipped" for line in skipped], selection=read_selection(doc.get("selection")),
-               machine=_machine(doc.get("machine")))
+               machine=_machine(doc.get("machine")), command=_command(doc))
+
+
+def _command(doc: dict) -> str:
+    """The command a results file says made it ("" where it does not): its "command" (scripts/scoreboard.py writes
+    one), else its "args" after `opconform` (a run) or `pytest`."""
+    if isinstance(doc.get("command"), str):
+        return doc["command"]
+    args = doc.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args) or not args:
+        return ""
+    return ("opconform " if args[0] == "run" else "pytest ") + quoted(args)
 
 
 def _machine(value) -> dict | None:
@@ -161,10 +175,43 @@ def _shard(text, path) -> tuple[int | None, int | None]:
 
 
 def _identity(run: Run) -> str:
-    """What shards of one run share."""
+    """What shards of one run share: backend, version, settings, tier, suites and machine class."""
+    return json.dumps(_parts(run), sort_keys=True, default=str)
+
+
+def _parts(run: Run) -> dict:
     # the suites by manifest only: each CI machine may have checked the suite out at another path
-    suites = sorted(str(h) for h in run.suites.values())
-    return json.dumps([run.name, run.version, run.settings, run.tier, suites], sort_keys=True, default=str)
+    return {"version": run.version, "settings": run.settings, "tier": run.tier,
+            "suites": sorted(str(h) for h in run.suites.values()),
+            "machine class": (run.machine or {}).get("class", "not recorded"), "backend": run.name}
+
+
+def _unmerged(runs: list[Run]) -> None:
+    """For shards of one backend and N that stayed apart: one line each naming what differs (Run.unmerged)."""
+    sharded = [run for run in runs if run.shard_total]
+    for i, a in enumerate(sharded):
+        for b in sharded[i + 1:]:
+            if a.name != b.name or a.shard_total != b.shard_total:
+                continue
+            pa, pb = _parts(a), _parts(b)
+            what = []
+            for key in pa:
+                if pa[key] == pb[key]:
+                    continue
+                if key == "settings":
+                    keys = differing_settings([a.settings, b.settings])
+                    what.append(f"settings ({settings_text(a.settings, keys)} against {settings_text(b.settings, keys)})")
+                elif key == "suites":
+                    what.append("suite (another manifest)")
+                else:
+                    what.append(f"{key} ({pa[key]} against {pb[key]})")
+            line = (f"shards of {a.name} not merged: {a.source} (shard(s) {_shard_list(a)}) and {b.source} "
+                    f"(shard(s) {_shard_list(b)}) differ in " + ", ".join(what))
+            a.unmerged.append(line)
+
+
+def _shard_list(run: Run) -> str:
+    return ", ".join(map(str, run.shards)) + f" of {run.shard_total}"
 
 
 def _merge(group: list[Run]) -> Run:
@@ -189,7 +236,7 @@ def _merge(group: list[Run]) -> Run:
                sources=[s for run in group for s in run.sources], shard_total=first.shard_total,
                shards=sorted({i for run in group for i in run.shards}), suites=first.suites,
                skipped=[line for run in group for line in run.skipped], selection=_merged_selection(group),
-               machine=first.machine, classes=sorted({(run.machine or {}).get("class", "not recorded") for run in group}))
+               machine=first.machine, command=first.command)
 
 
 def _merged_selection(group: list[Run]) -> dict | None:
@@ -245,9 +292,7 @@ def problems(runs: list[Run], suite: Path | str | None = None) -> list[str]:
             if missing:
                 notes.append(f"{run.label}: shard(s) {', '.join(map(str, missing))} of {run.shard_total} missing "
                              f"(merged {len(run.shards)}: {', '.join(run.sources)})")
-        if len(run.classes) > 1:
-            notes.append(f"{run.label}: its shards ran on different machine classes ({', '.join(run.classes)}): items "
-                         "whose kernels depend on the CPU may differ between them")
+        notes += run.unmerged
         notes += _unjudged(run, given)
     return notes + _different_suites(runs)
 

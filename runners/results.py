@@ -6,7 +6,7 @@ item, sorted by case and data set so two runs of the same suite compare line by 
 
 Fields added since the first format are optional when read (older files still load): the record's
 `content` (the case's content hash), `reading` (what a judged item's expectation reads where no sentence
-states it), the header's `suites` ({suite directory: suite_hash of it}, the
+states it), `opset` (case.json's), the header's `suites` ({suite directory: suite_hash of it}, the
 suites the run collected) and `shard` ("I/N" for a `--shard` run, else null).
 
 Every value in a record is plain JSON: non-finite floats are written as the strings "nan",
@@ -23,6 +23,7 @@ import os
 import re
 import stat
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +71,7 @@ class Result:
     op: str | None = None
     family: str | None = None
     params: dict | None = None
+    opset: int | None = None  # case.json "opset": the model's default-domain opset (report matrix rows); None (absent) if unsaid
     # node / graph data sets: the tiers ("strict", "tolerant") whose comparison passes; None for other kinds
     tiers_met: list[str] | None = None
     # fail verdicts of node / graph data sets: the fault models that reproduce the outputs ([] = none); errors
@@ -102,7 +104,7 @@ class Result:
         # field by field (what dataclasses.asdict would give, without its deep copy: jsonable makes new
         # containers anyway), one record per item of a run
         record = {f.name: jsonable(getattr(self, f.name)) for f in _FIELDS}
-        for key in ("diagnosis", "reading", "output", "worker_memory", "placement", "claim", "inputs"):
+        for key in ("opset", "diagnosis", "reading", "output", "worker_memory", "placement", "claim", "inputs"):
             if record.get(key) is None:
                 del record[key]
         return record
@@ -243,6 +245,7 @@ def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: b
         raise ValueError(f"{path}: not a {what} ({exc.strerror or exc})") from None
     pruned = False
     try:
+        data = _gunzipped(data)
         text = data.decode("utf-8")
         if prune and depth(text) > MAX_DEPTH:
             text, pruned = prune_deep(text, MAX_DEPTH, TOO_DEEP), True
@@ -253,6 +256,23 @@ def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: b
     if not isinstance(doc, dict) or doc.get("format") not in formats:
         raise ValueError(f"{path}: not a {what} (format is not {' or '.join(formats)})")
     return doc, pruned
+
+
+GUNZIP_LIMIT = 1 << 30  # bytes a gzip-compressed document may expand to (scripts/scoreboard.py keeps runs gzipped)
+
+
+def _gunzipped(data: bytes) -> bytes:
+    """data, or what it expands to where it is gzip-compressed; ValueError where that is corrupt or over the limit."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    z = zlib.decompressobj(wbits=31)
+    try:
+        out = z.decompress(data, GUNZIP_LIMIT)
+    except zlib.error as exc:
+        raise ValueError(f"corrupt gzip data: {exc}") from None
+    if z.unconsumed_tail:
+        raise ValueError(f"its gzip data expands past {GUNZIP_LIMIT >> 20} MiB")
+    return out
 
 
 def _one_line(exc: Exception) -> str:
@@ -397,6 +417,7 @@ OPTIONAL_FIELDS = {
     **{key: _STRING for key in ("kind", "message", "family", "op", "reading", "error", "content", "outcome", "nodeid",
                                 "claim", "inputs")},
     "params": (lambda v: isinstance(v, dict), "an object"),
+    "opset": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
     "tiers_met": (_str_list, "a list of strings"),
     "diagnosis": (_str_list, "a list of strings"),
     "outputs": (_outputs, 'a list of objects whose "bits" are numbers or strings'),
@@ -419,9 +440,10 @@ def record_problem(r) -> str | None:
         return "no verdict"
     if not isinstance(verdict, str) or verdict not in VERDICTS:
         return f"verdict {_shown(verdict)} is not one of {', '.join(VERDICTS)}"
-    for name, (ok, what) in OPTIONAL_FIELDS.items():
-        if r.get(name) is not None and not ok(r[name]):
-            return f"its {name} is not {what}"
+    for name, value in r.items():  # the record's own fields: most records hold few of the optional ones
+        spec = OPTIONAL_FIELDS.get(name)
+        if spec is not None and value is not None and not spec[0](value):
+            return f"its {name} is not {spec[1]}"
     return None
 
 

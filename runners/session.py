@@ -163,7 +163,8 @@ class RunCore:
         return Result(case=case_name, dataset=index, kind=kind or kind_of(case_dir), verdict=ERROR,
                       message="", backend=self.name, backend_version=self.version, tier=self.tier,
                       settings=self.settings, op=str_or_none(meta.get("op")), family=str_or_none(meta.get("family")),
-                      params=meta.get("params") if isinstance(meta.get("params"), dict) else None)
+                      params=meta.get("params") if isinstance(meta.get("params"), dict) else None,
+                      opset=meta.get("opset") if type(meta.get("opset")) is int else None)
 
     def skipped(self, case_name: str, index: int, case_dir: Path, reason: str) -> dict:
         """The record of an item not run (a skips file names it)."""
