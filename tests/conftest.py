@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,23 @@ from hypothesis import configuration
 
 HERE = Path(__file__).resolve().parent
 COMMITTED_NODES = HERE.parent / "cases" / "node"
+
+# The pytest runs these tests start in processes of their own judge suites with opconform's plugin; hypothesis'
+# and pytest-benchmark's plugins take no part there and cost about 2 s of start-up each (1.6 s against 3.5 s for
+# a one-case run measured here), over a hundred times a test run. In-process runs (pytester.runpytest) load every
+# plugin as before, so the plugin is still tried beside them. (This process and xdist's workers have parsed
+# their options before this runs.)
+FAST_START = ("-p", "no:hypothesispytest", "-p", "no:benchmark")
+os.environ["PYTEST_ADDOPTS"] = " ".join([os.environ.get("PYTEST_ADDOPTS", ""), *FAST_START]).strip()
+
+
+@pytest.fixture(autouse=True)
+def _fast_subprocess_pytest(request, monkeypatch):
+    """pytester clears PYTEST_ADDOPTS: its runpytest_subprocess gets FAST_START as arguments."""
+    if "pytester" in request.fixturenames:
+        pytester = request.getfixturevalue("pytester")
+        run = pytester.runpytest_subprocess
+        monkeypatch.setattr(pytester, "runpytest_subprocess", lambda *args, **kw: run(*args, *FAST_START, **kw))
 
 
 def copied_node_cases(pytester, monkeypatch, names) -> Path:
