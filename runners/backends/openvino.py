@@ -56,8 +56,9 @@ def _convert_promote_types(attrs: dict, inputs: list) -> list:
     return [node.output(0), node.output(1)]
 
 
-# (domain, op_type) -> builder(attributes, input outputs) -> outputs; None where this OpenVINO lacks the op's opset
-NATIVE = {(cpt.DOMAIN, cpt.OP_TYPE): _convert_promote_types if ops is not None else None}
+# (domain, op_type) -> builder(attributes, input outputs) -> outputs; None where this OpenVINO lacks the op (2023.3
+# has no opset14; 2024.0's opset14 has no convert_promote_types yet)
+NATIVE = {(cpt.DOMAIN, cpt.OP_TYPE): _convert_promote_types if hasattr(ops, "convert_promote_types") else None}
 
 
 @dataclass
@@ -138,7 +139,8 @@ class OpenVinoBackend(Backend):
         """The graph built node by node with openvino.opset14; raises what OpenVINO raises (a refusal)."""
         lacking = [n.op_type for n in model.graph.node if NATIVE[(n.domain, n.op_type)] is None]
         if lacking:
-            raise Unsupported(f"OpenVINO {ov.get_version().split('-')[0]} has no opset14: no native {lacking[0]}")
+            raise Unsupported(f"OpenVINO {ov.get_version().split('-')[0]} has no native {lacking[0]} (its opset14 "
+                              "has none)")
         shapes = {v.name: _shape(v) for v in model.graph.input}
         params = [ops.parameter(shapes[name], ov_type(t), name=name) for name, t in ins]
         values = {name: p.output(0) for (name, _), p in zip(ins, params)}
