@@ -106,8 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "scoreboard with each run's selection, counts and tiers per family, the type "
                                    "grids (counts in each cell), every failing item grouped by family, fault "
                                    "model and configuration (node, inputs, spec clause, node id, `opconform "
-                                   "repro` command), probe divergence. Shards of one run (--shard I/N, same "
-                                   "backend, version, settings and suite) merge into one column. Problems "
+                                   "repro` command), probe divergence, the conformance matrix and release history. "
+                                   "Shards of one run (--shard I/N, same backend, version, settings, suite and "
+                                   "machine class) merge into one column. Problems "
                                    "(missing shards, selected cases without a result, inputs from different "
                                    "suites) are printed on stderr and noted in the report.")
     p.add_argument("results", nargs="+", metavar="RESULTS.json")
