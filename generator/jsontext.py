@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import zlib
 
 # The deepest document opconform writes is a results record holding probe outputs (about 8 levels); a
 # case.json's compare spec about 6. 64 leaves room for any honest file and for the walkers after it.
@@ -74,3 +75,20 @@ def prune_deep(text: str, max_depth: int, placeholder: str) -> str:
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+GUNZIP_LIMIT = 1 << 30  # bytes a gzip-compressed document may expand to (scripts/scoreboard.py keeps runs gzipped)
+
+
+def gunzipped(data: bytes) -> bytes:
+    """data, or what it expands to where it is gzip-compressed; ValueError where that is corrupt or over the limit."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    z = zlib.decompressobj(wbits=31)
+    try:
+        out = z.decompress(data, GUNZIP_LIMIT)
+    except zlib.error as exc:
+        raise ValueError(f"corrupt gzip data: {exc}") from None
+    if z.unconsumed_tail:
+        raise ValueError(f"its gzip data expands past {GUNZIP_LIMIT >> 20} MiB")
+    return out

@@ -23,13 +23,12 @@ import os
 import re
 import stat
 import tempfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from generator.jsontext import MAX_DEPTH, depth, loads, prune_deep
+from generator.jsontext import MAX_DEPTH, depth, gunzipped, loads, prune_deep
 
 RESULTS_FORMAT = "opconform-results/1"
 
@@ -245,7 +244,7 @@ def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: b
         raise ValueError(f"{path}: not a {what} ({exc.strerror or exc})") from None
     pruned = False
     try:
-        data = _gunzipped(data)
+        data = gunzipped(data)
         text = data.decode("utf-8")
         if prune and depth(text) > MAX_DEPTH:
             text, pruned = prune_deep(text, MAX_DEPTH, TOO_DEEP), True
@@ -256,23 +255,6 @@ def _read_json(path: Path | str, fmt: str | tuple[str, ...], what: str, prune: b
     if not isinstance(doc, dict) or doc.get("format") not in formats:
         raise ValueError(f"{path}: not a {what} (format is not {' or '.join(formats)})")
     return doc, pruned
-
-
-GUNZIP_LIMIT = 1 << 30  # bytes a gzip-compressed document may expand to (scripts/scoreboard.py keeps runs gzipped)
-
-
-def _gunzipped(data: bytes) -> bytes:
-    """data, or what it expands to where it is gzip-compressed; ValueError where that is corrupt or over the limit."""
-    if data[:2] != b"\x1f\x8b":
-        return data
-    z = zlib.decompressobj(wbits=31)
-    try:
-        out = z.decompress(data, GUNZIP_LIMIT)
-    except zlib.error as exc:
-        raise ValueError(f"corrupt gzip data: {exc}") from None
-    if z.unconsumed_tail:
-        raise ValueError(f"its gzip data expands past {GUNZIP_LIMIT >> 20} MiB")
-    return out
 
 
 def _one_line(exc: Exception) -> str:
