@@ -3,6 +3,7 @@
     gen-cases [OUT] [--family F ...] [--profile quick|default|exhaustive] [--seed N]
               [--max-opset N] [--replace] [--check]
     gen-cases --find-witnesses [--family F ...] [--budget EXAMPLES]
+    gen-cases --from-model MODEL OUT [--calibration FILE.npz] [--dim NAME=SIZE ...] [--seed N]
 
 Writing is atomic: the suite is built in a temporary directory beside OUT and swapped in whole,
 so OUT is either the complete old suite or the complete new one (generator/outdir.py: mount points,
@@ -33,7 +34,7 @@ from pathlib import Path
 
 from generator import outdir
 from generator.find_witnesses import find_witnesses
-from generator.gen_cases_args import UsageError, options, parser
+from generator.gen_cases_args import DEFAULT_OUT, UsageError, from_model_problem, options, parser
 from generator.suite_check import check, check_options
 from generator.suite_write import write
 
@@ -44,7 +45,14 @@ def _main(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     if args.max_opset is not None and args.max_opset < 1:
         raise UsageError("--max-opset must be a positive opset number")
-    out = Path(args.out)
+    problem = from_model_problem(args)
+    if problem:
+        raise UsageError(problem)
+    if args.from_model is not None:
+        from generator.from_model.suite import write as write_from_model
+        return write_from_model(args.from_model, Path(args.out), dims=dict(args.dim), calibration=args.calibration,
+                                seed=args.seed or 0)
+    out = Path(args.out or DEFAULT_OUT)
     if args.find_witnesses:
         o = options(args)
         return find_witnesses(o["families"], o["max_opset"], args.budget)

@@ -19,7 +19,8 @@ tensor (error bias and variance across the data sets of a test set) are left out
 test set of TOSA's S kinds.
 
 A compare spec names how the runner finds a and w in the inputs ("operands", a name of OPERANDS: the
-reference module that decodes them) and carries the node's attributes those need ("node").
+reference module that decodes them; "slots": the node input of each data-set input, then of each initializer of
+the model, `operands`) and carries the node's attributes those need ("node").
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ def accumulation(t1: str, accuracy_level: int) -> str:
     """The least precise float type the node may compute in: the level's (1, 2, 3), else A's type."""
     level = LEVEL_TYPES.get(accuracy_level)
     return t1 if level in (None, "int8") else dtypes.get(level).name
+
+
+def operands(model, inputs: list) -> list:
+    """What a "dot" spec's slots name: the data set's inputs, then the model's initializers in graph order (a case
+    of a user's model holds its weights as the model does, as initializers: generator/from_model/)."""
+    from generator.interpret import decode_initializers
+    return list(inputs) + decode_initializers(model) if model is not None and len(model.graph.initializer) else \
+        list(inputs)
 
 
 def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

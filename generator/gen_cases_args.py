@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from generator import families
 
@@ -34,7 +35,8 @@ def _examples(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gen-cases", description="Generate an opconform conformance suite.")
-    p.add_argument("out", nargs="?", default=DEFAULT_OUT, help=f"suite directory (default: {DEFAULT_OUT})")
+    p.add_argument("out", nargs="?", default=None, help=f"suite directory (default: {DEFAULT_OUT}; required with "
+                                                         "--from-model)")
     p.add_argument("--family", action="append", choices=sorted(families.FAMILIES), metavar="F",
                    help=f"family to generate (repeatable; default: all of {', '.join(sorted(families.FAMILIES))})")
     # defaults are None: --check must know which options were given (see _check_options)
@@ -57,7 +59,40 @@ def parser() -> argparse.ArgumentParser:
                    help="with --find-witnesses: hypothesis examples for each search, i.e. each (group, fault) pair "
                         f"that construction and enumeration leave open (default {DEFAULT_BUDGET}); a count, not a "
                         "time, so that the catalogues do not depend on the machine's speed or load")
+    p.add_argument("--from-model", type=Path, metavar="MODEL",
+                   help="write the suite of a model's nodes instead: every node a family covers, with the model's "
+                        "constants, attributes, opset, types and shapes (docs/from_model.md)")
+    p.add_argument("--calibration", type=Path, metavar="FILE.npz",
+                   help="with --from-model: sample values of the model's tensors by name; each covered node's random "
+                        "data is drawn in their range (default: the range its quantization can represent)")
+    p.add_argument("--dim", action="append", type=_dim, default=[], metavar="NAME=SIZE",
+                   help="with --from-model: the size of a symbolic dimension (repeatable; default 2 for each)")
     return p
+
+
+def _dim(text: str) -> tuple[str, int]:
+    name, eq, size = text.partition("=")
+    try:
+        n = int(size)
+    except ValueError:
+        n = 0
+    if not eq or not name or n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=SIZE with a positive whole SIZE")
+    return name, n
+
+
+def from_model_problem(args) -> str | None:
+    """What is wrong with a --from-model command line (options that belong to the whole suite), or None."""
+    if args.from_model is None:
+        given = [o for o, v in (("--calibration", args.calibration), ("--dim", args.dim)) if v]
+        return f"{given[0]} goes with --from-model" if given else None
+    if args.out is None:
+        return "--from-model needs the suite directory OUT: gen-cases --from-model MODEL OUT"
+    for opt, v in (("--family", args.family), ("--profile", args.profile), ("--max-opset", args.max_opset),
+                   ("--check", args.check), ("--find-witnesses", args.find_witnesses)):
+        if v:
+            return f"{opt} does not go with --from-model (the model says what the suite holds)"
+    return None
 
 
 def newest_opset() -> int:

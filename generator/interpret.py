@@ -50,6 +50,11 @@ def _tensor(t: onnx.TensorProto) -> np.ndarray:
     return read_tensor(t.SerializeToString(), t.name or "<tensor>")
 
 
+def decode_initializers(model: onnx.ModelProto) -> list[np.ndarray]:
+    """The model's initializers, decoded in graph order."""
+    return [_tensor(init) for init in model.graph.initializer]
+
+
 def static_shapes(model: onnx.ModelProto) -> dict[str, tuple]:
     """Shapes known before any data: graph inputs whose every dimension is a number, and initializers."""
     shapes = {}

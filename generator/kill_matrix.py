@@ -64,7 +64,7 @@ class KillMatrix:
         for i, (inputs, expected) in enumerate(zip(case.inputs, case.outputs)):
             here = []
             for fault in live:
-                if _kills(mod, fault, case, meta, inputs, expected, types):
+                if data_set_kills(mod, fault, case, meta, inputs, expected, types):
                     here.append(fault.name)
                     killed_by.setdefault(fault.name, []).append(f"{case.name}[{i}]")
             kills.append(here)
@@ -174,7 +174,8 @@ def read_json(text: str) -> dict:
     return out
 
 
-def _kills(mod, fault, case, meta, inputs, expected, types) -> bool:
+def data_set_kills(mod, fault, case, meta, inputs, expected, types) -> bool:
+    """Does the fault tell this data set (inputs, expected outputs) of the case from the reference?"""
     try:
         actual = faults.fault_outputs(fault, case.model, inputs, meta)
     except faults.Refusal:  # it raises where the case requires a result: an error verdict, never a pass

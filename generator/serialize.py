@@ -359,8 +359,9 @@ def is_suite(path: Path) -> bool:
         return False
 
 
-def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
-    """entries: one dict per case (name, kind, op, family, opset, params...), sorted by kind and name."""
+def write_manifest(suite_dir: Path, options: dict, entries: list[dict], extra: dict | None = None) -> None:
+    """entries: one dict per case (name, kind, op, family, opset, params...), sorted by kind and name; extra: more
+    top-level fields (a suite of a user's model: "model", generator/from_model/suite.py)."""
     counts = {k: sum(1 for e in entries if e["kind"] == k) for k in KINDS}
     manifest = {
         "format": SUITE_FORMAT,
@@ -368,6 +369,7 @@ def write_manifest(suite_dir: Path, options: dict, entries: list[dict]) -> None:
         "options": options,
         "counts": counts,
         "cases": sorted(entries, key=lambda e: (e["kind"], e["name"])),
+        **(extra or {}),
     }
     # one case a line: a manifest of thousands of cases stays small and diffs line by line
     text = dumps_json({**manifest, "cases": ["@CASES@"]}).decode("utf-8")

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from generator import faults as fault_models
+from generator import dot_bound, faults as fault_models
 from generator.faults import Fault
 from generator.serialize import LoadedCase
 
@@ -118,7 +118,8 @@ def consistent(fault: Fault, case: LoadedCase, inputs: list[np.ndarray], actual:
                 return False
         produced = [as_declared(y, t) for y, t in zip(produced, types)]
         outcome = compare_outputs(produced, list(actual), names, types, (case.meta or {}).get("compare"),
-                                  "strict", inputs=[np.asarray(x) for x in inputs], max_shown=0)
+                                  "strict", inputs=dot_bound.operands(case.model, [np.asarray(x) for x in inputs]),
+                                  max_shown=0)
     except Exception:  # noqa: BLE001 - a fault that raises here is simply not what the backend did
         return False
     return bool(outcome.ok)

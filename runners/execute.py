@@ -42,6 +42,7 @@ from collections.abc import MutableMapping
 import numpy as np
 import onnx
 
+from generator import dot_bound
 from generator.serialize import CaseError, LoadedCase
 # _probe_output: imported from here by tests/test_backends.py
 from runners.backend_output import _probe_output, _probe_outputs, describe_exception, returned  # noqa: F401
@@ -451,7 +452,8 @@ def _compare(case: LoadedCase, i: int, tier: str, outputs, r: Result, twin=None)
     types = [t for _, t in outs][: len(expected)]
     outputs = list(outputs) if outputs is not None else []
     spec = case.meta.get("compare") if case.meta else None
-    inputs = list((twin or case).inputs[i])  # a bound of mode "dot" is worked out from the data set's inputs
+    # a bound of mode "dot" is worked out from the data set's inputs (and the case model's initializers)
+    inputs = list((twin or case).inputs[i]) if twin is not None else dot_bound.operands(case.model, case.inputs[i])
     try:
         outcome = compare_outputs(expected, outputs, names, types, spec, tier, inputs=inputs, max_shown=MAX_SHOWN)
         # judged in every tier, so that a report can say which tiers a backend meets (the verdict is `tier`'s)

@@ -310,7 +310,7 @@ def run(fault: Fault, model, inputs: list[np.ndarray], meta: dict) -> list[np.nd
     steps = [dataclasses.replace(st, fn=fault.fn) if st.node.op_type == "MatMulNBits" else st
              for st in program.steps]
     out = Outputs(run_program(dataclasses.replace(program, steps=steps), inputs))
-    out.inputs = list(inputs)
+    out.inputs = dot_bound.operands(model, inputs)
     return out
 
 
