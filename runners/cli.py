@@ -59,7 +59,7 @@ import argparse
 import json
 import sys
 
-from runners import claims_cli, export_cli, js_install
+from runners import check_model, claims_cli, export_cli, js_install
 from runners import run as run_command
 
 
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"opconform {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     run_command.add_parser(sub)  # opconform run: runners/run.py
+    check_model.add_parser(sub)  # opconform check-model: runners/check_model.py
     p = sub.add_parser("backends", help="list the backends, their versions and whether they are installed",
                        description="List the backends opconform knows (built in and from the "
                                    "opconform.backends entry point group); NAME is what --backend takes.")
@@ -389,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.error("a command is required: run, backends, report, repro, hunt, claims, machine, js-install")
+        parser.error("a command is required: run, check-model, backends, report, repro, hunt, claims, machine, js-install")
     try:
         return args.func(args)
     except KeyboardInterrupt:
