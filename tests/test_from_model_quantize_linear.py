@@ -41,7 +41,18 @@ def test_covered_nodes_and_the_summary(suite):
 
 def test_constants_are_the_models(suite):
     tmp, model, out, _ = suite
-    assert check_constants(out, model) == 4
+    assert check_constants(out, model) == 6  # 2 per node case, 2 in the chain's graph case
+
+
+def test_a_qdq_pair_is_a_chain_case_too(suite):
+    tmp, model, out, manifest = suite
+    chains = manifest["model"]["chains"]
+    assert [c["nodes"] for c in chains] == [["/act/Q", "/act/DQ"]]
+    meta = json.loads((out / "graph" / chains[0]["cases"][0] / "case.json").read_text())
+    assert meta["family"] == "chains" and meta["params"]["pattern"] == "qdq" and meta["params"]["zero_point"] == 129
+    assert "chains.qdq_pair_removed" not in meta["untold"]
+    failed = verdicts(run_suite(out, "fault:chains.qdq_pair_removed", tmp))
+    assert failed.get("fail", 0) > 0
 
 
 def test_the_reference_passes_and_a_fault_fails(suite):

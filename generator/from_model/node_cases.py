@@ -33,9 +33,10 @@ SEARCH_DRAWS = 64  # candidates tried per node for the faults the edges and the 
 RANDOM_SETS = 2  # seeded random data sets per node
 
 
-def case_name(site: Site) -> str:
-    """test_model_<index>_<op>_<node name>: stable while the model's node order is, unique in the suite."""
-    op = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", site.op).lower()
+def case_name(site: Site, label: str = "") -> str:
+    """test_model_<index>_<op>_<node name>: stable while the model's node order is, unique in the suite (a chain:
+    its label for the op)."""
+    op = label or re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", site.op).lower()
     slug = re.sub(r"[^a-z0-9]+", "_", site.name.lower()).strip("_")[:48].strip("_")
     return f"test_model_{site.index:04d}_{op}" + (f"_{slug}" if slug else "")
 
@@ -56,8 +57,11 @@ def slot_names(site: Site) -> tuple[list[str], list[str]]:
 
 
 def build(site: Site, plan: Plan, source: Source, ctx: Context, seed: int) -> list[Case]:
-    """The node case of the site's defined data sets, and its probe if some are undefined."""
+    """The node case of the site's defined data sets, and its probe if some are undefined (a chain: graph)."""
     in_names, out_names = slot_names(site)
+    if plan.chain:  # a graph: the model's own tensor names
+        in_names = [op.name for op in site.inputs]
+    name = case_name(site, plan.label)
     fed: list[int] = []  # node input positions that are graph inputs of the case, in order
     fixed: dict[int, np.ndarray] = {}  # position -> the model's value, for a fed input with a default
     inits = []
@@ -75,7 +79,12 @@ def build(site: Site, plan: Plan, source: Source, ctx: Context, seed: int) -> li
             inits.append(t)
         else:
             raise ValueError(f"input {j} ({op.name!r}) is neither held by the model nor generated")
-    stream = Stream(case_seed(seed, case_name(site)))
+    for later in plan.chain:  # a chain's other constants, once each (a Q -> DQ pair shares its scale)
+        for op in later.inputs:
+            if op.constant and op.name not in {t.name for t in inits} | {in_names[j] for j in fed}:
+                t = op.proto()
+                inits.append(t)
+    stream = Stream(case_seed(seed, name))
 
     def full(data: list) -> list:
         """A data set's graph inputs, in the case model's order."""
@@ -99,11 +108,14 @@ def build(site: Site, plan: Plan, source: Source, ctx: Context, seed: int) -> li
         labelled += [("random", plan.random(stream)) for _ in range(RANDOM_SETS)]
     results = [(label, d, *outcome(d)) for label, d in labelled]
     first = results[0][2]
-    out_types = [site.outputs[k].type or dtypes.from_numpy(np.asarray(y).dtype) for k, y in enumerate(first.outputs)]
-    model = _model(site, plan, in_names, out_names, fed, inits, out_types,
-                   [np.shape(y) for y in first.outputs])
+    last = plan.chain[-1] if plan.chain else site
+    out_types = [last.outputs[k].type or dtypes.from_numpy(np.asarray(y).dtype) for k, y in enumerate(first.outputs)]
+    if plan.chain:
+        model = _chain_model(site, plan, in_names, fed, inits, out_types, [np.shape(y) for y in first.outputs])
+    else:
+        model = _model(site, plan, in_names, out_names, fed, inits, out_types, [np.shape(y) for y in first.outputs])
     meta = _meta(site, plan, source, in_names)
-    found, untold = _search(site, plan, model, meta, results, stream, full, outcome, out_types)
+    found, untold = _search(name, plan, model, meta, results, stream, full, outcome, out_types)
     results += found
     defined = [r for r in results if r[2].defined]
     undefined = [r for r in results if not r[2].defined]
@@ -113,12 +125,12 @@ def build(site: Site, plan: Plan, source: Source, ctx: Context, seed: int) -> li
         m = dict(meta, inputs_from=[r[0] for r in defined], untold=untold)
         if readings:
             m["reading"] = "; ".join(readings)
-        cases.append(Case(case_name(site), "node", model, [full(r[1]) for r in defined],
+        cases.append(Case(name, plan.kind, model, [full(r[1]) for r in defined],
                           [list(r[2].outputs) for r in defined], m))
     if undefined:
         reasons = sorted({x for r in undefined for x in r[2].reasons})
         pm = probe_meta(dict(meta, inputs_from=[r[0] for r in undefined]), reasons, ("probe", "model"))
-        cases.append(Case(case_name(site) + "_probe", "probe", model, [full(r[1]) for r in undefined], None, pm))
+        cases.append(Case(name + "_probe", "probe", model, [full(r[1]) for r in undefined], None, pm))
     return cases
 
 
@@ -137,6 +149,20 @@ def _model(site: Site, plan: Plan, in_names, out_names, fed, inits, out_types, o
     graph = helper.make_graph([node], f"{site.op.lower()}_from_model", graph_ins, outs, initializer=inits)
     opset = site.opset if site.domain == "" else site.ai_onnx
     return finish_model(graph, opset, {site.domain: site.opset or 1} if site.domain else None)
+
+
+def _chain_model(site: Site, plan: Plan, in_names, fed, inits, out_types, out_shapes) -> onnx.ModelProto:
+    """The chain's nodes as written, their tensors named as in the model; the last node's outputs the graph's."""
+    nodes = []
+    for s in [site, *plan.chain]:
+        node = onnx.NodeProto()
+        node.CopyFrom(s.node)
+        nodes.append(node)
+    last = plan.chain[-1]
+    graph_ins = [value_info(in_names[j], _type(site, j), _shape(site, j)) for j in fed]
+    outs = [value_info(op.name, t, sh) for op, t, sh in zip(last.outputs, out_types, out_shapes) if op.name]
+    graph = helper.make_graph(nodes, f"{plan.label}_from_model", graph_ins, outs, initializer=inits)
+    return finish_model(graph, site.opset)
 
 
 def _type(site: Site, j: int):
@@ -164,7 +190,14 @@ def _meta(site: Site, plan: Plan, source: Source, in_names) -> dict:
     dims = {d: source.dims[d] for op in site.inputs for d in (op.dims or ()) if isinstance(d, str) and d in source.dims}
     if dims:
         source_info["dims"] = dims
-    meta = case_meta(op=site.op, domain=site.domain, opset=opset, family=plan.family,
+    if plan.chain:
+        source_info["node"] = " -> ".join(s.name for s in [site, *plan.chain])
+        source_info["nodes"] = [{"index": s.index, "node": s.name, "op": s.op} for s in [site, *plan.chain]]
+        source_info["outputs"] = [op.name for op in plan.chain[-1].outputs]
+        for s in plan.chain:
+            source_info["inputs"].update({op.name: {"tensor": op.name, "origin": op.origin} for op in s.inputs
+                                          if op.constant})
+    meta = case_meta(op=plan.op or site.op, domain=site.domain, opset=opset, family=plan.family,
                      spec_file=plan.spec_file or fam.spec_file, clause=plan.clause, compare=plan.compare,
                      flags=["model", *plan.flags], seed=0, params=plan.params, source=source_info)
     if plan.range_note:
@@ -172,7 +205,7 @@ def _meta(site: Site, plan: Plan, source: Source, in_names) -> dict:
     return meta
 
 
-def _search(site, plan, model, meta, results, stream, full, outcome, out_types):
+def _search(name, plan, model, meta, results, stream, full, outcome, out_types):
     """Candidates kept for the faults the data sets so far leave untold; and the names of those still untold."""
     family = plan.family
     mod = faults.module(family)
@@ -181,7 +214,7 @@ def _search(site, plan, model, meta, results, stream, full, outcome, out_types):
         return [], []
     params = faults.group_params(meta)
     live = [f for f in catalogue if _applies(f, params)]
-    probe = Case(case_name(site), "node", model, [], [], dict(meta, name=case_name(site), kind="node"))
+    probe = Case(name, plan.kind, model, [], [], dict(meta, name=name, kind=plan.kind))
     kmeta = dict(probe.meta)
 
     def kills(fault, data, out) -> bool:

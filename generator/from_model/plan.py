@@ -18,6 +18,9 @@ the inputs the model does not hold (`generated`: the activations, and inputs ano
              reference (node_cases.py keeps the candidates that tell a fault apart that nothing else did)
     random   one seeded data set in the activation's range (Context.range: --calibration, else the plan's own)
     outcome  the family's reference on the node's whole inputs (None for an omitted one): (Outcome, readings)
+
+A chain (Q -> DQ) is a plan of its first node with `chain` naming the nodes after it: a graph case of those nodes,
+their tensors named as in the model, every constant of each an initializer (generator/from_model/chains.py).
 """
 
 from __future__ import annotations
@@ -60,6 +63,12 @@ class Plan:
     spec_file: str | None = None  # the family's default text where None
     flags: tuple[str, ...] = ()
     range_note: str = ""  # where the random data's range came from ("calibration", or the plan's default)
+    # a chain (a graph case, generator/from_model/chains.py): the nodes after the site's, in graph order, each fed
+    # by the one before; its name's word ("chain_qdq") and op
+    chain: list = field(default_factory=list)
+    label: str = ""
+    op: str = ""
+    kind: str = "node"  # "graph" for a chain
 
 
 def _modules() -> dict[str, object]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from generator import outdir
-from generator.from_model import model_source, node_cases
+from generator.from_model import chains, model_source, node_cases
 from generator.from_model.model_source import ModelError, Source
 from generator.from_model.plan import Context, adapters
 from generator.gen_cases_args import UsageError
@@ -36,12 +36,15 @@ class Tally:
     data_sets: int = 0
     bytes: int = 0
     untold: Counter = field(default_factory=Counter)  # fault -> covered nodes where no input told it apart
+    chains: int = 0  # QuantizeLinear -> DequantizeLinear pairs written as graph cases
 
     def summary(self, model: str) -> str:
         def ops(c: Counter) -> str:
             return ", ".join(f"{op} {n}" for op, n in sorted(c.items())) or "none"
         line = (f"gen-cases: {model}: {self.nodes} nodes; covered {sum(self.covered.values())} "
                 f"({ops(self.covered)}); not covered {sum(self.uncovered.values())} ({ops(self.uncovered)})")
+        if self.chains:
+            line += f"; {self.chains} QuantizeLinear -> DequantizeLinear pairs as chains"
         if self.skipped:
             line += f"; skipped {len(self.skipped)} (reasons in manifest.json \"model\")"
         return line
@@ -118,6 +121,16 @@ def _write_into(target: Path, source: Source, ctx: Context, seed: int, tally: Ta
             tally.skipped.append({"index": site.index, "node": site.name, "op": _op(site), "why": plan})
         else:
             plans.append((site, plan))
+    chain_notes = []
+    for q, dq in chains.pairs(source):
+        try:
+            plan = chains.plan(q, dq, ctx)
+        except (ValueError, KeyError, TypeError) as exc:
+            plan = f"{type(exc).__name__}: {exc}"
+        if isinstance(plan, str):
+            chain_notes.append({"nodes": [q.name, dq.name], "why": plan})
+        else:
+            plans.append((q, plan))
     kills = KillMatrix(sorted({p.family for _, p in plans}))
     entries, nodes = [], []
     for site, plan in plans:
@@ -126,7 +139,10 @@ def _write_into(target: Path, source: Source, ctx: Context, seed: int, tally: Ta
         except ValueError as exc:
             tally.skipped.append({"index": site.index, "node": site.name, "op": _op(site), "why": str(exc)})
             continue
-        tally.covered[_op(site)] += 1
+        if plan.chain:
+            tally.chains += 1
+        else:
+            tally.covered[_op(site)] += 1
         names = []
         for case in cases:
             kills.add(case)
@@ -136,14 +152,17 @@ def _write_into(target: Path, source: Source, ctx: Context, seed: int, tally: Ta
             tally.cases += 1
             tally.data_sets += len(case.inputs)
             tally.untold.update(case.meta.get("untold", ()))
-        nodes.append({"index": site.index, "node": site.name, "op": _op(site), "cases": names})
+        if plan.chain:
+            chain_notes.append({"nodes": [s.name for s in [site, *plan.chain]], "cases": names})
+        else:
+            nodes.append({"index": site.index, "node": site.name, "op": _op(site), "cases": names})
     files = kills.files()
     for rel, data in sorted(files.items()):
         (target / rel).parent.mkdir(parents=True, exist_ok=True)
         (target / rel).write_bytes(data)
     model = {"file": source.path.name, "sha256": source.sha256, "opsets": source.opsets, "nodes": tally.nodes,
              "dims": dict(sorted(source.dims.items())), "covered": nodes, "skipped": tally.skipped,
-             "not_covered": dict(sorted(tally.uncovered.items()))}
+             "not_covered": dict(sorted(tally.uncovered.items())), "chains": chain_notes}
     write_manifest(target, options, entries, extra={"model": model})
     tally.bytes = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
 
