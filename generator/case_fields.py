@@ -14,6 +14,7 @@ from generator.case import KINDS
 COMPARE_MODES = {  # compare mode (runners/compare.py) -> the parameters it needs
     "exact": (), "ulp": ("ulp",), "abs": ("abs",), "allclose": ("rtol", "atol"), "parsed": ("source_type",),
     "default": (), "none": (), "dot": ("operands", "node", "slots", "accumulation", "abs_bound"),
+    "range": ("operands", "chain", "tensors"),
 }
 PHASES = ("prepare", "run")  # where a negative case's model must be refused
 _FAMILY = re.compile(r"[a-z][a-z0-9_]*")  # a module name: the diagnosis imports a family's fault models by it
@@ -139,6 +140,10 @@ _COMPARE_PARAMS = {  # key of a compare spec -> (what it must be, check)
     "accumulation": ("the name of a float element type", lambda v: _is_numeric_type(v) and dtypes.get(v).is_float),
     "abs_bound": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
     "a_int8_block": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+    # mode "range" (generator/reference/dq_op_q.py): the chain's attributes, the tensor each operand is
+    "chain": ("an object", lambda v: isinstance(v, dict)),
+    "widen": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    "tensors": ("an object of strings", lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
 }
 
 
@@ -192,6 +197,8 @@ def compare_problem(spec, outputs: list[tuple[str, dtypes.DType]]) -> str | None
                 return f'{where}: mode "parsed" needs a string output, not {dt.name}'
             if mode == "dot" and not dt.is_float:
                 return f'{where}: mode "dot" needs a float output, not {dt.name}'
+            if mode == "range" and dt.kind not in ("int", "uint"):
+                return f'{where}: mode "range" needs an integer output, not {dt.name}'
     return None
 
 

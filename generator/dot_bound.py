@@ -47,12 +47,25 @@ def accumulation(t1: str, accuracy_level: int) -> str:
     return t1 if level in (None, "int8") else dtypes.get(level).name
 
 
-def operands(model, inputs: list) -> list:
+class Operands(list):
+    """A data set's inputs, then the case model's initializers; `names`: the tensor name of each."""
+    names: list
+
+
+def operands(model, inputs: list) -> Operands:
     """What a "dot" spec's slots name: the data set's inputs, then the model's initializers in graph order (a case
-    of a user's model holds its weights as the model does, as initializers: generator/from_model/)."""
+    of a user's model holds its weights as the model does, as initializers: generator/from_model/); a "range" spec
+    names them by tensor name."""
     from generator.interpret import decode_initializers
-    return list(inputs) + decode_initializers(model) if model is not None and len(model.graph.initializer) else \
-        list(inputs)
+    out = Operands(list(inputs))
+    out.names = []
+    if model is not None:
+        inits = {i.name for i in model.graph.initializer}
+        out.names = [v.name for v in model.graph.input if v.name not in inits][: len(out)]
+        if len(model.graph.initializer):
+            out.extend(decode_initializers(model))
+            out.names += [i.name for i in model.graph.initializer]
+    return out
 
 
 def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -33,18 +33,16 @@ Modes (NaN below means NaN of the output's own type; types without NaN never hav
            "abs_bound", optional "a_int8_block"): |a - e| <= abs_bound * max(bnd * 2**-(1 + frac), normal_min)
            + qerr + ulp(e) / 2, bnd = sum |a_k w_k| in float64; NaN e needs NaN; a zero bound needs e; a
            bound that overflows the output type allows anything. Needs the inputs.
+  range    DequantizeLinear -> Conv / MatMul -> QuantizeLinear: what any float32 order of sums gives (dq_op_q.py)
   none     values are not judged (probe cases); the structure still is.
   default  (spec None) what onnx's own backend-test runner accepts: non-float outputs exact, float
            outputs |a - e| <= atol + rtol * |e| (rtol 1e-3, atol 1e-7; bfloat16: rtol 2**-6), NaN == NaN.
 
-String outputs are judged on what the backend returned: an object array whose elements are str (bytes are
-decoded as UTF-8, the encoding ONNX strings have), or a numpy unicode / bytes array. An element of any other
-Python type (a float where the model declares a string: onnx 1.13's reference evaluator, onnx#4814) makes the
-output a wrong one whose message names the element's type; it is never converted to text.
+String outputs: an object array of str (bytes decoded as UTF-8) or a numpy unicode / bytes array; an element of
+another type (a float for a string: onnx 1.13's reference evaluator, onnx#4814) is a wrong output named by type.
 
-The failure message names each failing output and shows its first mismatching elements (index, the
-input element when an input of the output's shape exists, expected, actual, bit patterns in hex) and
-"N of M elements differ". It is the first thing a vendor reads.
+The failure message names each failing output, its first mismatching elements (index, the input element of an
+input of its shape, expected, actual, bits in hex) and "N of M elements differ": what a vendor reads first.
 """
 
 from __future__ import annotations
@@ -53,11 +51,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from generator import dtypes
+from generator import dot_bound, dtypes
 from generator.dtypes import DType
 from generator.case_fields import COMPARE_MODES, merge_compare
 import generator.reference.cast as cast_ref
-from generator import dot_bound
+from generator.reference import dq_op_q
 
 TIERS = ("strict", "tolerant")
 MODES = tuple(COMPARE_MODES)  # the case format's table: read_case checks a spec by it
@@ -126,11 +124,10 @@ def describe(resolved: dict, tier: str) -> str:
     elif mode == "parsed":
         what = f"parsed as {resolved['source_type']}" + (f", rel <= {resolved['rel']:g}" if "rel" in resolved else "")
     elif mode == "dot":
-        what = (f"dot-product bound: {resolved['abs_bound']} x {resolved['accumulation']} rounding of "
-                "sum |a*w|" + (f", A in int8 blocks of {resolved['a_int8_block']}" if "a_int8_block" in resolved
-                               else ""))
-    elif mode == "none":
-        what = "values not judged"
+        block = f", A in int8 blocks of {resolved['a_int8_block']}" if "a_int8_block" in resolved else ""
+        what = f"dot-product bound: {resolved['abs_bound']} x {resolved['accumulation']} rounding of sum |a*w|{block}"
+    elif mode in ("range", "none"):
+        what = "what any float32 order of the sums gives" if mode == "range" else "values not judged"
     elif mode == "default":
         what = f"onnx default: rtol {DEFAULT_RTOL:g}, atol {DEFAULT_ATOL:g} for floats, else exact"
     else:
@@ -434,6 +431,8 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
         if not t.is_float:
             raise ValueError(f"compare spec of output {name!r}: mode 'dot' needs a float output, not {t.name}")
         ok = dot_bound.check(resolved, inputs, ef, af, t)
+    elif mode == "range":
+        ok = dq_op_q.check(resolved, inputs, ef, af)
     else:  # "none": probe outputs are recorded, never judged
         ok = np.ones(ef.shape, dtype=bool)
     bad = np.nonzero(~ok)[0]
@@ -463,6 +462,8 @@ def _compare_one(name: str, e: np.ndarray, a: np.ndarray, t: DType, resolved: di
         lines.append(f"  compare: {resolved['reason']}")
     if mode == "dot":
         lines.append("  " + dot_bound.explain(resolved, inputs, ef, af, t, int(bad[0])))
+    if mode == "range":
+        lines.append("  " + dq_op_q.explain(resolved, inputs, int(bad[0])))
     lines += _table(rows)
     if n > len(shown):
         lines.append(f"  ... and {n - len(shown)} more")

@@ -4,6 +4,9 @@ quantize-dequantize rounding, never the identity). Each pair's nodes as written,
 them, x's data from the QuantizeLinear adapter (generator/from_model/quantize_linear.py), the expected values the
 two references in turn. Each node is still a node case of its own as well.
 
+Also DequantizeLinear (x, w, bias) -> Conv / MatMul -> QuantizeLinear, what onnxruntime fuses into QLinearConv /
+QLinearMatMul: judged by what any float32 order of the sums gives (compare mode "range", reference/dq_op_q.py).
+
 A pair is taken when the QuantizeLinear's output feeds the DequantizeLinear's x and both take float32 scales (the
 float32 product (q - zp) * scale then has one rounding: the chains family's exact comparison holds)."""
 
@@ -69,3 +72,131 @@ def plan(q: Site, dq: Site, ctx: Context) -> Plan | str:
     return Plan("chains", params, QDQ_CLAUSE, EXACT, first.generated, first.edges, first.draw,
                 first.random, outcome, spec_file="onnx.defs:QuantizeLinear-13", flags=("optimizer",),
                 range_note=first.range_note, chain=[dq], label="chain_qdq", op="QuantizeLinear", kind="graph")
+
+
+# ---------------------------------------------------------------------------------------
+# DequantizeLinear (x, w, bias) -> Conv / MatMul -> QuantizeLinear
+# ---------------------------------------------------------------------------------------
+OP_PATTERNS = {"Conv": "dq_conv_q", "MatMul": "dq_matmul_q"}
+OP_CLAUSE = ("DequantizeLinear: y = (x - x_zero_point) * x_scale; Conv / MatMul: sums of products in float32; "
+             "QuantizeLinear: y = saturate(round(x / y_scale) + y_zero_point), ties to even. A fused kernel must give "
+             "what the three steps give")
+RANGE_REASON = ("one result per element unless the float32 sums' order can move the quotient across a rounding "
+                "boundary; there, either neighbour (generator/reference/dq_op_q.py)")
+
+
+def op_chains(source: Source) -> list[list[Site]]:
+    """[DQ x, DQ w, (DQ bias), Conv | MatMul, Q] in graph order: a Q whose x is a Conv's / MatMul's output, whose
+    inputs are DequantizeLinear outputs."""
+    producer = {op.name: site for site in source.sites for op in site.outputs if op.name}
+    found = []
+    for q in source.sites:
+        if q.key != ("", "QuantizeLinear") or not q.inputs:
+            continue
+        op = producer.get(q.inputs[0].name)
+        if op is None or op.key not in (("", "Conv"), ("", "MatMul")):
+            continue
+        dqs = [producer.get(i.name) for i in op.inputs if i.name]
+        if len(dqs) < 2 or any(d is None or d.key != ("", "DequantizeLinear") for d in dqs):
+            continue
+        found.append(sorted([*dqs, op, q], key=lambda s: s.index))
+    return found
+
+
+def _const(site: Site, j: int):
+    return site.inputs[j].value() if len(site.inputs) > j and site.inputs[j].origin != "absent" else None
+
+
+def plan_op_chain(chain: list[Site], ctx: Context) -> Plan | str:
+    """The chain's graph case: x's quantized data generated, everything else the model's."""
+    from generator.reference import dq_op_q, qlinear_conv as qc
+    *dqs, op, q = sorted(chain, key=lambda s: s.index)
+    by_output = {d.outputs[0].name: d for d in dqs}
+    dqx, dqw = by_output.get(op.inputs[0].name), by_output.get(op.inputs[1].name)
+    dqb = by_output.get(op.inputs[2].name) if len(op.inputs) > 2 and op.inputs[2].name else None
+    if dqx is None or dqw is None or dqx is dqw:
+        return "the op's inputs are not each a DequantizeLinear"
+    x = dqx.inputs[0]
+    if x.constant or x.type is None or x.shape is None:
+        return "the chain's x is a constant or of unknown type / shape"
+    for s in (dqw, dqb):
+        if s is not None and not all(i.constant for i in s.inputs if i.origin != "absent"):
+            return "a weight or bias DequantizeLinear has a computed input"
+    for s in (dqx, q):
+        if not all(i.constant for i in s.inputs[1:] if i.origin != "absent"):
+            return "a scale or zero point of the chain is computed by another node"
+        if np.asarray(s.inputs[1].value()).size != 1:
+            return "the chain's x and y quantization are per tensor only"
+    out = q.outputs[0].type or (q.inputs[2].type if len(q.inputs) > 2 and q.inputs[2].origin != "absent" else None)
+    if out is None or out.kind not in ("int", "uint") or out.bits > 16:
+        return "the chain quantizes to an integer type of 16 bits or fewer"
+    if any(s.inputs[1].type is None or s.inputs[1].type.name != "float" for s in (dqx, dqw, q)):
+        return "the chain takes float32 scales"
+    attrs = {a.name: decode_attribute(a) for a in op.node.attribute}
+    w = dqw.inputs[0]
+    chain_attrs = {"op": op.op, "out": out.name, "bias": dqb is not None,
+                   "x_axis": int({a.name: decode_attribute(a) for a in dqx.node.attribute}.get("axis", 1)),
+                   "w_axis": int({a.name: decode_attribute(a) for a in dqw.node.attribute}.get("axis", 1))}
+    if op.op == "Conv":
+        kernel = tuple(w.shape[2:])
+        n = len(kernel)
+        strides = [int(v) for v in attrs.get("strides", [1] * n)]
+        dilations = [int(v) for v in attrs.get("dilations", [1] * n)]
+        begin, end, _ = qc.resolve_padding(tuple(x.shape[2:]), kernel, strides, dilations,
+                                           str(attrs.get("auto_pad", "NOTSET")), attrs.get("pads"))
+        chain_attrs.update(strides=strides, dilations=dilations, pads=[*begin, *end], group=int(attrs.get("group", 1)))
+    tensors = {"x": x.name}
+    for name, site in (("x", dqx), ("w", dqw), ("b", dqb)):
+        if site is None:
+            continue
+        names = [name, f"{name}_scale", f"{name}_zero_point"]
+        for j, key in enumerate(names):
+            if len(site.inputs) > j and site.inputs[j].origin != "absent":
+                tensors[key] = site.inputs[j].name
+    tensors["y_scale"] = q.inputs[1].name
+    if len(q.inputs) > 2 and q.inputs[2].origin != "absent":
+        tensors["y_zero_point"] = q.inputs[2].name
+    consts = {k: chain_site_value(chain, t) for k, t in tensors.items() if k != "x"}
+    values = lambda xv: [xv if k == "x" else consts.get(k) for k in dq_op_q.NAMES]  # noqa: E731
+
+    def outcome(args):
+        expected, lo, hi = dq_op_q.bounds(values(args[0]), chain_attrs)
+        return Outcome((expected,)), ((dq_op_q.READING,) if np.any(lo != hi) else ())
+
+    xt = x.type
+    zx = int(np.asarray(consts.get("x_zero_point", 0)).ravel()[0])
+    lo_t, hi_t = xt.int_min, xt.int_max
+    edges = [[np.full(x.shape, v, xt.np_dtype)] for v in (zx, lo_t, hi_t)]
+    edges.append([np.resize(np.array([lo_t, hi_t], xt.np_dtype), x.shape)])
+    given = ctx.range(x.name)
+    r_lo, r_hi = (int(max(lo_t, np.floor(given[0]))), int(min(hi_t, np.ceil(given[1])))) if given else (lo_t, hi_t)
+
+    def random(stream):
+        return [stream.integers(r_lo, r_hi, size=int(np.prod(x.shape))).reshape(x.shape).astype(xt.np_dtype)]
+
+    def draw(stream):
+        near = stream.integers(max(lo_t, zx - 8), min(hi_t, zx + 8), size=int(np.prod(x.shape)))
+        wide = stream.integers(lo_t, hi_t, size=near.size)
+        pick = stream.booleans(size=near.size)
+        return [np.where(pick, near, wide).reshape(x.shape).astype(xt.np_dtype)]
+
+    y_zp = consts.get("y_zero_point")
+    zp = int(np.asarray(y_zp).ravel()[0]) if y_zp is not None else 0
+    compare = {"mode": "range", "operands": "dq_op_q", "chain": chain_attrs, "tensors": tensors,
+               "reason": RANGE_REASON,
+               "tolerant": {"widen": 1, "reason": "fixed-point requantization is common practice: +-1"}}
+    params = {"rewrite": "qdq_" + op.op.lower() + "_fusion", "pattern": OP_PATTERNS[op.op], "inputs": "initializers",
+              "zero_point_type": out.name, "zero_point": zp}
+    rest = [s for s in sorted(chain, key=lambda s: s.index) if s is not dqx]
+    return Plan("chains", params, OP_CLAUSE, compare, [0], edges, draw, random, outcome,
+                spec_file=f"onnx.defs:{op.op}-{13 if op.op == 'MatMul' else 11}", flags=("optimizer",),
+                range_note="calibration" if given else "x's whole type range", chain=rest,
+                label=f"chain_{OP_PATTERNS[op.op]}", op=op.op, kind="graph")
+
+
+def chain_site_value(chain: list[Site], tensor: str):
+    for s in chain:
+        for i in s.inputs:
+            if i.name == tensor and i.constant:
+                return i.value()
+    return None

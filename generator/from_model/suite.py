@@ -36,7 +36,7 @@ class Tally:
     data_sets: int = 0
     bytes: int = 0
     untold: Counter = field(default_factory=Counter)  # fault -> covered nodes where no input told it apart
-    chains: int = 0  # QuantizeLinear -> DequantizeLinear pairs written as graph cases
+    chains: int = 0  # chains written as graph cases (Q -> DQ, DQ -> Conv / MatMul -> Q)
 
     def summary(self, model: str) -> str:
         def ops(c: Counter) -> str:
@@ -44,7 +44,7 @@ class Tally:
         line = (f"gen-cases: {model}: {self.nodes} nodes; covered {sum(self.covered.values())} "
                 f"({ops(self.covered)}); not covered {sum(self.uncovered.values())} ({ops(self.uncovered)})")
         if self.chains:
-            line += f"; {self.chains} QuantizeLinear -> DequantizeLinear pairs as chains"
+            line += f"; {self.chains} chains (Q -> DQ, DQ -> Conv / MatMul -> Q)"
         if self.skipped:
             line += f"; skipped {len(self.skipped)} (reasons in manifest.json \"model\")"
         return line
@@ -131,6 +131,16 @@ def _write_into(target: Path, source: Source, ctx: Context, seed: int, tally: Ta
             chain_notes.append({"nodes": [q.name, dq.name], "why": plan})
         else:
             plans.append((q, plan))
+    for chain in chains.op_chains(source):
+        try:
+            plan = chains.plan_op_chain(chain, ctx)
+        except (ValueError, KeyError, TypeError) as exc:
+            plan = f"{type(exc).__name__}: {exc}"
+        if isinstance(plan, str):
+            chain_notes.append({"nodes": [s.name for s in chain], "why": plan})
+        else:
+            first = next(s for s in chain if s not in plan.chain)
+            plans.append((first, plan))
     kills = KillMatrix(sorted({p.family for _, p in plans}))
     entries, nodes = [], []
     for site, plan in plans:

@@ -14,7 +14,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from generator import dtypes
+from generator import dot_bound, dtypes, faults
 from generator.faults import Fault
 from generator.interpret import compile_model, run_program
 from generator.reference import cast as cast_ref
@@ -357,16 +357,16 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="not seen; modelled as a QDQ-stripping pass run on a model that is meant to keep its "
                   "quantization error (a float fallback of the QDQ pair)"),
     Fault("chains.requant_round_half_away", "the quantizing step (or the fused kernel's requantization) rounds "
-          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q"),
+          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"),
           seen_in="not seen in a chain; modelled as the quantize_linear family's round_half_away inside a fused "
                   "kernel (std::round in the requantization)"),
     Fault("chains.requant_zero_point_before_rounding", "the quantizing step rounds x / y_scale + y_zero_point "
           "instead of adding the zero point to the rounded quotient", requant_zero_point_before_rounding,
-          applies=_pattern("qdq", "dq_conv_q"), equivalent=_even_zero_point,
+          applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"), equivalent=_even_zero_point,
           seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded)"),
     Fault("chains.requant_add_half_truncate", "the quantizing step to uint8 adds the zero point and 0.4999999 in "
           "float32 and truncates (with a constant y_scale, x * float32(1 / y_scale) fused with it)",
-          requant_add_half_truncate, applies=_pattern("qdq", "dq_conv_q"), equivalent=_not_uint8,
+          requant_add_half_truncate, applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"), equivalent=_not_uint8,
           seen_in="tinygrad 0.14.0 CPU (measured here: test_chain_qdq_uint8_fed / _initializers / _constant and "
                   "test_chain_dq_conv_q_fed / _initializers, data set 0 each; the quantize_linear family's "
                   "add_half_truncate and add_half_truncate_constant_scale in a chain)"),
@@ -430,4 +430,31 @@ def _lookup_with(swaps: dict):
 def run(fault: Fault, model: onnx.ModelProto, inputs: list[np.ndarray], meta: dict) -> list[np.ndarray]:
     """The outputs of the model as the fault rewrites it, node by node on the references."""
     rewritten, swaps = fault.fn(model)
-    return run_program(compile_model(rewritten, _lookup_with(swaps)), inputs)
+    out = _Outputs(run_program(compile_model(rewritten, _lookup_with(swaps)), inputs))
+    out.inputs = dot_bound.operands(model, inputs)  # a "range" comparison reads them (killed)
+    return out
+
+
+class _Outputs(list):
+    """A fault's outputs with the data set's operands."""
+    inputs: list
+
+
+def killed(fault: Fault, meta: dict, expected: list, actual: list) -> bool:
+    """Would the case fail the fault's outputs? Under a "range" spec (a model's DequantizeLinear -> Conv / MatMul ->
+    QuantizeLinear, generator/reference/dq_op_q.py): some element outside what any float32 order gives; else any
+    difference (faults.differs)."""
+    compare = meta.get("compare") or {}
+    types = [dtypes.from_numpy(np.asarray(y).dtype) for y in expected]
+    operands = getattr(actual, "inputs", None)
+    if compare.get("mode") != "range" or operands is None:
+        return faults.differs(expected, actual, types, compare)
+    if len(actual) != len(expected):
+        return True
+    from generator.reference import dq_op_q
+    for y, z in zip(expected, actual):
+        if np.shape(y) != np.shape(z) or np.asarray(y).dtype != np.asarray(z).dtype:
+            return True
+        if not dq_op_q.check(compare, operands, y, z).all():
+            return True
+    return False

@@ -75,6 +75,11 @@ def conv(x, w, b, strides, dilations, pads, group: int = 1) -> np.ndarray:
     k1..kn), B (M), pads [x1_begin, x2_begin, ..., x1_end, ...] given here as (begin, end) per axis).
     Also the computation of TFLite CONV_2D / CONV_3D / DEPTHWISE_CONV_2D once their data is channels first
     (layout-semantic-conversion.txt, "Implicit": Conv is the source of layout semantic divergence)."""
+    return _out(conv_f64(x, w, b, strides, dilations, pads, group))
+
+
+def conv_f64(x, w, b, strides, dilations, pads, group: int = 1) -> np.ndarray:
+    """conv's sums in float64, not rounded to float32."""
     x, w = _f64(x), _f64(w)
     n, c = x.shape[:2]
     m, cg = w.shape[:2]
@@ -90,7 +95,7 @@ def conv(x, w, b, strides, dilations, pads, group: int = 1) -> np.ndarray:
         acc = term if acc is None else acc + term
     if b is not None:
         acc = acc + _f64(b).reshape((1, m) + (1,) * (acc.ndim - 2))
-    return _out(acc)
+    return acc
 
 
 def pool(x, kind: str, kernel, strides, pads, count_include_pad: bool = False) -> np.ndarray:
@@ -417,8 +422,17 @@ def gemm_node(inputs, attrs, opset, types):
     return [_out(acc)]
 
 
+def matmul_node(inputs, attrs, opset, types):
+    """ONNX MatMul-13 (numpy.matmul's broadcasting): float inputs summed in float64, rounded once to their type
+    (one of the orders of sums the text leaves open); integers in their own type."""
+    a, b = np.asarray(inputs[0]), np.asarray(inputs[1])
+    if a.dtype.kind == "f" or types[0].is_float:
+        return [(_f64(a) @ _f64(b)).astype(types[0].np_dtype)]
+    return [np.matmul(a, b)]
+
+
 _BY_OP = {
-    "Conv": conv_node, "MaxPool": max_pool_node, "AveragePool": average_pool_node,
+    "Conv": conv_node, "MatMul": matmul_node, "MaxPool": max_pool_node, "AveragePool": average_pool_node,
     "Add": _elementwise_node(add), "Sub": _elementwise_node(sub), "Mul": _elementwise_node(mul),
     "Abs": _elementwise_node(abs_), "Relu": _elementwise_node(relu), "Sigmoid": _elementwise_node(sigmoid),
     "Tanh": _elementwise_node(tanh), "PRelu": _elementwise_node(prelu),

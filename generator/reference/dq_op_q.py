@@ -1,0 +1,116 @@
+"""DequantizeLinear (x, w, bias) -> Conv / MatMul -> QuantizeLinear with a model's own scales: per output element,
+every result a float32 evaluation of the graph can give (compare mode "range", runners/compare.py).
+
+QDQ models run this chain; runtimes fuse it into one integer kernel (onnxruntime's QDQ selectors make QLinearConv /
+QLinearMatMul of it). The texts fix each step: DequantizeLinear y = (x - zero_point) * scale [DQL], Conv / MatMul
+sums of products in float32 [onnx.defs Conv-11, MatMul-13], QuantizeLinear y = saturate(round(x / y_scale) +
+y_zero_point), ties to even [QL]. They fix no order of the float32 sums, so where an element's quotient lies near a
+rounding boundary the result depends on it: the element may be either neighbour. Everywhere else it has one value,
+and a fused kernel must give it.
+
+For each output element, in float64 (exact for the dequantized operands: a 9-bit integer times a float32 scale):
+    r  = sum_k xr_k * wr_k (+ br)        the exact value of the graph on the dequantized operands
+    A  = sum_k |xr_k * wr_k| (+ |br|)    what every rounding error scales with
+    E  = gamma(n + 2) * A + n * 2**-52 * A + 2**-140
+         (Higham's bound of any order of n float32 sums, with the rounding of each DequantizeLinear output and of
+         each product, and what float64 itself leaves; n = K terms, + 1 with a bias; 2**-140 covers subnormals)
+    q in [(r - E) / y_scale, (r + E) / y_scale], widened by QuantizeLinear's float32 division: |q| * 2**-24
+    lo, hi = saturate(round_half_even(q) + y_zero_point) at the two ends; expected = that of r / y_scale.
+READING: the float32 sums are read as IEEE float32 arithmetic in any order, fused multiply-adds allowed (what a
+CPU kernel does); a backend that sums in a narrower type (TF32, float16) is outside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generator import dtypes
+from generator.reference.layout_kernels import conv_f64
+from generator.reference.quant_axes import expand
+
+NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "b", "b_scale", "b_zero_point",
+         "y_scale", "y_zero_point")
+READING = ("DequantizeLinear -> Conv / MatMul -> QuantizeLinear: the float32 sums in any order (fused multiply-adds "
+           "allowed); an element whose quotient that order can move across a rounding boundary may be either "
+           "neighbour (generator/reference/dq_op_q.py)")
+U = 2.0 ** -24
+
+
+def _dequantized(q, scale, zero_point, axis: int) -> np.ndarray:
+    q = np.asarray(q).astype(np.float64)
+    s = expand(np.asarray(scale, dtype=np.float64), q.shape, axis)
+    z = 0.0 if zero_point is None else expand(np.asarray(zero_point).astype(np.float64), q.shape, axis)
+    return (q - z) * s
+
+
+def _op(node: dict, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    if node["op"] == "MatMul":
+        y = np.matmul(x, w)
+        return y if b is None else y + b
+    pads = node["pads"]
+    n = len(pads) // 2
+    return conv_f64(x, w, b, node["strides"], node["dilations"], list(zip(pads[:n], pads[n:])), node["group"])
+
+
+def terms(node: dict, w_shape: tuple) -> int:
+    """n: the float32 additions of one output element (K products, + 1 with a bias)."""
+    k = int(w_shape[0]) if node["op"] == "MatMul" else int(np.prod(w_shape[1:], dtype=np.int64))
+    return k + int(bool(node.get("bias")))
+
+
+def bounds(inputs: list, node: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(expected, lo, hi) per output element, in the output's integer type (inputs: NAMES order, None for an
+    absent bias or zero point)."""
+    v = dict(zip(NAMES, inputs))
+    out = dtypes.get(node["out"])
+    xr = _dequantized(v["x"], v["x_scale"], v["x_zero_point"], node.get("x_axis", 1))
+    wr = _dequantized(v["w"], v["w_scale"], v["w_zero_point"], node.get("w_axis", 1))
+    br = None if v["b"] is None else _dequantized(v["b"], v["b_scale"], v["b_zero_point"], 0)
+    r = _op(node, xr, wr, br)
+    a = _op(node, np.abs(xr), np.abs(wr), None if br is None else np.abs(br))
+    n = terms(node, np.shape(v["w"]))
+    gamma = (n + 2) * U / (1 - (n + 2) * U)
+    err = gamma * a * (1 + 2.0 ** -20) + n * 2.0 ** -52 * a + 2.0 ** -140
+    ys = float(np.asarray(v["y_scale"], dtype=np.float64).ravel()[0])
+    zp = 0 if v["y_zero_point"] is None else int(np.asarray(v["y_zero_point"]).ravel()[0])
+    q1, q2 = (r - err) / ys, (r + err) / ys
+    qlo, qhi = np.minimum(q1, q2), np.maximum(q1, q2)
+    qlo = qlo - np.abs(qlo) * U * 1.0001 - 2.0 ** -140
+    qhi = qhi + np.abs(qhi) * U * 1.0001 + 2.0 ** -140
+
+    def final(q):
+        with np.errstate(invalid="ignore"):
+            return np.clip(np.rint(q) + zp, out.int_min, out.int_max).astype(out.np_dtype)
+    return final(r / ys), final(qlo), final(qhi)
+
+
+def undefined_share(inputs: list, node: dict) -> float:
+    """The share of output elements that may be either neighbour."""
+    _, lo, hi = bounds(inputs, node)
+    return float(np.mean(lo != hi)) if lo.size else 0.0
+
+
+def check(spec: dict, operands, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Element-wise verdict under a "range" spec (raveled): lo - widen <= actual <= hi + widen."""
+    _, lo, hi = bounds(pick(spec, operands), spec["chain"])
+    a = np.ravel(actual).astype(np.int64)
+    widen = int(spec.get("widen", 0))
+    return (a >= lo.ravel().astype(np.int64) - widen) & (a <= hi.ravel().astype(np.int64) + widen)
+
+
+def explain(spec: dict, operands, flat: int) -> str:
+    e, lo, hi = (x.ravel()[flat] for x in bounds(pick(spec, operands), spec["chain"]))
+    return f"allowed at flat index {flat}: {int(lo)}" + (f" to {int(hi)}" if hi != lo else " only") + \
+        f" (the exact value rounds to {int(e)})"
+
+
+def pick(spec: dict, operands) -> list:
+    """The NAMES operands from a data set's inputs and the case model's initializers (generator.dot_bound.operands:
+    a list with `names`), by the tensor names the spec's "tensors" give."""
+    names = list(getattr(operands, "names", []))
+    by_name = dict(zip(names, operands))
+    slots = spec["tensors"]
+    missing = [n for n in slots.values() if n not in by_name]
+    if missing:
+        raise ValueError(f"compare mode 'range': the case has no tensor named {missing[0]!r}")
+    return [by_name[slots[n]] if n in slots else None for n in NAMES]
