@@ -206,6 +206,42 @@ def dq_conv_q() -> Iterator[Case]:
                           params={"zero_point": int(y_zp)}, compare=QUANT_COMPARE, seed=20, readings=conv_readings)
 
 
+PAIRS_CLAUSE = CONV_CLAUSE + ("; raw uint8 x near 255 times int8 w of +-127 / -128: a fused u8 x s8 kernel that adds "
+                              "the products in int16 pairs saturates; one product (x - 128) * w of 64 * 2 puts an "
+                              "output on the tie 0.5")
+
+
+@CATALOGUE
+def dq_conv_q_u8s8_pairs() -> Iterator[Case]:
+    """DequantizeLinear -> Conv -> QuantizeLinear whose fused u8 x s8 kernel would saturate int16 pairs (x86
+    VPMADDUBSW; chains.fused_int16_pair_saturation), with a tie for the requantization's rounding."""
+    x = np.full((1, 2, 3, 3), 255, np.uint8)
+    x[0, 0, 1, 1] = 192
+    w = np.zeros((3, 2, 3, 3), np.int8)
+    w[0], w[1], w[2, 0, 1, 1] = 127, -128, 2
+    x_scale, w_scale, y_scale = np.asarray(2 ** -3, F32), np.asarray(2 ** -7, F32), np.asarray(2 ** -2, F32)
+    x_zp, w_zp, y_zp = np.asarray(128, np.uint8), np.asarray(0, np.int8), np.asarray(128, np.uint8)
+    strides, pads = [1, 1], [0, 0, 0, 0]
+    outcome = ref.dq_conv_q(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, strides=strides, pads=pads,
+                            opset=QUANT_OPSET)
+    readings = ref.dq_conv_q_readings(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, strides=strides, pads=pads,
+                                      opset=QUANT_OPSET)
+    nodes = [helper.make_node("DequantizeLinear", ["x", "x_scale", "x_zero_point"], ["xf"]),
+             helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero_point"], ["wf"]),
+             helper.make_node("Conv", ["xf", "wf"], ["c"], kernel_shape=[3, 3]),
+             helper.make_node("QuantizeLinear", ["c", "y_scale", "y_zero_point"], ["y"])]
+    tensors = {"x": x, "x_scale": x_scale, "x_zero_point": x_zp, "w": w, "w_scale": w_scale, "w_zero_point": w_zp,
+               "y_scale": y_scale, "y_zero_point": y_zp}
+    for mode in ("fed", "initializers"):
+        constant = set() if mode == "fed" else set(tensors) - {"x"}
+        yield from _cases(f"{FAMILY.prefix}_dq_conv_q_u8s8_pairs_{mode}", opset=QUANT_OPSET, mode=mode,
+                          rewrite="qdq_conv_fusion", pattern="dq_conv_q", op="Conv", spec_file="onnx.defs:Conv-11",
+                          clause=PAIRS_CLAUSE, nodes=nodes, tensors=tensors, constant=constant, outcome=outcome,
+                          output_names=["y"], params={"zero_point": int(y_zp), "zero_point_type": "uint8",
+                                                      "x_type": "uint8", "w_type": "int8"},
+                          compare=QUANT_COMPARE, seed=0, readings=readings)
+
+
 # ---------------------------------------------------------------------------------------
 # DynamicQuantizeLinear -> MatMulInteger
 # ---------------------------------------------------------------------------------------
@@ -286,7 +322,7 @@ def dql_matmul_integer_tail() -> Iterator[Case]:
                           params={"length": int(a.size)}, seed=22, readings=ref.dql_readings(a))
 
 
-dq_conv_q.opset = QUANT_OPSET
+dq_conv_q.opset = dq_conv_q_u8s8_pairs.opset = QUANT_OPSET
 dql_matmul_integer.opset = dql_matmul_integer_scaled.opset = dql_matmul_integer_tail.opset = DQL_OPSET
 
 

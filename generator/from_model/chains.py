@@ -186,7 +186,7 @@ def plan_op_chain(chain: list[Site], ctx: Context) -> Plan | str:
                "reason": RANGE_REASON,
                "tolerant": {"widen": 1, "reason": "fixed-point requantization is common practice: +-1"}}
     params = {"rewrite": "qdq_" + op.op.lower() + "_fusion", "pattern": OP_PATTERNS[op.op], "inputs": "initializers",
-              "zero_point_type": out.name, "zero_point": zp}
+              "zero_point_type": out.name, "zero_point": zp, "x_type": xt.name, "w_type": w.type.name if w.type else None}
     rest = [s for s in sorted(chain, key=lambda s: s.index) if s is not dqx]
     return Plan("chains", params, OP_CLAUSE, compare, [0], edges, draw, random, outcome,
                 spec_file=f"onnx.defs:{op.op}-{13 if op.op == 'MatMul' else 11}", flags=("optimizer",),

@@ -19,7 +19,7 @@ from generator.faults import Fault
 from generator.interpret import compile_model, run_program
 from generator.reference import cast as cast_ref
 from generator.reference import dynamic_quantize_linear_faults as dql_faults
-from generator.reference import float8_bitwise
+from generator.reference import chains_fused, float8_bitwise, qlinear_conv_faults, qlinear_matmul_faults
 from generator.reference import lookup as reference_lookup
 from generator.reference import matmul_integer as mmi
 from generator.reference.quantize_linear_faults import FAULTS as QL_FAULTS
@@ -144,6 +144,10 @@ def qdq_pair_removed(model: onnx.ModelProto):
     return _replace_pair(model, *pair, helper.make_node("Identity", [q.input[0]], [dq.output[0]])), {}
 
 
+_PAIRS16 = {"QLinearConv": next(f.fn for f in qlinear_conv_faults.FAULTS
+                                 if f.name == "qlinear_conv.int16_pair_saturation"),
+            "QLinearMatMul": next(f.fn for f in qlinear_matmul_faults.FAULTS
+                                  if f.name == "qlinear_matmul.int16_pair_saturation")}
 _QL_HALF_AWAY = next(f for f in QL_FAULTS if f.name == "quantize_linear.round_half_away").fn
 _QL_ZP_FIRST = next(f for f in QL_FAULTS if f.name == "quantize_linear.zero_point_before_rounding").fn
 
@@ -370,6 +374,14 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="tinygrad 0.14.0 CPU (measured here: test_chain_qdq_uint8_fed / _initializers / _constant and "
                   "test_chain_dq_conv_q_fed / _initializers, data set 0 each; the quantize_linear family's "
                   "add_half_truncate and add_half_truncate_constant_scale in a chain)"),
+    Fault("chains.fused_int16_pair_saturation", "the DequantizeLinear -> Conv / MatMul -> QuantizeLinear chain fused "
+          "into QLinearConv / QLinearMatMul whose kernel adds the raw x * w products in adjacent pairs with int16 "
+          "saturation (x86 VPMADDUBSW: x uint8, w int8)", chains_fused.fused_with(_PAIRS16),
+          applies=lambda p: p.get("pattern") in ("dq_conv_q", "dq_matmul_q") and p.get("x_type") == "uint8"
+          and p.get("w_type") == "int8", cpu="x86-64 without VNNI",
+          seen_in="onnxruntime 1.32 with graph_optimization_level=all on x86-64 AVX2 without VNNI (its QDQ selectors "
+                  "fuse the chain; the fused kernel is the qlinear_conv / qlinear_matmul families' "
+                  "int16_pair_saturation; measured here on a model's chains, docs/from_model.md)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
           "a_zero_point out", matmul_integer_a_zero_point_ignored,
           applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),

@@ -91,11 +91,16 @@ def undefined_share(inputs: list, node: dict) -> float:
 
 
 def check(spec: dict, operands, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
-    """Element-wise verdict under a "range" spec (raveled): lo - widen <= actual <= hi + widen."""
-    _, lo, hi = bounds(pick(spec, operands), spec["chain"])
+    """Element-wise verdict under a "range" spec (raveled): actual within the range about `expected`, widened by
+    "widen". The range is [lo, hi] about the reference's value e; given another `expected` (a fault model's outputs,
+    when the diagnosis asks whether a backend did what the fault does), the same spread about it."""
+    e, lo, hi = bounds(pick(spec, operands), spec["chain"])
     a = np.ravel(actual).astype(np.int64)
+    x = np.ravel(expected).astype(np.int64)
     widen = int(spec.get("widen", 0))
-    return (a >= lo.ravel().astype(np.int64) - widen) & (a <= hi.ravel().astype(np.int64) + widen)
+    below = (e.ravel().astype(np.int64) - lo.ravel().astype(np.int64)) + widen
+    above = (hi.ravel().astype(np.int64) - e.ravel().astype(np.int64)) + widen
+    return (a >= x - below) & (a <= x + above)
 
 
 def explain(spec: dict, operands, flat: int) -> str:
