@@ -21,7 +21,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from generator import dtypes, faults, kill_matrix
+from generator import dtypes, faults, kill_matrix, witness
 from generator.case import Case, case_meta, finish_model, value_info
 from generator.family import probe_meta
 from generator.from_model.model_source import Site, Source
@@ -202,6 +202,8 @@ def _meta(site: Site, plan: Plan, source: Source, in_names) -> dict:
                      flags=["model", *plan.flags], seed=0, params=plan.params, source=source_info)
     if plan.range_note:
         meta["source"]["random_range"] = plan.range_note
+    if plan.group_opset is not None:
+        meta["group_opset"] = plan.group_opset
     return meta
 
 
@@ -213,7 +215,10 @@ def _search(name, plan, model, meta, results, stream, full, outcome, out_types):
     if not catalogue:
         return [], []
     params = faults.group_params(meta)
-    live = [f for f in catalogue if _applies(f, params)]
+    # what the witness catalogue proves equivalent in this group (exhaustion) is no fault to search for
+    proven = witness.load(family).get("groups", {}).get(mod.group_key(dict(meta, name=name, kind=plan.kind)), {})
+    proven = {f for f, e in proven.get("faults", {}).items() if "equivalent" in e}
+    live = [f for f in catalogue if _applies(f, params) and f.name not in proven]
     probe = Case(name, plan.kind, model, [], [], dict(meta, name=name, kind=plan.kind))
     kmeta = dict(probe.meta)
 

@@ -69,6 +69,9 @@ class Plan:
     label: str = ""
     op: str = ""
     kind: str = "node"  # "graph" for a chain
+    # the opset of the family's group of the same meaning, where the node's opset forms none (case.json
+    # "group_opset": Cast at opset 17 joins Cast-13's group, and that group's catalogued equivalences)
+    group_opset: int | None = None
 
 
 def _modules() -> dict[str, object]:
