@@ -323,4 +323,13 @@ def node_plan(family: str, site: Site, ctx: Context, v: Variant, *, family_opset
     # a draw from them can tell apart no fault the edges do not (a large tensor: the search would only cost)
     searched = n and p.first.size and not complete
     return Plan(family, v.params, clause, _compare(v), generated, edges, draw if searched else None,
-                random if n and fallback.size else None, outcome, flags=flags, range_note=note, **common)
+                random if n and fallback.size else None, outcome, flags=flags, range_note=note,
+                group_opset=_group_opset(family, v, (semantics, family_opset)), **common)
+
+
+def _group_opset(family: str, v: Variant, candidates: tuple[int, ...]) -> int | None:
+    """The opset of the family's group of the same meaning, where the catalogue has none at the node's own."""
+    groups = _catalogue(family)
+    if group_key({"params": v.params, "opset": v.opset}) in groups:
+        return None
+    return next((o for o in candidates if group_key({"params": v.params, "opset": o}) in groups), None)
