@@ -159,9 +159,13 @@ def plan_op_chain(chain: list[Site], ctx: Context) -> Plan | str:
     consts = {k: chain_site_value(chain, t) for k, t in tensors.items() if k != "x"}
     values = lambda xv: [xv if k == "x" else consts.get(k) for k in dq_op_q.NAMES]  # noqa: E731
 
+    one_element = tuple(k for k in ("x_scale", "w_scale", "b_scale")
+                        if k in consts and np.ndim(consts[k]) == 1 and np.size(consts[k]) == 1)
+
     def outcome(args):
         expected, lo, hi = dq_op_q.bounds(values(args[0]), chain_attrs)
-        return Outcome((expected,)), ((dq_op_q.READING,) if np.any(lo != hi) else ())
+        return Outcome((expected,)), (((dq_op_q.READING,) if np.any(lo != hi) else ()) +
+                                      ((dq_op_q.ONE_ELEMENT,) if one_element else ()))
 
     xt = x.type
     zx = int(np.asarray(consts.get("x_zero_point", 0)).ravel()[0])

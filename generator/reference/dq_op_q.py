@@ -33,11 +33,20 @@ NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "b", "b
 READING = ("DequantizeLinear -> Conv / MatMul -> QuantizeLinear: the float32 sums in any order (fused multiply-adds "
            "allowed); an element whose quotient that order can move across a rounding boundary may be either "
            "neighbour (generator/reference/dq_op_q.py)")
+# onnxruntime's quantizer writes a bias DequantizeLinear with x_scale of shape [1] and x_zero_point of shape []: by
+# DequantizeLinear's text a 1-D scale is per-axis (the axis's length) and the zero point's shape the scale's, so the
+# node is invalid as written; the chain reads a one-element scale and zero point as per tensor, as runtimes do
+ONE_ELEMENT = ("a one-element 1-D x_scale / x_zero_point (what onnxruntime's quantizer writes for a bias) is read as "
+               "per tensor; by the letter of DequantizeLinear it is per-axis and must match the axis's length")
 U = 2.0 ** -24
 
 
 def _dequantized(q, scale, zero_point, axis: int) -> np.ndarray:
+    """(q - zero_point) * scale in float64; a one-element scale and zero point per tensor (ONE_ELEMENT)."""
     q = np.asarray(q).astype(np.float64)
+    if np.size(scale) == 1:
+        scale = np.asarray(scale).reshape(())
+        zero_point = None if zero_point is None else np.asarray(zero_point).reshape(())
     s = expand(np.asarray(scale, dtype=np.float64), q.shape, axis)
     z = 0.0 if zero_point is None else expand(np.asarray(zero_point).astype(np.float64), q.shape, axis)
     return (q - z) * s
