@@ -16,7 +16,7 @@ from onnx import helper, numpy_helper
 from generator import dtypes
 from generator.families.cast.cases import _compare
 from generator.families.cast.variant import Variant, spec_of
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 RANGE = (0.0, 50.0)  # the calibration range of `pos`
 

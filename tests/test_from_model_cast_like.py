@@ -13,7 +13,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 from generator.families.cast_like import READING_ROUND_MODE
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 
 def _model() -> onnx.ModelProto:

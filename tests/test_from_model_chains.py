@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 
 def qdq_conv_model():

@@ -20,7 +20,7 @@ from generator.from_model import model_source
 from generator.from_model.plan import Context
 from generator.reference.matmul_integer import UNDEF_ACC_INT32
 from generator.reference.requantize import INT32_MAX
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 K1, N1, K2, N2, N3 = 38, 6, 22, 5, 4
 

@@ -15,7 +15,7 @@ from onnx import helper
 
 from generator.case_reader import read_tensor
 from generator.families.qlinear_conv import CLAUSE, COMPARE
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 CONVS = ["/c1/Conv", "/c2/Conv", "/c3/Conv", "/c4/Conv", "/c5/Conv"]
 

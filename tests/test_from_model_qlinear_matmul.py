@@ -17,7 +17,7 @@ from generator.from_model import model_source
 from generator.from_model import qlinear_matmul as adapter
 from generator.from_model.plan import Context
 from generator.sampling import Stream
-from tests.from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
+from from_model_helpers import check_constants, from_model, graph_model, run_suite, tensor, verdicts
 
 K1, N1, K2, N2, K3 = 32, 6, 16, 5, 8
 

@@ -11,7 +11,7 @@ import pytest
 from onnx import helper
 
 from generator.from_model import model_source
-from tests.from_model_helpers import check_constants, from_model, gen_cases, graph_model, tensor
+from from_model_helpers import check_constants, from_model, gen_cases, graph_model, tensor
 
 
 def _model(scale_len: int = 16):

@@ -14,7 +14,7 @@ import onnx
 import pytest
 from onnx import numpy_helper
 
-from tests import quantized_models as qm
+import quantized_models as qm
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDABLE = [name for name in qm.NAMES if qm.available(name)]
