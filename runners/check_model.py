@@ -4,8 +4,8 @@ and what it got wrong told node by node, in the model's own node names.
 The suite is written to a temporary directory (removed at the end) or to --keep DIR; it is run as `opconform run`
 runs a suite (the same options: --baseline, --claims, --inputs, ...; -j), and the exit status is the run's (0 every
 item passed, or no regression with --baseline; 1 a failure or regression; 4 a usage error; 5 nothing judged). Then
-one table: per covered node, its operator, items and verdicts and the fault models its failures are consistent
-with; per failing node, the first failure's message; and the nodes no family covers, by operator. --node-report FILE
+one table: per covered node and per chain (Q -> DQ, DQ -> Conv / MatMul -> Q), its operator, items and verdicts
+and the fault models its failures are consistent with; per failing node, the first failure's message; and the nodes no family covers, by operator. --node-report FILE
 writes that table as Markdown too.
 """
 
@@ -102,6 +102,15 @@ def _name(text) -> str:
     return md_code(text, cell=True)
 
 
+def _chain_op(case: str) -> str:
+    """A chain case's operators from its name (test_model_<i>_chain_qdq_..., ..._chain_dq_conv_q_...)."""
+    import re
+    m = re.search(r"_chain_(qdq|dq_([a-z]+)_q)(_|$)", case)
+    if m is None:
+        return "chain"
+    return "chain (Q, DQ)" if m.group(1) == "qdq" else f"chain (DQ, {m.group(2).capitalize()}, Q)"
+
+
 def node_table(manifest: dict, results: dict) -> str:
     """The per-node account of a run on a model's suite (Markdown, read as plain text on a terminal too)."""
     model = manifest.get("model") or {}
@@ -114,7 +123,9 @@ def node_table(manifest: dict, results: dict) -> str:
              f"{len(model.get('skipped', []))} skipped, {sum(model.get('not_covered', {}).values())} not covered.",
              "", "| node | operator | items | verdicts | consistent with |", "|---|---|---|---|---|"]
     failing = []
-    for node in model.get("covered", []):
+    chain_rows = [dict(c, node=" -> ".join(c["nodes"]), op=_chain_op(c["cases"][0]))
+                  for c in model.get("chains", []) if c.get("cases")]
+    for node in [*model.get("covered", []), *chain_rows]:
         records = [r for c in node["cases"] for r in by_case.get(c, [])]
         counts = Counter(r["verdict"] for r in records)
         diagnosis = Counter(d for r in records if r["verdict"] != "pass" for d in (r.get("diagnosis") or []))

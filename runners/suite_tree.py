@@ -35,6 +35,13 @@ def is_case_dir(path: Path) -> bool:
     return is_model(path / "model.onnx")
 
 
+def _is_node_test(path: Path) -> bool:
+    """A case directory that is a node test: model.onnx with case.json or a data set. Guessing a suite without
+    its manifest asks this of the folders beside: a user's model folder (model.onnx alone, as --from-model
+    reads it) must not make the folder above it a suite."""
+    return is_case_dir(path) and (os.path.lexists(path / "case.json") or bool(scan_case(path)))
+
+
 def count_datasets(path: Path) -> int:
     return scan_case(path) or 0
 
@@ -90,7 +97,7 @@ class SuiteTree:
         if directory not in self._holds:
             try:
                 with os.scandir(directory) as it:
-                    self._holds[directory] = any(e.is_dir() and is_case_dir(Path(e.path)) for e in it)
+                    self._holds[directory] = any(e.is_dir() and _is_node_test(Path(e.path)) for e in it)
             except OSError:
                 self._holds[directory] = False
         return self._holds[directory]

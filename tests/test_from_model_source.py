@@ -102,3 +102,42 @@ def test_a_model_with_no_covered_node_writes_an_empty_account(tmp_path):
                         [("y", "float", [3])], [], 13)
     out, manifest = from_model(model, tmp_path)
     assert manifest["cases"] == [] and manifest["model"]["not_covered"] == {"Relu": 1}
+
+
+def test_the_outputs_of_com_microsoft_operators_are_typed(tmp_path):
+    """onnx's shape inference stops at a contrib operator: the rules of generator/from_model/contrib_shapes.py type
+    MatMulNBits', QGemm's, QLinearAdd's, QLinearSoftmax's and QLinearGlobalAveragePool's outputs (symbolic dims kept),
+    and inference carries on after them, so the nodes that follow get cases."""
+    ms = "com.microsoft"
+    nodes = [helper.make_node("MatMulNBits", ["x", "b", "bs"], ["m"], domain=ms, K=32, N=8, bits=4, block_size=32),
+             helper.make_node("Relu", ["m"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "s", "z"], ["q"], name="after_nbits"),
+             helper.make_node("QLinearSoftmax", ["q", "s", "z", "s", "z"], ["sm"], domain=ms, axis=-1, opset=13),
+             helper.make_node("QLinearAdd", ["sm", "s", "z", "row", "s", "z", "s", "z"], ["add"], domain=ms),
+             helper.make_node("DequantizeLinear", ["add", "s", "z"], ["d"], name="after_add"),
+             helper.make_node("QGemm", ["q", "s", "z", "w", "s", "z", "", "s", "z"], ["g"], domain=ms, transB=1),
+             helper.make_node("Cast", ["g"], ["gc"], name="after_qgemm", to=onnx.TensorProto.INT32),
+             helper.make_node("Reshape", ["q", "shape4"], ["q4"]),
+             helper.make_node("QLinearGlobalAveragePool", ["q4", "s", "z", "s", "z"], ["p"], domain=ms),
+             helper.make_node("DequantizeLinear", ["p", "s", "z"], ["pd"], name="after_pool")]
+    inits = [tensor(np.zeros((8, 1, 16), np.uint8), "b", "uint8"), tensor(np.full(8, 0.1, np.float32), "bs", "float"),
+             tensor(np.float32(0.05), "s", "float"), tensor(np.uint8(128), "z", "uint8"),
+             tensor(np.arange(8).astype(np.uint8), "row", "uint8"), tensor(np.ones((4, 8), np.uint8), "w", "uint8"),
+             tensor(np.array([2, 8, 1, 1]), "shape4", "int64")]
+    model = graph_model(nodes, [("x", "float", ["batch", 32])], [("d", "float", ["batch", 8]), ("gc", "int32", None),
+                                                                 ("pd", "float", None)], inits, 17, {ms: 1})
+    source = model_source.read(_saved(model, tmp_path))
+    by = {s.name: s for s in source.sites}
+    assert by["after_nbits"].inputs[0].dims == ("batch", 8) and by["after_nbits"].inputs[0].type.name == "float"
+    assert by["after_add"].inputs[0].dims == ("batch", 8) and by["after_add"].inputs[0].type.name == "uint8"
+    assert by["after_qgemm"].inputs[0].dims == ("batch", 4) and by["after_qgemm"].inputs[0].type.name == "uint8"
+    assert by["after_pool"].inputs[0].dims == (2, 8, 1, 1)
+    out, manifest = from_model(model, tmp_path)
+    covered = {n["node"] for n in manifest["model"]["covered"]}
+    assert {"after_nbits", "after_add", "after_qgemm", "after_pool"} <= covered, manifest["model"]["skipped"]
+
+
+def _saved(model, tmp_path):
+    path = tmp_path / "contrib.onnx"
+    onnx.save(model, path)
+    return path

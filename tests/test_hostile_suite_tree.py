@@ -232,6 +232,23 @@ def test_a_bad_sibling_suite_does_not_touch_the_suite_named(pytester, suite, arg
     assert list(json.loads(report.read_text())["suites"]) == ["suite"]
 
 
+def test_a_model_folder_beside_the_ini_is_no_suite(pytester, suite):
+    """A user's model folder (model.onnx alone, as gen-cases --from-model reads it) beside the folder holding
+    pytest's configuration does not make the folder above a suite: the configuration is used, the run is not
+    refused."""
+    work = pytester.path / "work"
+    work.mkdir()
+    shutil.move(str(suite), work / "suite")
+    (pytester.path / "mymodel").mkdir()
+    (pytester.path / "mymodel" / "model.onnx").write_bytes(b"not read")
+    (work / "tox.ini").write_text("[pytest]\n")
+    report = work / "r.json"
+    result = pytester.runpytest("-c", str(work / "tox.ini"), str(work / "suite"), "--backend", "opconform",
+                                "--report", str(report))
+    assert "inside a suite" not in _out(result)
+    result.assert_outcomes(passed=2, failed=1)
+
+
 @pytest.mark.parametrize("arg", ["outer/suite", f"outer/suite/node/{F16}"])
 def test_a_suite_around_the_suite_named_is_not_read(pytester, suite, arg):
     """The suite named lies inside another suite's folder: only the suite named is run and recorded."""

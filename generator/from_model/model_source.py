@@ -30,6 +30,7 @@ DEFAULT_DIM = 2
 # initializers larger than this are left out of the copy shape inference reads (typed graph inputs there)
 _INLINE_LIMIT = 1 << 12
 MAX_MODEL_BYTES = 4 << 30
+CONTRIB_PASSES = 16  # rounds of shape inference and com.microsoft rules (a chain of contrib ops types one a round)
 
 
 class ModelError(Exception):
@@ -155,15 +156,23 @@ def _inferred(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
             kept.append(init)
     del light.graph.initializer[:]
     light.graph.initializer.extend(kept)
-    try:
-        light = onnx.shape_inference.infer_shapes(light, strict_mode=False, data_prop=True)
-    except Exception:  # a model onnx cannot infer: what it declares is what we know
-        pass
-    types: dict[str, onnx.TypeProto] = {}
-    g = light.graph
-    for v in list(g.input) + list(g.value_info) + list(g.output):
-        if v.type.HasField("tensor_type"):
-            types.setdefault(v.name, v.type)
+    from generator.from_model import contrib_shapes
+    for _ in range(CONTRIB_PASSES):  # onnx's inference, then the com.microsoft outputs it cannot type, again
+        try:
+            light = onnx.shape_inference.infer_shapes(light, strict_mode=False, data_prop=True)
+        except Exception:  # a model onnx cannot infer: what it declares is what we know
+            pass
+        types: dict[str, onnx.TypeProto] = {}
+        g = light.graph
+        for v in list(g.input) + list(g.value_info) + list(g.output):
+            if v.type.HasField("tensor_type") and (v.name not in types or not types[v.name].tensor_type.elem_type):
+                types[v.name] = v.type
+        for init in light.graph.initializer:
+            types.setdefault(init.name, helper.make_tensor_type_proto(init.data_type, list(init.dims)))
+        more = contrib_shapes.added(g, {n: t for n, t in types.items() if t.tensor_type.HasField("shape")})
+        if not more:
+            break
+        g.value_info.extend(more)
     for init in model.graph.initializer:
         types[init.name] = helper.make_tensor_type_proto(init.data_type, list(init.dims))
     return types

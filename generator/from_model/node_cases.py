@@ -61,7 +61,8 @@ def build(site: Site, plan: Plan, source: Source, ctx: Context, seed: int) -> li
     in_names, out_names = slot_names(site)
     if plan.chain:  # a graph: the model's own tensor names
         in_names = [op.name for op in site.inputs]
-    name = case_name(site, plan.label)
+    # a chain is named for its last node: one Q feeds several DQs, one DQ several MatMuls (each a chain of its own)
+    name = case_name(plan.chain[-1] if plan.chain else site, plan.label)
     fed: list[int] = []  # node input positions that are graph inputs of the case, in order
     fixed: dict[int, np.ndarray] = {}  # position -> the model's value, for a fed input with a default
     inits = []

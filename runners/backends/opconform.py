@@ -29,6 +29,7 @@ class OpconformBackend(Backend):
 
     def prepare(self, model: onnx.ModelProto, case) -> Program:
         io_types(model)  # Unsupported for an element type the project does not know
+        model = _one_element_read(model, case)
         try:
             return compile_model(model, validate=True)  # a reference that refuses a model does so here
         except NoFunction as exc:
@@ -37,6 +38,27 @@ class OpconformBackend(Backend):
     def run(self, prepared: Program, inputs: list[np.ndarray]) -> list[np.ndarray]:
         outputs = run_program(prepared, inputs)
         return [as_declared(y, t) for y, (_, t) in zip(outputs, prepared.outputs)]
+
+
+def _one_element_read(model: onnx.ModelProto, case) -> onnx.ModelProto:
+    """The case's reading ONE_ELEMENT (generator/reference/dq_op_q.py: a DequantizeLinear's one-element 1-D
+    x_scale and x_zero_point read per tensor, which the letter of the text refuses) applied as the expectation
+    rests on it: those initializers made scalars in a copy of the model. Any other case runs as written."""
+    from generator.reference.dq_op_q import ONE_ELEMENT
+
+    if ONE_ELEMENT not in str(((getattr(case, "meta", None) or {}).get("reading")) or ""):
+        return model
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    inits = {t.name: t for t in copy.graph.initializer}
+    for node in copy.graph.node:
+        if node.op_type != "DequantizeLinear" or node.domain not in ("", "ai.onnx"):
+            continue
+        for name in node.input[1:3]:
+            t = inits.get(name)
+            if t is not None and list(t.dims) == [1]:
+                del t.dims[:]
+    return copy
 
 
 class OpconformTfliteBackend(Backend):
