@@ -37,8 +37,8 @@ def is_case_dir(path: Path) -> bool:
 
 def _is_node_test(path: Path) -> bool:
     """A case directory that is a node test: model.onnx with case.json or a data set. Guessing a suite without
-    its manifest asks this of the folders beside: a user's model folder (model.onnx alone, as --from-model
-    reads it) must not make the folder above it a suite."""
+    its manifest asks this of a folder, its parent and the folders beside: a user's model (model.onnx alone, as
+    --from-model reads it, even one left in /tmp) must not make the folders around it a suite."""
     return is_case_dir(path) and (os.path.lexists(path / "case.json") or bool(scan_case(path)))
 
 
@@ -86,7 +86,7 @@ class SuiteTree:
 
         for a in chain[:2]:  # the folder, a case directory's data set, a non-case folder of a tree (no further:
             # a stray model.onnx far above must not make a whole file system one suite)
-            found = a.parent if is_case_dir(a) else a if self.holds_cases(a) else None
+            found = a.parent if _is_node_test(a) else a if self.holds_cases(a) else None
             if found is not None:  # a kind folder's suite is the folder above it, with a manifest or not
                 return found.parent if found.name in KINDS else found
             if any(self.holds_cases(a / k) for k in KINDS):  # a suite without its manifest (a copied subset)

@@ -234,13 +234,14 @@ def test_a_bad_sibling_suite_does_not_touch_the_suite_named(pytester, suite, arg
 
 def test_a_model_folder_beside_the_ini_is_no_suite(pytester, suite):
     """A user's model folder (model.onnx alone, as gen-cases --from-model reads it) beside the folder holding
-    pytest's configuration does not make the folder above a suite: the configuration is used, the run is not
-    refused."""
+    pytest's configuration, or a model.onnx left in the folder above it (as in /tmp), does not make the folders
+    around it a suite: the configuration is used, the run is not refused."""
     work = pytester.path / "work"
     work.mkdir()
     shutil.move(str(suite), work / "suite")
     (pytester.path / "mymodel").mkdir()
     (pytester.path / "mymodel" / "model.onnx").write_bytes(b"not read")
+    (pytester.path / "model.onnx").write_bytes(b"not read")
     (work / "tox.ini").write_text("[pytest]\n")
     report = work / "r.json"
     result = pytester.runpytest("-c", str(work / "tox.ini"), str(work / "suite"), "--backend", "opconform",
