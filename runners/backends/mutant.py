@@ -23,7 +23,7 @@ from generator.faults import Fault
 from generator.interpret import NoFunction, compile_model, domain_of
 from generator.reference import lookup as reference_lookup
 from runners.backends.base import UnknownBackend, Unsupported, as_declared, io_types
-from runners.backends.opconform import OpconformBackend, _one_element_read
+from runners.backends.opconform import OpconformBackend, one_element_read
 
 PREFIX = "fault:"
 
@@ -60,7 +60,7 @@ class MutantBackend(OpconformBackend):
         if meta.get("family") != self.family or "op" not in meta:
             return ("reference", None, None, super().prepare(model, case))
         io_types(model)
-        model = _one_element_read(model, case)
+        model = one_element_read(model, case)
         faulty = (domain_of(meta.get("domain", "")), meta["op"])
         checked = _with_checks(self.fault.fn, reference_lookup(*faulty))
 

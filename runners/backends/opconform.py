@@ -29,7 +29,7 @@ class OpconformBackend(Backend):
 
     def prepare(self, model: onnx.ModelProto, case) -> Program:
         io_types(model)  # Unsupported for an element type the project does not know
-        model = _one_element_read(model, case)
+        model = one_element_read(model, case)
         try:
             return compile_model(model, validate=True)  # a reference that refuses a model does so here
         except NoFunction as exc:
@@ -40,7 +40,7 @@ class OpconformBackend(Backend):
         return [as_declared(y, t) for y, (_, t) in zip(outputs, prepared.outputs)]
 
 
-def _one_element_read(model: onnx.ModelProto, case) -> onnx.ModelProto:
+def one_element_read(model: onnx.ModelProto, case) -> onnx.ModelProto:
     """The case's reading ONE_ELEMENT (generator/reference/dq_op_q.py: a DequantizeLinear's one-element 1-D
     x_scale and x_zero_point read per tensor, which the letter of the text refuses) applied as the expectation
     rests on it: those initializers made scalars in a copy of the model. Any other case runs as written."""
