@@ -18,8 +18,8 @@ the output type at e accounts for e being that sum rounded once, so that a compa
 tensor (error bias and variance across the data sets of a test set) are left out: a case's data sets are no
 test set of TOSA's S kinds.
 
-A compare spec names how the runner finds a and w in the inputs ("operands", a name of OPERANDS: the
-reference module that decodes them; "slots": the node input of each data-set input, then of each initializer of
+A compare spec names how the runner finds a and w in the inputs ("operands", a name of operands_table(): the
+reference module that decodes them, found by its DOT_OPERANDS, so a family adds its own without editing this one; "slots": the node input of each data-set input, then of each initializer of
 the model, `operands`) and carries the node's attributes those need ("node").
 """
 
@@ -27,13 +27,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator import dtypes
-from generator.dtypes import DType
-from generator.reference import matmul_nbits
+import functools
+import importlib
+import pkgutil
 
-# "operands" of a compare spec -> (the node's input names in order, (inputs in that order with None for an omitted
-# one, node attributes, a_int8_block) -> (ref, bnd, qerr) shaped like Y)
-OPERANDS = {"matmul_nbits": (matmul_nbits.INPUTS, matmul_nbits.dot_terms)}
+from generator import dtypes, reference
+from generator.dtypes import DType
+
+
+@functools.cache
+def operands_table() -> dict:
+    """"operands" of a compare spec -> (the node's input names in order, (inputs in that order with None for an
+    omitted one, node attributes, a_int8_block) -> (ref, bnd, qerr) shaped like Y): every reference module's
+    DOT_OPERANDS, under the module's name (never a name read from a case: only these modules can be asked)."""
+    table = {}
+    for m in sorted(pkgutil.iter_modules(reference.__path__), key=lambda m: m.name):
+        if not m.name.endswith("_faults"):
+            found = getattr(importlib.import_module(f"generator.reference.{m.name}"), "DOT_OPERANDS", None)
+            if found is not None:
+                table[m.name] = found
+    return table
+
 # accuracy_level (MatMulNBits: "The minimum accuracy level of input A, can be: 0(unset), 1(fp32), 2(fp16),
 # 3(bf16), or 4(int8)") -> the accumulation the bound allows: 1, 2, 3 that type, whatever A's type (a float16 A at
 # level 1 is summed as precisely as float32; a float32 A at level 2 may be summed in float16); 0 (unset: "A will
@@ -71,10 +85,11 @@ def operands(model, inputs: list) -> Operands:
 def terms(spec: dict, inputs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ref, bnd, qerr) of each output element, from a data set's inputs and the compare spec (ref: the float64
     sum, which the reference rounds to give the expected values)."""
-    known = OPERANDS.get(spec.get("operands"))
+    table = operands_table()
+    known = table.get(spec.get("operands")) if isinstance(spec.get("operands"), str) else None
     if known is None:
         raise ValueError(f"compare mode 'dot': unknown operands {spec.get('operands')!r} "
-                         f"(known: {', '.join(OPERANDS)})")
+                         f"(known: {', '.join(table)})")
     if inputs is None:
         raise ValueError("compare mode 'dot' needs the data set's inputs")
     names, how = known

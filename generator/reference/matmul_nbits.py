@@ -152,6 +152,9 @@ def dot_terms(inputs: list, attrs: dict, a_int8_block: int | None = None) -> tup
 READING_LEVEL_0 = ("accuracy_level 0 (unset; also when left out): the sum in A's own type at least (the bound's "
                    "accumulation is A's type): the text says only '0 means input A will not be quantized or "
                    "downcast', and names no precision for the sum")
+# compare mode "dot" finds this family's operands here (generator.dot_bound.operands_table)
+DOT_OPERANDS = (INPUTS, dot_terms)
+
 READING_INT8 = ("accuracy_level 4: 'input A can be quantized with the same block_size to int8' read as symmetric "
                 "int8 per block of A's row, scale max |a| / 127, rounded to nearest (as QuantizeLinear does): the "
                 "bound allows half an int8 step of each block of A times |w|")
