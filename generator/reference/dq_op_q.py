@@ -27,6 +27,7 @@ import numpy as np
 from generator import dtypes
 from generator.reference.layout_kernels import conv_f64
 from generator.reference.quant_axes import expand
+from generator.reference.requantize import float_range
 
 NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "b", "b_scale", "b_zero_point",
          "y_scale", "y_zero_point")
@@ -82,15 +83,7 @@ def bounds(inputs: list, node: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray
     err = gamma * a * (1 + 2.0 ** -20) + n * 2.0 ** -52 * a + 2.0 ** -140
     ys = float(np.asarray(v["y_scale"], dtype=np.float64).ravel()[0])
     zp = 0 if v["y_zero_point"] is None else int(np.asarray(v["y_zero_point"]).ravel()[0])
-    q1, q2 = (r - err) / ys, (r + err) / ys
-    qlo, qhi = np.minimum(q1, q2), np.maximum(q1, q2)
-    qlo = qlo - np.abs(qlo) * U * 1.0001 - 2.0 ** -140
-    qhi = qhi + np.abs(qhi) * U * 1.0001 + 2.0 ** -140
-
-    def final(q):
-        with np.errstate(invalid="ignore"):
-            return np.clip(np.rint(q) + zp, out.int_min, out.int_max).astype(out.np_dtype)
-    return final(r / ys), final(qlo), final(qhi)
+    return float_range(r, err, ys, zp, out)
 
 
 def undefined_share(inputs: list, node: dict) -> float:
@@ -99,11 +92,26 @@ def undefined_share(inputs: list, node: dict) -> float:
     return float(np.mean(lo != hi)) if lo.size else 0.0
 
 
+def spec_bounds(spec: dict, operands) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(expected, lo, hi) of a "range" spec: its "chain" a DequantizeLinear -> Conv / MatMul -> QuantizeLinear chain
+    (op Conv / MatMul), or a "dequantize -> float operator -> quantize" operator of generator/reference/qlinear_ops.py
+    (op QLinearAdd, ...: a QOperator node, or the QDQ chain it fuses, its tensors named by the operator's inputs)."""
+    from generator.reference import qlinear_ops
+    node = spec["chain"]
+    if node.get("op") in qlinear_ops.QOPS:
+        attrs = {k: v for k, v in node.items() if k not in ("op", "n_inputs")}
+        slots = qlinear_ops.slots_of(node["op"], int(node.get("n_inputs", 0)))
+        inputs = pick_named(spec, operands, [s.name for s in slots], [s.optional for s in slots])
+        e, lo, hi, _ = qlinear_ops.bounds(node["op"], inputs, attrs)
+        return e, lo, hi
+    return bounds(pick(spec, operands), node)
+
+
 def check(spec: dict, operands, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     """Element-wise verdict under a "range" spec (raveled): actual within the range about `expected`, widened by
     "widen". The range is [lo, hi] about the reference's value e; given another `expected` (a fault model's outputs,
     when the diagnosis asks whether a backend did what the fault does), the same spread about it."""
-    e, lo, hi = bounds(pick(spec, operands), spec["chain"])
+    e, lo, hi = spec_bounds(spec, operands)
     a = np.ravel(actual).astype(np.int64)
     x = np.ravel(expected).astype(np.int64)
     widen = int(spec.get("widen", 0))
@@ -113,9 +121,26 @@ def check(spec: dict, operands, expected: np.ndarray, actual: np.ndarray) -> np.
 
 
 def explain(spec: dict, operands, flat: int) -> str:
-    e, lo, hi = (x.ravel()[flat] for x in bounds(pick(spec, operands), spec["chain"]))
+    e, lo, hi = (x.ravel()[flat] for x in spec_bounds(spec, operands))
     return f"allowed at flat index {flat}: {int(lo)}" + (f" to {int(hi)}" if hi != lo else " only") + \
         f" (the exact value rounds to {int(e)})"
+
+
+def pick_named(spec: dict, operands, names: list[str], optional: list[bool]) -> list:
+    """The tensors of `names` (None for an optional one the spec's "tensors" leaves out), as pick does."""
+    by_name = dict(zip(list(getattr(operands, "names", [])), operands))
+    slots = spec["tensors"]
+    out = []
+    for name, opt in zip(names, optional):
+        if name not in slots:
+            if not opt:
+                raise ValueError(f"compare mode 'range': the spec names no tensor for {name!r}")
+            out.append(None)
+        elif slots[name] not in by_name:
+            raise ValueError(f"compare mode 'range': the case has no tensor named {slots[name]!r}")
+        else:
+            out.append(by_name[slots[name]])
+    return out
 
 
 def pick(spec: dict, operands) -> list:

@@ -88,3 +88,42 @@ def _round_near(acc: np.ndarray, channel: np.ndarray, multipliers: list[tuple[in
     for i in np.flatnonzero(np.abs(est - q) >= 0.5 - _WINDOW).tolist():
         q[i] = round(Fraction(int(acc[i]) * multipliers[channel[i]][0], multipliers[channel[i]][1]))  # ties to even
     return q
+
+
+# ---------------------------------------------------------------------------------------
+# requantization of a float result: "dequantize -> float operator -> quantize" (QLinearAdd, QLinearSigmoid, ...,
+# and the DequantizeLinear -> op -> QuantizeLinear chains, generator/reference/dq_op_q.py)
+# ---------------------------------------------------------------------------------------
+U32 = 2.0 ** -24  # the unit roundoff of float32
+
+
+def float_range(r: np.ndarray, err: np.ndarray, y_scale: float, y_zero_point: int, to: DType,
+                exact: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(expected, lo, hi) per element of y = saturate(round_half_even(x / y_scale) + y_zero_point) [QuantizeLinear:
+    "rounding to nearest ties to even"; the zero point added to the rounded integer], where x is a float result
+    known only to lie within err of r (r, err: float64): expected is that of r; lo and hi of the two ends of
+    [r - err, r + err] / y_scale, widened by the float32 division's own rounding (|q| * 2**-24), except where
+    `exact` says every float32 evaluation gives r and r / y_scale exactly (then lo = hi = expected)."""
+    r, err = np.asarray(r, np.float64), np.asarray(err, np.float64)
+    ys = float(y_scale)
+    lo_int, hi_int = to.int_min, to.int_max
+
+    def final(q):
+        with np.errstate(invalid="ignore"):
+            return np.clip(np.rint(q) + y_zero_point, lo_int, hi_int).astype(to.np_dtype)
+
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        q = r / ys
+        q1, q2 = (r - err) / ys, (r + err) / ys
+        qlo, qhi = np.minimum(q1, q2), np.maximum(q1, q2)
+        qlo = qlo - np.abs(qlo) * U32 * 1.0001 - 2.0 ** -140
+        qhi = qhi + np.abs(qhi) * U32 * 1.0001 + 2.0 ** -140
+    exact = np.broadcast_to(np.asarray(exact, dtype=bool), q.shape)
+    qlo, qhi = np.where(exact, q, qlo), np.where(exact, q, qhi)
+    return final(q), final(qlo), final(qhi)
+
+
+def is_power_of_two(v: float) -> bool:
+    """v is a positive power of two (a float32 scale that multiplies and divides exactly)."""
+    m, _ = np.frexp(np.float64(v))
+    return bool(v > 0 and m == 0.5)
