@@ -64,27 +64,28 @@ def readings(auto_pad: str = "NOTSET", dilations=None) -> list[str]:
 
 
 
-def _ints(v, n: int, name: str, default: int) -> list[int]:
+def _ints(v, n: int, name: str, default: int, op: str = "QLinearConv") -> list[int]:
     if v is None:
         return [default] * n
     v = [int(i) for i in v]
     if len(v) != n:
-        raise ValueError(f"QLinearConv: {name} has {len(v)} values, the kernel has {n} spatial axes")
+        raise ValueError(f"{op}: {name} has {len(v)} values, the kernel has {n} spatial axes")
     return v
 
 
 def resolve_padding(in_shape: tuple, kernel: tuple, strides: list[int], dilations: list[int], auto_pad: str,
-                    pads: list[int] | None) -> tuple[list[int], list[int], list[int]]:
-    """(pads at the beginning, pads at the end, output shape) per spatial axis [QLinearConv: auto_pad, pads].
+                    pads: list[int] | None, op: str = "QLinearConv") -> tuple[list[int], list[int], list[int]]:
+    """(pads at the beginning, pads at the end, output shape) per spatial axis [QLinearConv: auto_pad, pads;
+    ConvInteger's attributes are the same text; op names the operator in errors].
 
     NOTSET: explicit pads, [x1_begin, x2_begin, ..., x1_end, x2_end, ...], 0 if absent. VALID: none.
     SAME_UPPER / SAME_LOWER: output = ceil(input / stride); the total padding is what that output needs
     with the dilated kernel, split equally, the odd one at the end (UPPER) or the beginning (LOWER)."""
     n = len(kernel)
     if auto_pad not in AUTO_PADS:
-        raise ValueError(f"QLinearConv: auto_pad must be one of {', '.join(AUTO_PADS)}, not {auto_pad!r}")
+        raise ValueError(f"{op}: auto_pad must be one of {', '.join(AUTO_PADS)}, not {auto_pad!r}")
     if auto_pad != "NOTSET" and pads is not None:
-        raise ValueError("QLinearConv: pads cannot be used together with auto_pad " + auto_pad)
+        raise ValueError(f"{op}: pads cannot be used together with auto_pad " + auto_pad)
     extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         out = [-(-i // s) for i, s in zip(in_shape, strides)]
@@ -97,34 +98,35 @@ def resolve_padding(in_shape: tuple, kernel: tuple, strides: list[int], dilation
         pads = [0] * (2 * n)
     pads = [int(p) for p in pads]
     if len(pads) != 2 * n or min(pads) < 0:
-        raise ValueError(f"QLinearConv: pads must be {2 * n} values >= 0, got {pads}")
+        raise ValueError(f"{op}: pads must be {2 * n} values >= 0, got {pads}")
     begin, end = pads[:n], pads[n:]
     out = [(i + b + e - x) // s + 1 for i, b, e, x, s in zip(in_shape, begin, end, extent, strides)]
     return begin, end, out
 
 
 def check_shapes(x_shape: tuple, w_shape: tuple, group: int, n_w_scale: int, n_w_zero_point: int,
-                 b_shape: tuple | None, kernel_shape=None, scalars: dict | None = None) -> None:
+                 b_shape: tuple | None, kernel_shape=None, scalars: dict | None = None,
+                 op: str = "QLinearConv") -> None:
     """Raise ValueError for shapes the spec rules out [QLinearConv: inputs w, w_scale, w_zero_point, B, group]:
     X.shape[1] == W.shape[1] * group; M divisible by group; w_scale / w_zero_point with 1 or M elements;
     B 1-D of M elements; kernel_shape (when given) equal to W's spatial shape; x_scale, x_zero_point,
     y_scale, y_zero_point (`scalars`: name -> element count) per tensor."""
     if len(x_shape) < 3 or len(w_shape) != len(x_shape):
-        raise ValueError(f"QLinearConv: x {tuple(x_shape)} and w {tuple(w_shape)} must both be N x C x D1 ... Dn")
+        raise ValueError(f"{op}: x {tuple(x_shape)} and w {tuple(w_shape)} must both be N x C x D1 ... Dn")
     m, c = w_shape[0], x_shape[1]
     if group < 1 or c != w_shape[1] * group or m % group:
-        raise ValueError(f"QLinearConv: x has {c} channels, w {tuple(w_shape)} with group {group}: "
+        raise ValueError(f"{op}: x has {c} channels, w {tuple(w_shape)} with group {group}: "
                          f"the spec needs X.shape[1] == W.shape[1] * group and M divisible by group")
     for name, count in (("w_scale", n_w_scale), ("w_zero_point", n_w_zero_point)):
         if count not in (1, m):
-            raise ValueError(f"QLinearConv: {name} has {count} elements; it must have 1 or M = {m}")
+            raise ValueError(f"{op}: {name} has {count} elements; it must have 1 or M = {m}")
     if b_shape is not None and tuple(b_shape) != (m,):
-        raise ValueError(f"QLinearConv: B has shape {tuple(b_shape)}; it must be 1-D of M = {m} elements")
+        raise ValueError(f"{op}: B has shape {tuple(b_shape)}; it must be 1-D of M = {m} elements")
     if kernel_shape is not None and tuple(int(k) for k in kernel_shape) != tuple(w_shape[2:]):
-        raise ValueError(f"QLinearConv: kernel_shape {list(kernel_shape)} differs from w's {list(w_shape[2:])}")
+        raise ValueError(f"{op}: kernel_shape {list(kernel_shape)} differs from w's {list(w_shape[2:])}")
     for name, count in (scalars or {}).items():
         if count != 1:
-            raise ValueError(f"QLinearConv: {name} has {count} elements; it is per tensor (one element)")
+            raise ValueError(f"{op}: {name} has {count} elements; it is per tensor (one element)")
 
 
 def accumulate(x: np.ndarray, x_zero_point: int, w: np.ndarray, w_zero_point: np.ndarray, group: int,
