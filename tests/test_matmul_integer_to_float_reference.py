@@ -33,10 +33,30 @@ def test_float16_t3():
     assert y.dtype == np.float16 and y.tolist() == [[3.0]]
 
 
-@pytest.mark.parametrize("shape", [(2,), (4,), (2, 1)])
-def test_a_scale_not_per_tensor_is_invalid(shape):
+@pytest.mark.parametrize("shape", [(2,), (3,), (2, 1), (1, 4)])
+def test_a_scale_neither_per_tensor_nor_per_k_is_invalid(shape):
+    """A [2, 4]: a_scale is a scalar, one element or the 4 columns of A [READING_A_SCALE]."""
     with pytest.raises(ValueError):
         mitf.check_shapes((2, 4), (4, 3), shape, ())
+
+
+def test_a_scale_per_k_dequantizes_each_column_of_a():
+    """[READING_A_SCALE]: the k-th column of A with the k-th scale and zero point."""
+    a = np.array([[1, 2, 3]], np.uint8)
+    b = np.array([[1], [1], [1]], np.int8)
+    y = mitf.matmul_integer_to_float([a, b, np.array([1, 2, 4], np.float32), np.float32(0.5),
+                                      np.array([0, 1, 2], np.uint8)]).outputs[0]
+    assert y.tolist() == [[(1 * 1 + 1 * 2 + 1 * 4) * 0.5]]
+    mitf.check_shapes((2, 3), (3, 1), (3,), (), (3,))
+
+
+def test_int32_overflow_undefined_only_per_tensor():
+    """[READING_ACC_INT32]: an integer sum beyond int32 is undefined with a per-tensor A side."""
+    k = 33100
+    a, b = np.full((1, k), 255, np.uint8), np.full((k, 1), 255, np.uint8)
+    assert not mitf.matmul_integer_to_float([a, b, np.float32(1e-9), np.float32(1)]).defined
+    per_k = mitf.matmul_integer_to_float([a, b, np.full(k, 1e-9, np.float32), np.float32(1)])
+    assert per_k.defined
 
 
 def test_dqmm_is_dql_then_product_within_qerr():
