@@ -19,48 +19,16 @@ from typing import Callable, Iterator
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 from generator import dtypes
-from generator.case import Case, finish_model, value_info
-from generator.family import Catalogue, Family, split
-from generator.outcome import Outcome
+from generator.case import Case
 from generator.reference import chains as ref
 
-FAMILY = Family("chains", "Chain", "Cast.txt", name_prefix="test_chain")
-# each chain at the lowest opset its operators need (older runtimes run them too): float8 Casts with saturate 19,
-# int8 / uint8 QuantizeLinear / DequantizeLinear 13 (per-tensor, as at 10), DynamicQuantizeLinear 11
-CAST_OPSET, FLOAT8_OPSET, QUANT_OPSET, DQL_OPSET = 13, 19, 13, 11
-MIN_OPSET = DQL_OPSET
-PROFILES = ("quick", "default", "exhaustive")  # one data set per case whatever the profile: the chains are edges
-EXACT = {"mode": "exact", "reason": "each step of the chain has one result (its operator's reference); a rewrite "
-                                    "must keep it"}
-QUANT_COMPARE = {"mode": "exact", "reason": "integer sums requantized once: QuantizeLinear rounds half to even",
-                 "tolerant": {"mode": "abs", "abs": 1,
-                              "reason": "fixed-point requantization is common practice: +-1"}}
-CATALOGUE = Catalogue()
-F32 = np.float32
-
-
-def _model(name: str, nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray], constant: set[str],
-           outputs: list[tuple[str, np.ndarray]], opset: int) -> onnx.ModelProto:
-    """Graph inputs: the tensors not in `constant` (static shapes); initializers: the others."""
-    ins = [value_info(n, dtypes.from_numpy(a.dtype), a.shape) for n, a in tensors.items() if n not in constant]
-    inits = [numpy_helper.from_array(np.asarray(a), n) for n, a in tensors.items() if n in constant]
-    outs = [value_info(n, dtypes.from_numpy(np.asarray(a).dtype), np.shape(a)) for n, a in outputs]
-    return finish_model(helper.make_graph(nodes, name, ins, outs, initializer=inits), opset)
-
-
-def _cases(name: str, *, opset: int, mode: str, rewrite: str, pattern: str, op: str, spec_file: str, clause: str,
-           nodes: list[onnx.NodeProto], tensors: dict[str, np.ndarray], constant: set[str], outcome: Outcome,
-           output_names: list[str], params: dict, compare: dict = EXACT, seed: int = 0,
-           readings: list[str] = ()) -> Iterator[Case]:
-    fed = [np.asarray(a) for n, a in tensors.items() if n not in constant]
-    model = _model(name, nodes, tensors, constant, list(zip(output_names, outcome.outputs)), opset)
-    meta = FAMILY.meta(opset=opset, clause=clause, compare=compare, flags=["edge", "optimizer"], seed=seed,
-                       spec_file=spec_file, op=op, reading="; ".join(readings) or None,
-                       params={"rewrite": rewrite, "pattern": pattern, "inputs": mode, **params})
-    yield from split(name, [fed], [outcome], lambda _: model, meta, kind="graph")
+from generator.families._chains_common import (  # noqa: F401  (the family's names, shared with _chains_qops)
+    CAST_OPSET, CATALOGUE, DQL_OPSET, EXACT, F32, FAMILY, FLOAT8_OPSET, MATMUL_CLAUSE, MIN_OPSET, PROFILES, QUANT_COMPARE,
+    QUANT_OPSET, SCALED_CLAUSE)
+from generator.families._chains_common import cases as _cases
 
 
 # ---------------------------------------------------------------------------------------
@@ -245,12 +213,6 @@ def dq_conv_q_u8s8_pairs() -> Iterator[Case]:
 # ---------------------------------------------------------------------------------------
 # DynamicQuantizeLinear -> MatMulInteger
 # ---------------------------------------------------------------------------------------
-MATMUL_CLAUSE = ("DynamicQuantizeLinear-11 (function body: scale, zero point, y) then MatMulInteger-10: "
-                 "Y = matmul(A - a_zero_point, B - b_zero_point) in int32")
-SCALED_CLAUSE = MATMUL_CLAUSE + ("; Cast int32 -> float (exact below 2**24) and Mul by a_scale * b_scale (b_scale a "
-                                 "power of two: both orders of the two products give the same float32)")
-
-
 def _matmul_inputs():
     rng = np.random.Generator(np.random.PCG64(21))
     a = (rng.integers(-40, 88, size=(4, 8)) / 8).astype(F32)  # min < 0 < max: a nonzero a_zero_point
@@ -286,8 +248,8 @@ def dql_matmul_integer_scaled() -> Iterator[Case]:
              helper.make_node("Mul", ["a_scale", "b_scale"], ["s"]),
              helper.make_node("Mul", ["y_f", "s"], ["y"])]
     tensors = {"a": a, "b": b, "b_zero_point": b_zp, "b_scale": b_scale}
-    for mode in ("fed", "initializers"):
-        constant = set() if mode == "fed" else {"b", "b_zero_point", "b_scale"}
+    for mode in QUANT_MODES:
+        constant = {"fed": set(), "initializers": {"b", "b_zero_point", "b_scale"}, "constant": set(tensors)}[mode]
         yield from _cases(f"{FAMILY.prefix}_dql_matmulinteger_scaled_{mode}", opset=DQL_OPSET, mode=mode,
                           rewrite="dynamic_quantize_matmul_fusion", pattern="dql_matmul_scaled", op="MatMulInteger",
                           spec_file="onnx.defs:MatMulInteger-10", clause=SCALED_CLAUSE, nodes=nodes, tensors=tensors,
@@ -324,6 +286,9 @@ def dql_matmul_integer_tail() -> Iterator[Case]:
 
 dq_conv_q.opset = dq_conv_q_u8s8_pairs.opset = QUANT_OPSET
 dql_matmul_integer.opset = dql_matmul_integer_scaled.opset = dql_matmul_integer_tail.opset = DQL_OPSET
+
+# the QDQ patterns onnxruntime fuses into com.microsoft QOperators (QLinearAdd, ..., QGemm, DynamicQuantizeMatMul)
+from generator.families import _chains_qops  # noqa: E402,F401  (registers its entries in CATALOGUE)
 
 
 def work(profile: str = "default", seed: int = 0,

@@ -10,6 +10,12 @@ an element undefined in one step (float -> int out of range: Cast.txt) is undefi
                         quantize_linear); the float Conv is checked to be exact in float32 whatever the order of
                         its sums (conv_is_exact), so the composed result is the one any correct kernel gives
   dql_matmul_integer    DynamicQuantizeLinear -> MatMulInteger  (dynamic_quantize_linear, matmul_integer)
+  dql_matmul_integer_scaled   ... -> Cast -> Mul (a_scale * b_scale) (-> Add bias): the float result
+  qop_chain             DequantizeLinear (each operand) -> Add / Mul / Sigmoid / AveragePool / Concat ->
+                        QuantizeLinear: what onnxruntime fuses into com.microsoft QLinearAdd, ...; the float operator
+                        is float_ops.py's row, each element the range any float32 evaluation gives (qlinear_ops.bounds:
+                        exact where every term is a multiple of one power of two)
+  gemm_chain            DequantizeLinear (A, B, C) -> Gemm -> QuantizeLinear (QGemm): dq_op_q.bounds' Gemm chain
 
 Each chain has a `*_readings` companion: the readings (docs/readings.md) its steps' references name for the
 elements that stay defined in the chain's output (Cast's READING_*, QuantizeLinear's, DynamicQuantizeLinear's),
@@ -142,15 +148,66 @@ def dql_readings(a: np.ndarray) -> list[str]:
 
 
 def dql_matmul_integer_scaled(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | None,
-                              b_scale: np.ndarray) -> Outcome:
-    """dql_matmul_integer, then Cast(y, float) and Mul(Mul(a_scale, b_scale), y): the float result
-    (onnxruntime's MatMulIntegerToFloat / DynamicQuantizeMatMul fusion pattern). Cast.txt: int32 -> float32
-    rounds to nearest even; Mul: one correctly rounded float32 product each. Outcome (y float32,)."""
+                              b_scale: np.ndarray, bias: np.ndarray | None = None) -> Outcome:
+    """dql_matmul_integer, then Cast(y, float) and Mul(Mul(a_scale, b_scale), y) (then Add(y, bias)): the float
+    result (onnxruntime's MatMulIntegerToFloat / DynamicQuantizeMatMul fusion pattern). Cast.txt: int32 -> float32
+    rounds to nearest even; Mul and Add: one correctly rounded float32 result each. Outcome (y float32,)."""
     d = dql_matmul_integer(a, b, b_zero_point)
     yf = cast_ref.cast_outcome(d.outputs[0], "int32", "float")
     s = np.float32(np.float32(d.outputs[1]) * np.float32(b_scale))
     with np.errstate(all="ignore"):
         y = (yf.outputs[0].astype(np.float64) * np.float64(s)).astype(np.float32)
+        if bias is not None:
+            y = (y.astype(np.float64) + np.asarray(bias, np.float64)).astype(np.float32)
     masks = dict(d.undefined)
     _merge(masks, yf, y.shape)
     return Outcome((y,), masks)
+
+
+def dql_scaled_is_exact(a: np.ndarray, b: np.ndarray, b_zero_point, b_scale, bias=None) -> bool:
+    """Whether dql_matmul_integer_scaled's float steps are exact, so that any order of them (a fused kernel's
+    acc * (a_scale * b_scale) + bias, a multiply-add, (acc * a_scale) * b_scale) gives its result: a_scale and
+    b_scale powers of two, |acc| * a_scale * b_scale and the bias multiples of that product's unit below 2**24 of
+    it."""
+    from generator.reference.requantize import is_power_of_two
+    d = dql_matmul_integer(a, b, b_zero_point)
+    acc, a_scale = d.outputs[0], float(d.outputs[1])
+    if not (is_power_of_two(a_scale) and is_power_of_two(float(b_scale))):
+        return False
+    unit = a_scale * float(b_scale)
+    total = np.abs(acc).astype(np.float64) * unit
+    if bias is not None:
+        steps = np.asarray(bias, np.float64) / unit
+        if not np.all(steps == np.round(steps)):
+            return False
+        total = total + np.abs(np.asarray(bias, np.float64))
+    return bool(np.all(total / unit < 2 ** 24))
+
+
+# ---------------------------------------------------------------------------------------
+# DequantizeLinear -> float operator -> QuantizeLinear (the QOperators' QDQ patterns)
+# ---------------------------------------------------------------------------------------
+READING_FLOAT_ORDER = ("DequantizeLinear -> float operator -> QuantizeLinear: the float operator (and the Gemm's sums) "
+                       "in IEEE float32 in any order, exp and the logistic within 32 ulps: an element whose quotient "
+                       "that can move across a rounding boundary may be either neighbour (compare mode range; "
+                       "generator/reference/float_ops.py, dq_op_q.py)")
+
+
+def qop_chain(qop: str, inputs: list, attrs: dict) -> tuple[Outcome, list[str]]:
+    """DequantizeLinear of each operand -> the float operator of qlinear_ops.QOPS[qop] -> QuantizeLinear(y_scale,
+    y_zero_point) [DequantizeLinear, the ONNX operator (Add-14, Mul-14, Sigmoid-13, AveragePool-11, Concat-13),
+    QuantizeLinear: round half to even, then the zero point, then saturation]. inputs: in the QLinear operator's
+    slot order (qlinear_ops.slots_of). (Outcome (y,), the readings: READING_FLOAT_ORDER where some element may be
+    either neighbour)."""
+    from generator.reference import qlinear_ops
+    e, lo, hi, why = qlinear_ops.bounds(qop, inputs, attrs)
+    outcome = Outcome.by_element([e], why.astype(str) if why.size else np.zeros(e.shape, dtype=str))
+    return outcome, [READING_FLOAT_ORDER] if np.any(lo != hi) else []
+
+
+def gemm_chain(inputs: list, node: dict) -> tuple[Outcome, list[str]]:
+    """DequantizeLinear (A, B, C) -> Gemm -> QuantizeLinear [Gemm-13: alpha * A' * B' + beta * C], as
+    dq_op_q.bounds (inputs in dq_op_q.NAMES order). (Outcome (y,), readings)."""
+    from generator.reference import dq_op_q
+    e, lo, hi = dq_op_q.bounds(inputs, node)
+    return Outcome((e,)), [READING_FLOAT_ORDER] if np.any(lo != hi) else []

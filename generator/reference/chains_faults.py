@@ -19,6 +19,7 @@ from generator.faults import Fault
 from generator.interpret import compile_model, run_program
 from generator.reference import cast as cast_ref
 from generator.reference import dynamic_quantize_linear_faults as dql_faults
+from generator.reference import _chains_qop_faults as qop_faults
 from generator.reference import chains_fused, float8_bitwise, qlinear_conv_faults, qlinear_matmul_faults
 from generator.reference import lookup as reference_lookup
 from generator.reference import matmul_integer as mmi
@@ -309,17 +310,21 @@ def _sat(params: dict) -> bool:
     return params.get("pattern") == "cast" and params.get("saturate") is True
 
 
+_REQUANT = ("qdq", "dq_conv_q", "dq_matmul_q") + qop_faults.QOP_PATTERNS  # chains whose last step quantizes
+_DQL = ("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail", "dql_matmul_bias")
+
+
 def _even_zero_point(params: dict) -> str | None:
     if int(params["zero_point"]) % 2 == 0:
         return ("an even zero point: rounding half to even commutes with adding it, so the order of the two steps "
                 "changes nothing")
-    return None
+    return qop_faults.no_ties(params)
 
 
 def _not_uint8(params: dict) -> str | None:
     if params.get("zero_point_type", "uint8") != "uint8":
         return "an output other than uint8: the quantizing step's add-half path is uint8's alone"
-    return None
+    return qop_faults.no_ties(params)
 
 
 def _nosat(params: dict) -> bool:
@@ -361,16 +366,19 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="not seen; modelled as a QDQ-stripping pass run on a model that is meant to keep its "
                   "quantization error (a float fallback of the QDQ pair)"),
     Fault("chains.requant_round_half_away", "the quantizing step (or the fused kernel's requantization) rounds "
-          "half away from zero", requant_round_half_away, applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"),
+          "half away from zero", requant_round_half_away, applies=_pattern(*_REQUANT), equivalent=qop_faults.no_ties,
           seen_in="not seen in a chain; modelled as the quantize_linear family's round_half_away inside a fused "
                   "kernel (std::round in the requantization)"),
     Fault("chains.requant_zero_point_before_rounding", "the quantizing step rounds x / y_scale + y_zero_point "
           "instead of adding the zero point to the rounded quotient", requant_zero_point_before_rounding,
-          applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"), equivalent=_even_zero_point,
-          seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded)"),
+          applies=_pattern(*_REQUANT), equivalent=_even_zero_point,
+          seen_in="OpenVINO 2026.4 (measured here: Q -> DQ with an odd zero point, fed and folded; DQ -> Add / Mul / "
+                  "Concat -> Q); onnxruntime 1.32's fused QLinearAdd, QLinearMul and QLinearAveragePool (measured "
+                  "here: test_chain_dq_add_q_*, dq_mul_q_*, dq_averagepool_q_pad_* at graph_optimization_level "
+                  "extended and above)"),
     Fault("chains.requant_add_half_truncate", "the quantizing step to uint8 adds the zero point and 0.4999999 in "
           "float32 and truncates (with a constant y_scale, x * float32(1 / y_scale) fused with it)",
-          requant_add_half_truncate, applies=_pattern("qdq", "dq_conv_q", "dq_matmul_q"), equivalent=_not_uint8,
+          requant_add_half_truncate, applies=_pattern(*_REQUANT), equivalent=_not_uint8,
           seen_in="tinygrad 0.14.0 CPU (measured here: test_chain_qdq_uint8_fed / _initializers / _constant and "
                   "test_chain_dq_conv_q_fed / _initializers, data set 0 each; the quantize_linear family's "
                   "add_half_truncate and add_half_truncate_constant_scale in a chain)"),
@@ -384,12 +392,12 @@ FAULTS: tuple[Fault, ...] = (
                   "int16_pair_saturation; measured here on a model's chains, docs/from_model.md)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
           "a_zero_point out", matmul_integer_a_zero_point_ignored,
-          applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          applies=_pattern(*_DQL),
           seen_in="not seen; modelled as a fused DynamicQuantizeMatMul that takes a symmetric a (onnxruntime's "
                   "fusion requires a_zero_point to be DynamicQuantizeLinear's output)"),
     Fault("chains.dql_min_max_skip_tail8", "the DynamicQuantizeLinear step (or a fused DynamicQuantizeMatMul) "
           "reduces min / max over whole 8-element vectors only, leaving out the last n % 8 elements",
-          dql_min_max_skip_tail8, applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          dql_min_max_skip_tail8, applies=_pattern(*_DQL),
           equivalent=lambda p: None if p.get("pattern") == "dql_matmul_tail" else
           "a has 4 x 8 = 32 elements: every 8-element vector is whole, the reduction reads them all",
           seen_in="not seen; modelled as the dynamic_quantize_linear family's min_max_skip_tail8 inside a fused "
@@ -416,11 +424,11 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="OpenVINO 2026.4.1 CPU (measured here: int64 -> float -> int64 fed, 2**31 -> -2147483648)"),
     Fault("chains.dql_scale_reciprocal_y_from_range", "the DynamicQuantizeLinear step computes y_scale as range * "
           "float32(1 / 255) and y from float32(x * 255) / range", dql_scale_reciprocal_y_from_range,
-          applies=_pattern("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail"),
+          applies=_pattern(*_DQL), equivalent=qop_faults.exact_a_scale,
           seen_in="OpenVINO 2026.4.1 CPU (measured here: a_scale one ulp off in DynamicQuantizeLinear -> "
                   "MatMulInteger, "
                   "fed and initializers; the dynamic_quantize_linear family's fault of that name)"),
-)
+) + qop_faults.FAULTS
 
 
 def group_key(meta: dict) -> str:
@@ -429,7 +437,8 @@ def group_key(meta: dict) -> str:
     p = meta.get("params") or {}
     what = "->".join(p["types"]) if "types" in p else p.get("zero_point_type", "")
     sat = "" if p.get("saturate") is None else f"/saturate={int(p['saturate'])}"
-    return f"{p.get('pattern')}/{what}{sat}/{p.get('inputs')}".replace("//", "/")
+    variant = f"/{p['variant']}" if p.get("variant") else ""
+    return f"{p.get('pattern')}{variant}/{what}{sat}/{p.get('inputs')}".replace("//", "/")
 
 
 def _lookup_with(swaps: dict):

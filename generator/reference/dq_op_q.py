@@ -1,8 +1,10 @@
-"""DequantizeLinear (x, w, bias) -> Conv / MatMul -> QuantizeLinear with a model's own scales: per output element,
+"""DequantizeLinear (x, w, bias) -> Conv / MatMul / Gemm -> QuantizeLinear with a model's own scales: per output element,
 every result a float32 evaluation of the graph can give (compare mode "range", runners/compare.py).
 
 QDQ models run this chain; runtimes fuse it into one integer kernel (onnxruntime's QDQ selectors make QLinearConv /
-QLinearMatMul of it). The texts fix each step: DequantizeLinear y = (x - zero_point) * scale [DQL], Conv / MatMul
+QLinearMatMul / com.microsoft QGemm of it). A Gemm chain (op "Gemm": alpha, beta, transA, transB; x, w, b are Gemm's
+A, B, C) is Y = alpha * A' * B' + beta * C [onnx.defs Gemm-13], its bound n counting the two products by alpha and
+beta as well. The texts fix each step: DequantizeLinear y = (x - zero_point) * scale [DQL], Conv / MatMul
 sums of products in float32 [onnx.defs Conv-11, MatMul-13], QuantizeLinear y = saturate(round(x / y_scale) +
 y_zero_point), ties to even [QL]. They fix no order of the float32 sums, so where an element's quotient lies near a
 rounding boundary the result depends on it: the element may be either neighbour. Everywhere else it has one value,
@@ -27,7 +29,7 @@ import numpy as np
 from generator import dtypes
 from generator.reference.layout_kernels import conv_f64
 from generator.reference.quant_axes import expand
-from generator.reference.requantize import float_range
+from generator.reference.requantize import float_range, is_power_of_two
 
 NAMES = ("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "b", "b_scale", "b_zero_point",
          "y_scale", "y_zero_point")
@@ -53,17 +55,36 @@ def _dequantized(q, scale, zero_point, axis: int) -> np.ndarray:
     return (q - z) * s
 
 
-def _op(node: dict, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+def _op(node: dict, x: np.ndarray, w: np.ndarray, b: np.ndarray | None, magnitude: bool = False) -> np.ndarray:
+    """The op on float64 operands (magnitude: on |operands|, with |alpha| and |beta|, for the error bound)."""
     if node["op"] == "MatMul":
         y = np.matmul(x, w)
         return y if b is None else y + b
+    if node["op"] == "Gemm":
+        return _gemm(node, x, w, b, magnitude)
     pads = node["pads"]
     n = len(pads) // 2
     return conv_f64(x, w, b, node["strides"], node["dilations"], list(zip(pads[:n], pads[n:])), node["group"])
 
 
+def _gemm(node: dict, a: np.ndarray, b: np.ndarray, c: np.ndarray | None, magnitude: bool) -> np.ndarray:
+    """Gemm-13: Y = alpha * A' * B' + beta * C, A' = transpose(A) if transA, B' likewise, C unidirectionally
+    broadcast to (M, N) [onnx.defs Gemm-13]."""
+    alpha, beta = (float(np.float32(node.get(k, 1.0))) for k in ("alpha", "beta"))
+    if magnitude:
+        alpha, beta = abs(alpha), abs(beta)
+    a = a.T if node.get("transA", 0) else a
+    b = b.T if node.get("transB", 0) else b
+    y = alpha * np.matmul(a, b)
+    return y if c is None else y + beta * c
+
+
 def terms(node: dict, w_shape: tuple) -> int:
-    """n: the float32 additions of one output element (K products, + 1 with a bias)."""
+    """n: the float32 roundings of one output element beyond the products' (K - 1 sums of K products, + 1 with a
+    bias; Gemm: + 2 more, the products by alpha and by beta)."""
+    if node["op"] == "Gemm":
+        k = int(w_shape[1] if node.get("transB", 0) else w_shape[0])
+        return k + int(bool(node.get("bias"))) + 2
     k = int(w_shape[0]) if node["op"] == "MatMul" else int(np.prod(w_shape[1:], dtype=np.int64))
     return k + int(bool(node.get("bias")))
 
@@ -77,13 +98,28 @@ def bounds(inputs: list, node: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray
     wr = _dequantized(v["w"], v["w_scale"], v["w_zero_point"], node.get("w_axis", 1))
     br = None if v["b"] is None else _dequantized(v["b"], v["b_scale"], v["b_zero_point"], 0)
     r = _op(node, xr, wr, br)
-    a = _op(node, np.abs(xr), np.abs(wr), None if br is None else np.abs(br))
+    a = _op(node, np.abs(xr), np.abs(wr), None if br is None else np.abs(br), magnitude=True)
     n = terms(node, np.shape(v["w"]))
     gamma = (n + 2) * U / (1 - (n + 2) * U)
     err = gamma * a * (1 + 2.0 ** -20) + n * 2.0 ** -52 * a + 2.0 ** -140
     ys = float(np.asarray(v["y_scale"], dtype=np.float64).ravel()[0])
     zp = 0 if v["y_zero_point"] is None else int(np.asarray(v["y_zero_point"]).ravel()[0])
-    return float_range(r, err, ys, zp, out)
+    return float_range(r, err, ys, zp, out, exact(v, node, a, ys))
+
+
+def exact(v: dict, node: dict, a: np.ndarray, y_scale: float) -> np.ndarray | bool:
+    """Where every float32 evaluation gives r and r / y_scale exactly (then a tie rounds to even): per-tensor scales,
+    they, alpha, beta and y_scale powers of two, every term a multiple of the least term unit (x_scale * w_scale *
+    |alpha|, b_scale * |beta|) and A (the sum of |terms|) at most 2**24 of that unit (chains.conv_is_exact's rule)."""
+    scales = [v[k] for k in ("x_scale", "w_scale") + (("b_scale",) if v["b"] is not None else ())]
+    if any(np.size(s) != 1 for s in scales):
+        return False
+    s = [float(np.asarray(x, np.float64).ravel()[0]) for x in scales]
+    alpha, beta = (abs(float(np.float32(node.get(k, 1.0)))) for k in ("alpha", "beta"))
+    if not all(is_power_of_two(x) for x in s + [alpha, beta, y_scale]):
+        return False
+    unit = min([s[0] * s[1] * alpha] + ([s[2] * beta] if len(s) > 2 else []))
+    return (a <= unit * 2.0 ** 24) & (unit >= 2.0 ** -126)
 
 
 def undefined_share(inputs: list, node: dict) -> float:
