@@ -220,10 +220,28 @@ def qgemm(inputs: list, attrs: dict) -> Outcome:
     return Outcome((y,), {UNDEF_ACC_INT32: outside} if outside.any() else {})
 
 
-def dot_terms(inputs: list, attrs: dict, a_int8_block=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ref, bnd, qerr) per element of the float output for compare mode "dot": ref = x in float64, bnd = |alpha *
-    a_scale * b_scale| * (sum_k |da db| + |C|), qerr = 0 (the integer sum is exact)."""
-    op = operands(_inputs(inputs), attrs)
+def compare_node(attrs: dict) -> dict:
+    """The node's attributes as a "dot" compare spec carries them (integers only, generator/case_fields.py): alpha as
+    the bits of its float32 value ("alpha_bits")."""
+    out = {k: int(v) for k, v in attrs.items() if k != "alpha"}
+    if "alpha" in attrs:
+        out["alpha_bits"] = int(np.float32(attrs["alpha"]).view(np.uint32))
+    return out
+
+
+def node_attrs(node: dict) -> dict:
+    """compare_node's integers back as the node's attributes."""
+    out = {k: v for k, v in node.items() if k != "alpha_bits"}
+    if "alpha_bits" in node:
+        out["alpha"] = float(np.uint32(node["alpha_bits"]).view(np.float32))
+    return out
+
+
+def dot_terms(inputs: list, node: dict, a_int8_block=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ref, bnd, qerr) per element of the float output for compare mode "dot" (node: compare_node's form of the
+    attributes): ref = x in float64, bnd = |alpha * a_scale * b_scale| * (sum_k |da db| + |C|), qerr = 0 (the integer
+    sum is exact)."""
+    op = operands(_inputs(inputs), node_attrs(node))
     acc = accumulate(op)
     total = acc + op.c
     mag = np.matmul(np.abs(op.a - op.a_zero_point), np.abs(op.b - op.b_zero_point)) + np.abs(op.c)

@@ -145,7 +145,7 @@ def expected(g: Gemm, data: list) -> Outcome:
 def compare(g: Gemm) -> dict:
     if g.quantized:
         return COMPARE_QUANTIZED
-    return {"mode": "dot", "operands": "qgemm", "node": dict(g.attrs), "slots": list(g.slots),
+    return {"mode": "dot", "operands": "qgemm", "node": ref.compare_node(g.attrs), "slots": list(g.slots),
             "accumulation": "float", "abs_bound": ABS_BOUND, "reason": DOT_REASON}
 
 
