@@ -176,7 +176,10 @@ GEMM_CLAUSE = ("DequantizeLinear of A, B and the int32 C (scale a_scale * b_scal
                "fusion that moves C across unchanged with alpha != 1 changes the result")
 
 
-def _gemm_entry(stem: str, *, alpha: float, trans_b: int, what: str) -> Callable[[], Iterator[Case]]:
+def _gemm_entry(stem: str, *, alpha: float, trans_b: int, what: str,
+                c_factor: float = 1.0) -> Callable[[], Iterator[Case]]:
+    """A catalogue entry: DequantizeLinear (A uint8, B int8, C int32 of scale c_factor * a_scale * b_scale) -> Gemm
+    (alpha, transB) -> QuantizeLinear, in the three inputs modes."""
     def fn() -> Iterator[Case]:
         rng = np.random.Generator(np.random.PCG64(36))
         a = (128 + rng.integers(-6, 7, size=(4, 8))).astype(np.uint8)
@@ -189,7 +192,7 @@ def _gemm_entry(stem: str, *, alpha: float, trans_b: int, what: str) -> Callable
         c = np.asarray([3, -2 ** 9, 7], np.int32)
         tensors = {"a": a, "a_scale": np.asarray(a_s, F32), "a_zero_point": _u8(128),
                    "b": b, "b_scale": np.asarray(b_s, F32), "b_zero_point": _i8(0),
-                   "c": c, "c_scale": np.asarray(a_s * b_s, F32), "c_zero_point": np.asarray(0, np.int32),
+                   "c": c, "c_scale": np.asarray(c_factor * a_s * b_s, F32), "c_zero_point": np.asarray(0, np.int32),
                    "y_scale": np.asarray(2 * a_s * b_s, F32), "y_zero_point": _u8(129)}
         node = {"op": "Gemm", "out": "uint8", "bias": True, "alpha": alpha, "beta": 1.0, "transA": 0,
                 "transB": trans_b}
@@ -207,7 +210,7 @@ def _gemm_entry(stem: str, *, alpha: float, trans_b: int, what: str) -> Callable
         compare = {"mode": "range", "operands": "dq_op_q", "reason": RANGE_REASON, "tolerant": dict(TOLERANT),
                    "chain": node, "tensors": order}
         params = {"qop": "QGemm", "variant": stem, "zero_point": 129, "zero_point_type": "uint8", "x_type": "uint8",
-                  "w_type": "int8", "alpha": alpha, "transB": trans_b, "bias": True,
+                  "w_type": "int8", "alpha": alpha, "transB": trans_b, "bias": True, "c_factor": c_factor,
                   "ties": exact_ties(e, lo, hi, r, 129, base.dtypes.get("uint8")), "what": what}
         yield from _modes(f"{base.FAMILY.prefix}_{stem}", "Gemm", nodes, tensors, {"a"}, outcome, compare, params,
                           readings, rewrite="qdq_gemm_fusion", clause=GEMM_CLAUSE)
@@ -225,7 +228,10 @@ def _gemm_value(inputs: list, node: dict) -> np.ndarray:
 for _fn in (_gemm_entry("dq_gemm_q", alpha=1.0, trans_b=1,
                         what="u8 x s8 with transB and a bias of a_scale * b_scale: ties, saturation (a row of 255)"),
             _gemm_entry("dq_gemm_q_alpha", alpha=2.0, trans_b=0,
-                        what="alpha = 2 with a bias of a_scale * b_scale: QGemm reads C in alpha * a_scale * b_scale")):
+                        what="alpha = 2 with a bias of a_scale * b_scale: QGemm reads C in alpha * a_scale * b_scale"),
+            _gemm_entry("dq_gemm_q_bias_scale", alpha=1.0, trans_b=0, c_factor=2.0,
+                        what="a bias of scale 2 * a_scale * b_scale: QGemm reads C in a_scale * b_scale, so a fusion "
+                             "that moves C's int32 across unchanged must not fire")):
     base.CATALOGUE(_fn)
 
 

@@ -159,6 +159,24 @@ def gemm_bias_times_alpha(model: onnx.ModelProto):
     return _rebuilt(model, nodes, [numpy_helper.from_array(np.asarray(alpha, np.float32), alpha_name)]), {}
 
 
+def gemm_bias_scale_assumed(model: onnx.ModelProto):
+    """The fusion moves C's int32 into QGemm whatever its DequantizeLinear's scale: the bias is read in a_scale *
+    b_scale (C's own scale and zero point dropped)."""
+    op = _target(model, ("Gemm",))
+    if op is None or len(op.input) < 3 or not op.input[2]:
+        return model, {}
+    dq_a, dq_b, dq_c = _producers(model, op)
+    scale = op.output[0] + "_ab_scale"
+    nodes = []
+    for n in model.graph.node:
+        n = copy.deepcopy(n)
+        if n.output[0] == dq_c.output[0]:
+            nodes.append(helper.make_node("Mul", [dq_a.input[1], dq_b.input[1]], [scale]))
+            n = helper.make_node("DequantizeLinear", [dq_c.input[0], scale], list(n.output))
+        nodes.append(n)
+    return _rebuilt(model, nodes), {}
+
+
 def dynamic_matmul_bias_dropped(model: onnx.ModelProto):
     """The fused MatMulIntegerToFloat / DynamicQuantizeMatMul leaves its optional bias out (the Add's output is the
     Mul's)."""
@@ -239,6 +257,11 @@ FAULTS: tuple[Fault, ...] = (
           equivalent=lambda p: "alpha = 1: C's scale is a_scale * b_scale either way" if p.get("alpha", 1) == 1 else None,
           seen_in="not seen (onnxruntime 1.32 does not fuse a Gemm of alpha != 1, measured here); modelled on "
                   "QGemm's text and the selector's move of C (qdq_actions.cc GemmReplaceWithQuant)"),
+    Fault("chains.gemm_bias_scale_assumed", "the Gemm chain fused into QGemm with C's int32 moved across whatever its "
+          "scale: the bias is read in a_scale * b_scale", gemm_bias_scale_assumed, applies=_pattern("dq_gemm_q"),
+          equivalent=lambda p: "C's scale is a_scale * b_scale" if p.get("c_factor", 1) == 1 else None,
+          seen_in="not seen; modelled on the selector's move of C's input 0 alone (qdq_actions.cc GemmReplaceWithQuant: "
+                  "MoveAndAppend(dq_bias, ..., 0, ...))"),
     Fault("chains.dynamic_matmul_bias_dropped", "the fused MatMulIntegerToFloat / DynamicQuantizeMatMul leaves its "
           "optional bias out", dynamic_matmul_bias_dropped, applies=_pattern("dql_matmul_bias"),
           seen_in="not seen; modelled as a fused node built without the Add's bias input"),
