@@ -3,11 +3,14 @@
 generator/faults.py says what a fault module holds). Every fault has the reference node function's signature.
 
   zero points   x_zero_point / w_zero_point ignored; a per-channel w_zero_point read as a scalar (its element 0),
-                refused (onnxruntime), or reshaped to [M, 1, 1, 1] as for a 2-D convolution (onnx.reference: a 1-D
-                convolution's w becomes 4-D, a 3-D one's zero points line up on w's input channels); x - x_zero_point
+                refused (onnxruntime); an x_zero_point left out by the empty name before a given
+                w_zero_point refused (OpenVINO); a 1-D w_zero_point reshaped to [n, 1, 1, 1] as for a 2-D convolution
+                (onnx.reference: a 1-D convolution's w becomes 4-D, a 3-D one's zero points line up on w's input
+                channels); x - x_zero_point
                 and w - w_zero_point computed in the operands' 8-bit types (wrap)
   padding       a padded position holds the quantized 0 instead of x_zero_point (READING_PADDING: it adds
                 (0 - x_zero_point) (w - w_zero_point) per tap); SAME_UPPER / SAME_LOWER's odd pixel on the wrong side;
+                SAME with a dilation > 1 refused (onnxruntime);
                 SAME's total padding from the undilated kernel, unclamped (tinygrad's QLinearConv); a written auto_pad
                 of any value padded as SAME_UPPER (the explicit-defaults axis)
   geometry      dilations ignored by the kernel's taps; group's channel offset never applied (every output channel
@@ -95,13 +98,15 @@ def _compute(inputs: list, attrs: dict, *, drop_x: bool = False, drop_w: bool = 
              same_swapped: bool = False, same_undilated: bool = False, auto_pad_presence: bool = False,
              dilation_ignored: bool = False, group_ignored: bool = False, as_uint8: bool = False,
              pairs16: bool = False, product16: bool = False, acc16: bool = False, acc_f32: bool = False,
-             k_tail: int = 0) -> list[np.ndarray]:
+             k_tail: int = 0, same_dilated_refused: bool = False, empty_refused: bool = False) -> list[np.ndarray]:
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     xz = None if len(inputs) < 3 or inputs[2] is None else np.asarray(inputs[2])
     wz = None if len(inputs) < 4 or inputs[3] is None else np.asarray(inputs[3])
     attrs = ref._node_attrs(attrs)
     ref.check_shapes(x.shape, w.shape, None if xz is None else xz.shape, None if wz is None else wz.shape, attrs)
     per_channel = wz is not None and wz.size > 1
+    if empty_refused and xz is None and wz is not None:
+        raise Refusal("an optional input left out by the empty name before a present one")
     if w_refused and per_channel:
         raise Refusal("w_zero_point must be a scalar or a 1-D tensor of one element (per tensor)")
     if as_uint8:
@@ -114,7 +119,7 @@ def _compute(inputs: list, attrs: dict, *, drop_x: bool = False, drop_w: bool = 
     if w_first:
         wz_ = np.broadcast_to(wz_[:1], (m, 1))
     wd = w.astype(np.int64).reshape(m, -1) - wz_  # [m, cg * taps], channel outer
-    if w_as_4d and per_channel:  # w - w_zero_point.reshape(M, 1, 1, 1), broadcast by numpy's rules
+    if w_as_4d and wz is not None and wz.ndim == 1:  # w - w_zero_point.reshape(-1, 1, 1, 1), numpy's broadcasting
         if w.ndim != 4:
             try:
                 w4 = w.astype(np.int64) - wz.astype(np.int64).reshape(-1, 1, 1, 1)
@@ -131,6 +136,8 @@ def _compute(inputs: list, attrs: dict, *, drop_x: bool = False, drop_w: bool = 
     group = int(attrs.get("group", 1))
     begin, end, out, strides, dilations = ref.geometry(x.shape, w.shape, attrs)
     auto_pad = attrs.get("auto_pad", "NOTSET")
+    if same_dilated_refused and auto_pad in _SAME and max(dilations) > 1:
+        raise Refusal("Dilation not supported for SAME_UPPER or SAME_LOWER")
     if auto_pad_presence and "auto_pad" in attrs:
         auto_pad = "SAME_UPPER"
         begin, end, out = qc.resolve_padding(x.shape[2:], kernel, strides, dilations, auto_pad, None, ref.OP)
@@ -243,12 +250,19 @@ FAULTS: tuple[Fault, ...] = (
           seen_in="onnxruntime 1.32.0 CPU (conv_integer.cc: \"IsScalarOr1ElementVector(W_Zero_Point) was false. Non "
                   "per-tensor quantization is not supported now.\"; measured here)"),
     Fault("conv_integer.w_zero_point_as_4d",
-          "subtracts a per-channel w_zero_point reshaped to [M, 1, 1, 1] with numpy's broadcasting: right in 2-D, "
-          "refused where it does not broadcast to w's shape (1-D; 3-D unless M == C / group), along w's input "
-          "channels in 3-D", _node(w_as_4d=True), may_refuse=True,
-          equivalent=_unless(3, "channel", "w_zero_point is per tensor: no reshape"),
+          "subtracts a 1-D w_zero_point ([M], or [1]) reshaped to [n, 1, 1, 1] with numpy's broadcasting: right in "
+          "2-D, refused where it does not broadcast to w's shape (1-D; 3-D unless it has C / group or 1 elements), "
+          "along w's input channels in 3-D", _node(w_as_4d=True), may_refuse=True, equivalent=_unless_w_zero_point,
           seen_in="onnx-reference 1.23 (onnx/reference/ops/op_conv_integer.py: np.expand_dims(w_zero_point, "
-                  "(1, 2, 3)))"),
+                  "(1, 2, 3)) for any w_zero_point of rank 1; measured here: 1-D convolutions and the float32 witnesses "
+                  "with a [1] w_zero_point raise 'non-broadcastable output operand')"),
+    Fault("conv_integer.omitted_x_zero_point_refused",
+          "refuses a model whose x_zero_point is left out by the empty name while w_zero_point is given",
+          _node(empty_refused=True), may_refuse=True,
+          equivalent=lambda p: None if parts(p)[2:4] != ("absent", "absent") and parts(p)[2] == "absent" else
+          "x_zero_point is given, or both zero points are left out (no empty name before a present input)",
+          seen_in="OpenVINO 2026.4.1 CPU (measured here: compile_model raises \"CPU plug-in doesn't support NullNode "
+                  "operation with dynamic rank\"; MatMulInteger's matmul_integer.omitted_a_zero_point_refused)"),
     Fault("conv_integer.difference_in_8_bits",
           "subtracts each zero point in the operand's 8-bit type (x - x_zero_point wraps modulo 256)",
           _node(diff8=True), equivalent=_unless_zero_points,
@@ -269,6 +283,11 @@ FAULTS: tuple[Fault, ...] = (
           "clamped at 0 (a negative pad crops the input)", _node(same_undilated=True), may_refuse=True,
           seen_in="tinygrad 0.14.0 onnx frontend on QLinearConv (_resolve_pool_pads; qlinear_conv's fault of the "
                   "same name)"),
+    Fault("conv_integer.same_dilated_refused",
+          "refuses auto_pad SAME_UPPER / SAME_LOWER with a dilation > 1 (qlinear_conv.READING_SAME_DILATED reads "
+          "it)", _node(same_dilated_refused=True), may_refuse=True,
+          seen_in="onnxruntime 1.32.0 CPU (conv_attributes.h: \"Dilation not supported for AutoPadType::SAME_UPPER or "
+                  "AutoPadType::SAME_LOWER.\"; measured here: the 36 dilated SAME data sets of the default suite)"),
     Fault("conv_integer.auto_pad_present_as_same_upper",
           "pads as SAME_UPPER whenever the model writes auto_pad, whatever its value (NOTSET and VALID included)",
           _node(auto_pad_presence=True),

@@ -18,7 +18,8 @@ and three configurations of their own (case test_convinteger_witness_<group>_<co
            2**24 and 2**25 that no float32 holds (K a multiple of 16: no K-tail fault differs there)
   same     the group's configuration with auto_pad SAME_LOWER instead (W's total padding 1 is odd, H's dilated total 4
            differs from the undilated 2): far, then mixed
-  1d       mixed's data on a 1-D convolution x (1, 4, 7), w (2, 2, 3), group 2 (w_zero_point_as_4d refuses it)
+  1d       mixed's data on a 1-D convolution x (1, 4, 7), w (2, 2, 3), group 2, a per-tensor w_zero_point of shape [1]
+           (w_zero_point_as_4d refuses it)
 Witness data (JSON): generator/catalogue/conv_integer.py's form, with the configuration's params.
 """
 
@@ -44,9 +45,10 @@ def configuration(x_type: str, w_type: str, x_zp: str, w_zp: str, label: str = "
     base = dict(types=(x_type, w_type), x_zp=_FORMS[x_zp], w_zp=_FORMS[w_zp], data="witness")
     if label == "float32":
         return CI(what + "_float32", (1, 16, 1), (1,), 1, {"auto_pad": "NOTSET"}, **base)
-    if label == "1d":
+    if label == "1d":  # a per-tensor w_zero_point as [1] (READING_ONE_ELEMENT): a 1-D one, of the group's form
         attrs = dict(pads=[1, 2], group=2, dilations=[2], strides=[1])
-        return CI(what + "_1d", (1, 4, 7), (3,), 2, attrs, **base)
+        one_d = dict(base, w_zp="one" if w_zp == "tensor" else base["w_zp"])
+        return CI(what + "_1d", (1, 4, 7), (3,), 2, attrs, **one_d)
     return CI(what + (f"_{label}" if label else ""), (1, 4, 5, 4), (3, 3), 2, dict(attrs, group=2, dilations=[2, 1], strides=[1, 2]), **base)
 
 
@@ -56,7 +58,7 @@ def _zero_point(t: dtypes.DType, form: str, m: int, s: sampling.Stream, value: i
     n = m if form == "channel" else 1
     v = [value] * n if value is not None else s.sample([x for x in range(t.int_min, t.int_max + 1) if x != 0], n)
     arr = np.array(v, dtype=np.int64).astype(t.np_dtype)
-    return arr if form == "channel" else arr.reshape(())
+    return arr if form in ("channel", "one") else arr.reshape(())
 
 
 def candidates(ci: CI) -> list[tuple[str, list]]:
