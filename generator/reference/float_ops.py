@@ -85,11 +85,16 @@ def _leaky_relu(v, s, attrs) -> Result:
     return Result(r, np.abs(r), 3, unit)
 
 
+SOFTMAX_AXIS_DEFAULT = -1
+
+
 def softmax_axis(attrs: dict, rank: int) -> tuple[bool, int]:
     """(coerced, axis): QLinearSoftmax's "opset" attribute says which Softmax it is: below 13 the input is coerced to
-    a 2-D [prod(shape[:axis]), prod(shape[axis:])] matrix (axis default 1); from 13 one axis (default -1)."""
+    a 2-D [prod(shape[:axis]), prod(shape[axis:])] matrix; from 13 one axis. axis defaults to -1 whatever the opset
+    (the schema's default, not Softmax-11's 1: "apply softmax to elements for dimensions axis, or all dims along
+    with axis according to op-version")."""
     coerced = int(attrs["opset"]) < 13
-    axis = int(attrs.get("axis", 1 if coerced else -1))
+    axis = int(attrs.get("axis", SOFTMAX_AXIS_DEFAULT))
     return coerced, axis + rank if axis < 0 else axis
 
 

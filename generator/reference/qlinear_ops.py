@@ -74,6 +74,7 @@ class QOp:
     attrs: dict = field(default_factory=dict)  # the attributes' defaults
     required: tuple = ()  # attributes the schema requires
     clause: str = ""
+    output: str = "Y"  # the output's name in the schema
 
 
 def _unary(x: str, zp_optional: bool = True, names=("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"),
@@ -100,16 +101,17 @@ def _where(n: int) -> list[Slot]:
 
 QOPS = {row.op: row for row in (
     QOp("QLinearAdd", "Add", _binary, clause="QLinearAdd: C = (A_scale * (A - A_zero_point) + B_scale * (B - "
-        "B_zero_point))/C_scale + C_zero_point, numpy-style broadcasting"),
+        "B_zero_point))/C_scale + C_zero_point, numpy-style broadcasting", output="C"),
     QOp("QLinearMul", "Mul", _binary, clause="QLinearMul: C = ((A - A_zero_point) * (B - B_zero_point)) * (A_scale * "
-        "B_scale)/C_scale + C_zero_point, numpy-style broadcasting"),
+        "B_scale)/C_scale + C_zero_point, numpy-style broadcasting", output="C"),
     QOp("QLinearSigmoid", "Sigmoid", _unary("X"), clause="QLinearSigmoid: f(x) = quantize(Sigmoid(dequantize(x))), "
         "Sigmoid(x) = 1 / (1 + exp(-x))"),
     QOp("QLinearLeakyRelu", "LeakyRelu", _unary("X"), {"alpha": float_ops.LEAKY_ALPHA_DEFAULT},
         clause="QLinearLeakyRelu: f(x) = quantize(alpha * dequantize(x)) for dequantize(x) < 0, "
         "f(x) = quantize(dequantize(x)) for dequantize(x) >= 0"),
     QOp("QLinearSoftmax", "Softmax", _unary("X", names=("X", "X_scale", "x_zero_point", "y_scale", "y_zero_point"),
-                                            out_zp_optional=False), required=("opset",),
+                                            out_zp_optional=False),
+        {"axis": float_ops.SOFTMAX_AXIS_DEFAULT}, required=("opset",),
         clause="QLinearSoftmax: Softmax(input, axis) = Exp(input) / ReduceSum(Exp(input), axis=axis, keepdims=1); "
         "axis as Softmax-13 for opset 13+, the input coerced to an NxD matrix for opset 12-"),
     QOp("QLinearAveragePool", "AveragePool", _unary("X", names=("X", "x_scale", "x_zero_point", "y_scale",
@@ -125,7 +127,7 @@ QOPS = {row.op: row for row in (
         clause="QLinearConcat: the (tensor, scale, zero point) inputs concatenated on axis, requantized to Y's scale "
         "and zero point"),
     QOp("QLinearWhere", "Where", _where, clause="QLinearWhere: elements from X where condition is true, else from Y, "
-        "of the broadcast shape, in Z's scale and zero point"),
+        "of the broadcast shape, in Z's scale and zero point", output="Z"),
 )}
 
 
@@ -218,7 +220,7 @@ def validate(op: str, attrs: dict, input_types: list) -> None:
     if len(names) > 1 or names - {"uint8", "int8"}:
         raise ValueError(f"{op}: the tensors and zero points are all T, uint8 or int8 (got {sorted(names)})")
     for s, t in zip(slots, input_types):
-        if t is not None and s.kind == "scale" and t.name != "float32":
+        if t is not None and s.kind == "scale" and t.name != "float":
             raise ValueError(f"{op}: {s.name} is tensor(float), not {t.name}")
         if t is not None and s.kind == "cond" and t.name != "bool":
             raise ValueError(f"{op}: condition is tensor(bool), not {t.name}")
