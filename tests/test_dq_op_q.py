@@ -73,3 +73,61 @@ def test_an_exact_chain_has_no_range():
     expected, lo, hi = dq_op_q.bounds(inputs, {"op": "MatMul", "out": "uint8", "bias": False, "w_axis": 1})
     # x - 128 = (2, -3, 0, 3): (2*1 + 6 + 0 + 3) * 0.25 * 0.5 = 1.375, / 0.125 = 11, + 10
     assert expected.tolist() == [[21]] and (lo == hi).all()
+
+
+def _gemm_case(seed: int):
+    rng = np.random.default_rng(100 + seed)
+    m, k, n = 3, int(rng.integers(4, 60)), 4
+    trans_b = int(seed % 2)
+    x = rng.integers(0, 256, size=(m, k)).astype(np.uint8)
+    w = rng.integers(-127, 128, size=(n, k) if trans_b else (k, n)).astype(np.int8)
+    xs, xz = F32(rng.uniform(0.001, 0.05)), np.uint8(rng.integers(100, 140))
+    ws = F32(rng.uniform(0.0005, 0.01))
+    c = rng.integers(-5000, 5000, size=n).astype(np.int32)
+    cs = F32(xs * ws)
+    ys, yz = F32(rng.uniform(0.01, 0.3)), np.uint8(rng.integers(0, 256))
+    alpha = float(F32(rng.choice([1.0, 0.75, 2.0])))
+    inputs = [x, xs, xz, w, ws, np.int8(0), c, cs, np.int32(0), ys, yz]
+    node = {"op": "Gemm", "out": "uint8", "bias": True, "alpha": alpha, "beta": 1.0, "transA": 0, "transB": trans_b}
+    return inputs, node
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_float32_order_of_a_gemm_lands_in_the_range(seed):
+    """Gemm-13: alpha * A * B' + beta * C, each float32 order of the sums, alpha applied to the sum or to each
+    product, then QuantizeLinear."""
+    inputs, node = _gemm_case(seed)
+    x, xs, xz, w, ws, _, c, cs, _, ys, yz = inputs
+    xf = ((x.astype(F32) - F32(xz)) * xs).astype(F32)
+    wf = (w.astype(F32) * ws).astype(F32)
+    wf = wf.T if node["transB"] else wf
+    cf = (c.astype(F32) * cs).astype(F32)
+    alpha = F32(node["alpha"])
+    expected, lo, hi = dq_op_q.bounds(inputs, node)
+    prods = (xf[:, :, None] * wf[None, :, :]).astype(F32)
+    for early in (False, True):
+        terms = (prods * alpha).astype(F32) if early else prods
+        for order in ("forward", "backward", "pairwise"):
+            s = _sum32(np.moveaxis(terms, 1, -1), order)
+            g = ((s if early else (s * alpha).astype(F32)) + cf).astype(F32)
+            q = np.clip(np.rint((g / ys).astype(F32).astype(np.float64)) + int(yz), 0, 255)
+            assert ((q >= lo) & (q <= hi)).all(), (order, early)
+    assert ((expected >= lo) & (expected <= hi)).all()
+    assert np.mean(lo != hi) < 0.2
+
+
+def test_a_gemm_of_power_of_two_scales_is_exact_and_its_ties_round_to_even():
+    """x - 128 = (1, 2), w = (1, 0)': 1 * 0.25 * 1 * 0.5 = 0.125, + C = 1 * 0.125: 0.25 / y_scale 0.5 = 0.5, a tie:
+    0 (even) + 11 = 11, one value only (every float32 order is exact)."""
+    x = np.array([[129, 130]], np.uint8)
+    w = np.array([[1], [0]], np.int8)
+    node = {"op": "Gemm", "out": "uint8", "bias": True, "alpha": 1.0, "beta": 1.0, "transA": 0, "transB": 0}
+    inputs = [x, F32(0.25), np.uint8(128), w, F32(0.5), np.int8(0), np.array([1], np.int32), F32(0.125),
+              np.int32(0), F32(0.5), np.uint8(11)]
+    expected, lo, hi = dq_op_q.bounds(inputs, node)
+    assert expected.tolist() == [[11]] and (lo == hi).all()
+    inputs[1] = F32(0.25 * 1.01)  # off the power-of-two grid: the tie is no longer exact, either neighbour
+    inputs[7] = F32(inputs[1] * 0.5)
+    inputs[-2] = F32(float(inputs[1]) * 0.5 * 4)
+    _, lo, hi = dq_op_q.bounds(inputs, node)
+    assert lo.tolist() == [[11]] and hi.tolist() == [[12]]
