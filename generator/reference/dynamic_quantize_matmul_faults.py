@@ -13,7 +13,8 @@ MatMulIntegerToFloat's fault models, matmul_integer_to_float_faults.SHARED, on t
 Killed where the outputs leave the dot-product bound (run / killed: matmul_integer_to_float_faults'). A on the
 quantization grid has qerr 0 (reference READING_A_QUANT), so the bound there is a few float32 roundings.
 
-Groups (group_key): "<B type> b_zp=<absent|tensor|column> b_scale=<tensor|column> bias=<0|1>".
+Groups (group_key): "<B type> b_zp=<absent|tensor|column> b_scale=<tensor|column> bias=<0|1>[ b_nd]" (b_nd: B
+of rank > 2).
 """
 
 from __future__ import annotations
@@ -79,27 +80,27 @@ def _node(how: str = "dql", **deviation):
 
 
 def parts(p: dict) -> tuple:
-    """(B type, b_zero_point form, b_scale form, bias) of a case's params."""
+    """(B type, b_zero_point form, b_scale form, bias, B batched) of a case's params."""
     return (p.get("b_type", "uint8"), mf.B_FORMS[p.get("b_zp", "absent")], mf.B_FORMS[p.get("b_scale", "tensor")],
-            bool(p.get("bias")))
+            bool(p.get("bias")), len(p.get("b_shape", ())) > 2)
 
 
 def group_key(meta: dict) -> str:
-    bt, bz, bs, bias = parts(meta.get("params") or {})
-    return f"{bt} b_zp={bz} b_scale={bs} bias={int(bias)}"
+    bt, bz, bs, bias, nd = parts(meta.get("params") or {})
+    return f"{bt} b_zp={bz} b_scale={bs} bias={int(bias)}" + (" b_nd" if nd else "")
 
 
 def _as_mitf(p: dict) -> dict:
     """A DynamicQuantizeMatMul group's params as MatMulIntegerToFloat's (A uint8 with a zero point, float T3)."""
-    bt, bz, bs, bias = parts(p)
+    bt, bz, bs, bias, nd = parts(p)
     return {"t3": "float", "a_type": "uint8", "b_type": bt, "a_zp": "tensor", "a_scale": "tensor", "b_zp": bz,
-            "b_scale": bs, "bias": bias}
+            "b_scale": bs, "bias": bias, "b_shape": [1, 1, 1] if nd else [1, 1]}
 
 
 _SHARED = {f.name: f for f in mf.SHARED}
 _AFTER = {"b_zero_point_ignored": dict(drop_b=True), "b_zero_point_first": dict(b_zp_first=True),
           "b_scale_first": dict(b_scale_first=True), "bias_ignored": dict(bias_ignored=True),
-          "bias_before_scaling": dict(bias_before=True), "scale_product_float16": dict(scale16=True),
+          "bias_before_scaling": dict(bias_before=True), "b_zero_point_per_column_nd_refused": dict(nd_zp_refused=True), "bias_before_b_scale": dict(bias_before_b=True), "scale_product_float16": dict(scale16=True),
           "dequantized_float16": dict(deq16=True), "int16_pair_saturation": dict(pairs16=True)}
 
 
@@ -108,6 +109,7 @@ def _after(name: str) -> Fault:
     through _as_mitf."""
     f = _SHARED[name]
     return _prefixed(FAMILY, Fault(f.name, f.what, _node(**_AFTER[name]), seen_in=f.seen_in, cpu=f.cpu,
+                                   may_refuse=f.may_refuse,
                                    equivalent=lambda p, f=f: f.equivalent(_as_mitf(p)),
                                    applies=lambda p, f=f: f.applies(_as_mitf(p))))
 

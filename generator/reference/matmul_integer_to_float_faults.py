@@ -4,8 +4,10 @@ DynamicQuantizeMatMul's faults (dynamic_quantize_matmul_faults.py) run the same 
 
   zero points    a_zero_point / b_zero_point ignored; only element 0 of a per-column b_zero_point used
   scales         only element 0 of a per-column b_scale used (read as a scalar), of a per-k a_scale likewise; a per-k
-                 a_scale / a_zero_point refused (onnxruntime); a_scale * b_scale rounded to float16 (float32 T3)
-  bias           ignored; added to the integer sum before the scaling
+                 a_scale read per column of Y, a per-k a_zero_point refused (onnxruntime); a_scale * b_scale rounded
+                 to float16 (float32 T3)
+  bias           ignored; added to the integer sum before the scaling; added before the per-column b_scale
+                 multiplication (onnxruntime, B of rank 3)
   types          B's bits read as A's type (mixed uint8 / int8 pairs)
   arithmetic     raw u8 x s8 products in int16-saturating pairs (x86 VPMADDUBSW; matmul_integer_faults'); the
                  operands dequantized in float32 and summed in float32 in K order (float32 T3: the bound holds the
@@ -16,7 +18,7 @@ A fault is killed where its outputs leave the case's dot-product bound (compare 
 `run` hands `killed` the data set's inputs with the outputs.
 
 Groups (group_key): "<T3> <A type> <B type> a=<absent|tensor|k> b_zp=<absent|tensor|column>
-b_scale=<tensor|column> bias=<0|1>", the A side's form the widest of a_scale's and a_zero_point's ("a=absent": no
+b_scale=<tensor|column> bias=<0|1>[ b_nd]" (b_nd: B of rank > 2), the A side's form the widest of a_scale's and a_zero_point's ("a=absent": no
 a_zero_point, a per-tensor a_scale).
 """
 
@@ -50,13 +52,25 @@ def _batched_k_order(fa: np.ndarray, fb: np.ndarray, acc_type) -> np.ndarray:
 def compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, b_scale_first: bool = False,
             b_zp_first: bool = False, a_scale_first: bool = False, k_refused: bool = False,
             bias_ignored: bool = False, bias_before: bool = False, scale16: bool = False, pairs16: bool = False,
-            acc_f32: bool = False, deq16: bool = False, b_as_a: bool = False, sum16: bool = False) -> list:
+            acc_f32: bool = False, deq16: bool = False, b_as_a: bool = False, sum16: bool = False,
+            zp_k_refused: bool = False, a_scale_per_n: bool = False, bias_before_b: bool = False,
+            nd_zp_refused: bool = False) -> list:
     """Y of MatMulIntegerToFloat's inputs (reference order) with the named deviations (module docstring)."""
     a, b, a_s, b_s, a_zp, b_zp, bias = ref._inputs(inputs)
     a, b = np.asarray(a), np.asarray(b)
     t3 = np.asarray(a_s).dtype
     if k_refused and (ref.per_k(a_s) or ref.per_k(a_zp)):
         raise Refusal("a_scale / a_zero_point must be a scalar or a 1-D tensor of one element")
+    if nd_zp_refused and b.ndim > 2 and b_zp is not None and np.shape(b_zp) == (b.shape[-1],) and b.shape[-1] > 1:
+        raise Refusal("MatmulInteger : b zero point is not valid")
+    if zp_k_refused and ref.per_k(a_zp):
+        raise Refusal("input a zero point must be a scalar or 1D tensor of size 1. Per-Channel is not supported yet")
+    if a_scale_per_n and ref.per_k(a_s):  # a [K] a_scale multiplies Y's columns: broadcast error unless K == N
+        if np.size(a_s) != b.shape[-1]:
+            raise Refusal("Attempting to broadcast an axis by a dimension other than 1")
+        y, _ = ref.scaled_terms(a, b, np.float32(1), b_s, a_zp, b_zp, None)
+        y = y * ref.side(a_s) + (0 if bias is None else np.asarray(bias, np.float64))
+        return [np.asarray(y).astype(t3)]
     if b_as_a and a.dtype != b.dtype:
         b, b_zp = b.view(a.dtype), None if b_zp is None else np.asarray(b_zp).view(a.dtype)
     a_zp = None if drop_a else a_zp
@@ -82,8 +96,9 @@ def compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, b_scale
             y, _ = ref.scaled_terms(a, b, a_s, b_s, a_zp, b_zp, None)
         else:
             if pairs16:
-                raw = mif._compute([a, b, None if a_zp is None else np.asarray(a_zp).reshape(()),
-                                    b_zp if b_zp is None or np.size(b_zp) > 1 else np.asarray(b_zp).reshape(())],
+                bz = None if b_zp is None else np.broadcast_to(np.asarray(b_zp).reshape(1, -1),
+                                                               b.shape[:-2] + (1, b.shape[-1])).copy()
+                raw = mif._compute([a, b, None if a_zp is None else np.asarray(a_zp).reshape(()), bz],
                                    pairs16=True)[0].astype(np.float64)
             else:
                 raw = np.matmul(da, db).astype(np.float64)
@@ -91,6 +106,8 @@ def compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, b_scale
                 raw = raw.astype(np.float16).astype(np.float64)
             if bias_before and bias is not None:
                 raw, bias = raw + np.asarray(bias).astype(np.float64), None
+            if bias_before_b and bias is not None:  # (sum * a_scale + bias) * b_scale
+                return [np.asarray((raw * sa + np.asarray(bias, np.float64)) * sb).astype(t3)]
             s = sa * sb
             if scale16:
                 s = np.asarray(s).astype(np.float16).astype(np.float64)
@@ -111,16 +128,17 @@ def _node(**deviation):
 # groups
 # ---------------------------------------------------------------------------------------
 def parts(p: dict) -> tuple:
-    """(T3, A type, B type, A side form, b_zero_point form, b_scale form, bias) of a case's params."""
+    """(T3, A type, B type, A side form, b_zero_point form, b_scale form, bias, B batched) of a case's params."""
     a_zp, a_s = A_FORMS[p.get("a_zp", "absent")], A_FORMS[p.get("a_scale", "tensor")]
     a_side = "k" if "k" in (a_zp, a_s) else a_zp
     return (p.get("t3", "float"), p.get("a_type", "uint8"), p.get("b_type", "uint8"), a_side,
-            B_FORMS[p.get("b_zp", "absent")], B_FORMS[p.get("b_scale", "tensor")], bool(p.get("bias")))
+            B_FORMS[p.get("b_zp", "absent")], B_FORMS[p.get("b_scale", "tensor")], bool(p.get("bias")),
+            len(p.get("b_shape", ())) > 2)
 
 
 def group_key(meta: dict) -> str:
-    t3, at, bt, a_side, bz, bs, bias = parts(meta.get("params") or {})
-    return f"{t3} {at} {bt} a={a_side} b_zp={bz} b_scale={bs} bias={int(bias)}"
+    t3, at, bt, a_side, bz, bs, bias, nd = parts(meta.get("params") or {})
+    return f"{t3} {at} {bt} a={a_side} b_zp={bz} b_scale={bs} bias={int(bias)}" + (" b_nd" if nd else "")
 
 
 def _unless(index: int, *forms, why: str):
@@ -128,7 +146,8 @@ def _unless(index: int, *forms, why: str):
 
 
 def _per_tensor_a(p: dict) -> str | None:
-    return "A's side is per column k: no integer sum is formed" if parts(p)[3] == "k" else None
+    return ("A's side is per column k: the bound allows 2 (K + 2) float32 roundings there, more than a K-order float32 "
+            "sum of float32-dequantized products makes" if parts(p)[3] == "k" else None)
 
 
 def _unless_mixed(p: dict) -> str | None:
@@ -157,6 +176,16 @@ SHARED: tuple[Fault, ...] = (
           _node(bias_before=True), applies=lambda p: parts(p)[6] and parts(p)[3] != "k",
           seen_in=_NOT_SEEN + "QGemm's C input (an int32 bias quantized with a_scale * b_scale) read into a "
                               "float bias"),
+    Fault("b_zero_point_per_column_nd_refused", "refuses a per-column b_zero_point [N] when B has batch "
+          "dimensions (rank > 2), though the text's 1-D form holds for any B", _node(nd_zp_refused=True),
+          may_refuse=True, applies=lambda p: parts(p)[4] == "column" and parts(p)[7],
+          seen_in="onnxruntime 1.32.0 CPU (measured here: dynamic_quantize_matmul.cc IsBQuantParamSupported: "
+                  "'MatmulInteger : b zero point is not valid' for B [3, 5, 4] with b_zero_point [4])"),
+    Fault("bias_before_b_scale", "with a per-column b_scale, adds the bias before the b_scale multiplication "
+          "((sum * a_scale + bias) * b_scale)", _node(bias_before_b=True),
+          applies=lambda p: parts(p)[6] and parts(p)[5] == "column" and parts(p)[3] != "k",
+          seen_in="onnxruntime 1.32.0 CPU (measured here: a B of rank 3 with a per-column b_scale and a bias, "
+                  "test_matmulintegertofloat_batch_broadcast: every element off by bias * (b_scale - 1))"),
     Fault("scale_product_float16", "rounds a_scale * b_scale to float16 before scaling the sum",
           _node(scale16=True), applies=lambda p: _float32_t3(p) and parts(p)[3] != "k",
           seen_in=_NOT_SEEN + "a float16 epilogue (the fused graph's Mul in a float16 model) on float32 scales; "
@@ -186,11 +215,16 @@ FAULTS: tuple[Fault, ...] = tuple(_prefixed("matmul_integer_to_float", f) for f 
           "(a_scale[0] for every k)", _node(a_scale_first=True),
           equivalent=lambda p: None if A_FORMS[p.get("a_scale", "tensor")] == "k" else "a_scale is per tensor",
           seen_in=_NOT_SEEN + "a per-tensor A scale given the text's per-column form"),
-    Fault("matmul_integer_to_float.a_per_k_refused", "refuses a per-column-of-A a_scale or a_zero_point ([K]), "
-          "though the text defines it", _node(k_refused=True), may_refuse=True,
-          equivalent=lambda p: None if parts(p)[3] == "k" else "A's side is per tensor: nothing to refuse",
-          seen_in="onnxruntime 1.32.0 CPU (measured here: matmul_integer_to_float.cc enforces a scalar or 1-element "
-                  "a_scale)"),
+    Fault("matmul_integer_to_float.a_zero_point_per_k_refused", "refuses a per-column-of-A a_zero_point ([K]), "
+          "though the text defines it", _node(zp_k_refused=True), may_refuse=True,
+          equivalent=lambda p: None if A_FORMS[p.get("a_zp", "absent")] == "k" else "a_zero_point is not per k",
+          seen_in="onnxruntime 1.32.0 CPU (measured here: dynamic_quantize_matmul.cc: 'input a zero point must be a "
+                  "scalar or 1D tensor of size 1. Per-Channel is not supported yet')"),
+    Fault("matmul_integer_to_float.a_scale_per_output_column", "multiplies Y's columns by a [K] a_scale (read per "
+          "column of Y, not of A); a broadcast error where K != N", _node(a_scale_per_n=True), may_refuse=True,
+          equivalent=lambda p: None if A_FORMS[p.get("a_scale", "tensor")] == "k" else "a_scale is per tensor",
+          seen_in="onnxruntime 1.32.0 CPU (measured here: A [2, 3] one-hot rows, B of ones, a_scale [1, 2, 4] gives "
+                  "every row [1, 2, 4]; K != N fails 'Attempting to broadcast an axis by a dimension other than 1')"),
     Fault("matmul_integer_to_float.b_read_as_a_type", "reads B's bits (and b_zero_point's) as A's type",
           _node(b_as_a=True), equivalent=_unless_mixed,
           seen_in=_NOT_SEEN + "a kernel written for one signedness given a mixed pair"),
