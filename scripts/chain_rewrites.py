@@ -7,7 +7,9 @@ For every graph case of the chains family in SUITE (gen-cases SUITE --family cha
 model it optimized (SessionOptions.optimized_model_filepath) and the verdict (runners.execute, strict tier); for
 OpenVINO (default settings of its backend, the CPU device), the runtime model's layer types
 (compiled_model.get_runtime_model()) and the verdict. A rewrite fired where the op list differs from the case's
-own. Prints a Markdown table; --json writes the rows.
+own. Prints a Markdown table, then a summary per targeted rewrite: at each level, in how many of its cases the
+optimized model differs from the case's, the op types it introduced (com.microsoft::QLinearAdd, ...) and the verdicts
+(--summary prints the summary alone); --json writes the rows.
 """
 
 from __future__ import annotations
@@ -118,12 +120,45 @@ def markdown(table: list[dict], levels: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _introduced(row: dict, ops_after) -> set[str]:
+    return set() if isinstance(ops_after, str) else set(ops_after) - set(row["ops"])
+
+
+def summary(table: list[dict], levels: list[str]) -> str:
+    """Per targeted rewrite (params "rewrite"), per onnxruntime level: "fired k/n" (the optimized model differs from
+    the case's in k of its n cases), the op types the rewrite brought in, and the verdicts; OpenVINO's verdicts."""
+    by_rewrite: dict[str, list[dict]] = {}
+    for r in table:
+        by_rewrite.setdefault(str(r["rewrite"]), []).append(r)
+    head = ["rewrite", "cases"] + [f"ort {lvl}" for lvl in levels] + ["openvino"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def verdicts(entries) -> str:
+        counts: dict[str, int] = {}
+        for e in entries:
+            counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+        return ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))
+    for rewrite, rows_ in sorted(by_rewrite.items()):
+        cells = [rewrite, str(len(rows_))]
+        for lvl in levels:
+            entries = [r["onnxruntime"][lvl] for r in rows_]
+            fired = sum(e["ops"] != r["ops"] for e, r in zip(entries, rows_))
+            new = sorted(set().union(*(_introduced(r, e["ops"]) for e, r in zip(entries, rows_))))
+            into = f" into {' '.join(n.removeprefix('com.microsoft::') for n in new)}" if new else ""
+            cells.append(f"fired {fired}/{len(rows_)}{into}; {verdicts(entries)}")
+        ovs = [r["openvino"] for r in rows_ if r["openvino"] is not None]
+        cells.append(verdicts(ovs) if ovs else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite", type=Path)
     ap.add_argument("--levels", default="disable,all", help="onnxruntime levels, comma separated")
     ap.add_argument("--no-openvino", action="store_true")
     ap.add_argument("--json", type=Path, help="write the rows here too")
+    ap.add_argument("--summary", action="store_true", help="print the per-rewrite summary alone")
     args = ap.parse_args(argv)
     if not (args.suite / "graph").is_dir():
         print(f"chain_rewrites: {args.suite} holds no graph/ folder (gen-cases SUITE --family chains)",
@@ -135,7 +170,9 @@ def main(argv: list[str]) -> int:
     except (BackendOptionError, UnknownBackend, KeyError, ValueError) as exc:
         print(f"chain_rewrites: {exc}", file=sys.stderr)
         return 2
-    print(markdown(table, levels), end="")
+    if not args.summary:
+        print(markdown(table, levels))
+    print(summary(table, levels), end="")
     if args.json:
         args.json.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0

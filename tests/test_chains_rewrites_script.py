@@ -53,3 +53,17 @@ def test_an_unknown_level_is_one_line(tmp_path, capsys):
     assert _script().main([str(tmp_path), "--levels", "fastest", "--no-openvino"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "graph_optimization_level=fastest" in err
+
+
+def test_the_summary_says_which_fusion_fires_at_which_level(tmp_path, capsys):
+    cases = generate(chains)
+    for name in ("test_chain_dq_add_q_initializers", "test_chain_dq_add_q_fed", "test_chain_dq_sigmoid_q_initializers"):
+        write_case(cases[name], tmp_path)
+    assert _script().main([str(tmp_path), "--levels", "basic,extended", "--no-openvino", "--summary"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("| rewrite | cases | ort basic | ort extended | openvino |")
+    add = next(line for line in text.splitlines() if line.startswith("| qdq_add_fusion |"))
+    # onnxruntime's QDQ selectors run at extended, not basic; its fused QLinearAdd adds the zero point before
+    # rounding, so the cases' ties fail there
+    assert "| 2 | fired 0/2; pass 2 | fired 2/2 into QLinearAdd; fail 2 |" in add
+    assert "fired 1/1 into QLinearSigmoid; pass 1" in text
