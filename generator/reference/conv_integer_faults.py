@@ -4,7 +4,8 @@ generator/faults.py says what a fault module holds). Every fault has the referen
 
   zero points   x_zero_point / w_zero_point ignored; a per-channel w_zero_point read as a scalar (its element 0),
                 refused (onnxruntime); an x_zero_point left out by the empty name before a given
-                w_zero_point refused (OpenVINO); a 1-D w_zero_point reshaped to [n, 1, 1, 1] as for a 2-D convolution
+                w_zero_point refused (OpenVINO, tinygrad); a 1-D w_zero_point subtracted by numpy's broadcasting,
+                along w's last axis (tinygrad); a 1-D w_zero_point reshaped to [n, 1, 1, 1] as for a 2-D convolution
                 (onnx.reference: a 1-D convolution's w becomes 4-D, a 3-D one's zero points line up on w's input
                 channels); x - x_zero_point
                 and w - w_zero_point computed in the operands' 8-bit types (wrap)
@@ -98,7 +99,8 @@ def _compute(inputs: list, attrs: dict, *, drop_x: bool = False, drop_w: bool = 
              same_swapped: bool = False, same_undilated: bool = False, auto_pad_presence: bool = False,
              dilation_ignored: bool = False, group_ignored: bool = False, as_uint8: bool = False,
              pairs16: bool = False, product16: bool = False, acc16: bool = False, acc_f32: bool = False,
-             k_tail: int = 0, same_dilated_refused: bool = False, empty_refused: bool = False) -> list[np.ndarray]:
+             k_tail: int = 0, same_dilated_refused: bool = False, empty_refused: bool = False,
+             w_last: bool = False) -> list[np.ndarray]:
     x, w = np.asarray(inputs[0]), np.asarray(inputs[1])
     xz = None if len(inputs) < 3 or inputs[2] is None else np.asarray(inputs[2])
     wz = None if len(inputs) < 4 or inputs[3] is None else np.asarray(inputs[3])
@@ -128,6 +130,14 @@ def _compute(inputs: list, attrs: dict, *, drop_x: bool = False, drop_w: bool = 
             if w4.shape != w.shape:
                 raise Refusal(f"w - w_zero_point[:, None, None, None] has shape {w4.shape}, w {w.shape}")
             wd = w4.reshape(m, -1)
+    if w_last and wz is not None and wz.ndim == 1:  # w - w_zero_point as numpy broadcasts a vector: the last axis
+        try:
+            wl = w.astype(np.int64) - wz.astype(np.int64)
+        except ValueError as exc:
+            raise Refusal(f"w - w_zero_point: {exc}") from None
+        if wl.shape != w.shape:
+            raise Refusal(f"w - w_zero_point has shape {wl.shape}, w {w.shape}")
+        wd = wl.reshape(m, -1)
     xd = x.astype(np.int64) - xz_
     if diff8:
         xd = xd.astype(x.dtype).astype(np.int64)
@@ -262,7 +272,15 @@ FAULTS: tuple[Fault, ...] = (
           equivalent=lambda p: None if parts(p)[2:4] != ("absent", "absent") and parts(p)[2] == "absent" else
           "x_zero_point is given, or both zero points are left out (no empty name before a present input)",
           seen_in="OpenVINO 2026.4.1 CPU (measured here: compile_model raises \"CPU plug-in doesn't support NullNode "
-                  "operation with dynamic rank\"; MatMulInteger's matmul_integer.omitted_a_zero_point_refused)"),
+                  "operation with dynamic rank\"; MatMulInteger's matmul_integer.omitted_a_zero_point_refused); "
+                  "tinygrad 0.14.0 (measured here: 'Could not infer dtype of None')"),
+    Fault("conv_integer.w_zero_point_along_last_axis",
+          "subtracts a 1-D w_zero_point from w by numpy's broadcasting (along w's last axis, a kernel axis): wrong "
+          "where M equals the last kernel size, refused where it does not broadcast", _node(w_last=True),
+          may_refuse=True, equivalent=_unless(3, "channel", "w_zero_point is per tensor: one value broadcasts alike"),
+          seen_in="tinygrad 0.14.0 onnx frontend (measured here: 'shape mismatch: objects cannot be broadcast to a "
+                  "single shape ((2, 2, 3, 3), (2,))' on the per-channel data sets, wrong values where M is the "
+                  "last kernel size: test_convinteger_example_with_padding, test_convinteger_conv3d_per_channel)"),
     Fault("conv_integer.difference_in_8_bits",
           "subtracts each zero point in the operand's 8-bit type (x - x_zero_point wraps modulo 256)",
           _node(diff8=True), equivalent=_unless_zero_points,
@@ -281,8 +299,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("conv_integer.same_pads_from_undilated_kernel",
           "computes SAME's total padding per axis from the undilated kernel, (ceil(i / s) - 1) * s + k - i, not "
           "clamped at 0 (a negative pad crops the input)", _node(same_undilated=True), may_refuse=True,
-          seen_in="tinygrad 0.14.0 onnx frontend on QLinearConv (_resolve_pool_pads; qlinear_conv's fault of the "
-                  "same name)"),
+          seen_in="tinygrad 0.14.0 onnx frontend (_resolve_pool_pads; measured here: reproduces its 32 failing "
+                  "dilated SAME data sets of the default suite, e.g. test_convinteger_same_lower_s1_d2_even; "
+                  "qlinear_conv's fault of the same name)"),
     Fault("conv_integer.same_dilated_refused",
           "refuses auto_pad SAME_UPPER / SAME_LOWER with a dilation > 1 (qlinear_conv.READING_SAME_DILATED reads "
           "it)", _node(same_dilated_refused=True), may_refuse=True,
