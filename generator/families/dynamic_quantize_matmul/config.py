@@ -109,7 +109,7 @@ def draw_a(cfg: Config, s: sampling.Stream, kind: str) -> np.ndarray:
     if kind == "random":
         return (s.integers(-2**20, 2**20, shape).astype(np.float64) * 2.0 ** -18).astype(np.float32)
     if kind == "pairs":
-        return np.full(shape, 2.5, np.float32)
+        return np.full(shape, 255 * STEP, np.float32)  # q = 255 throughout, the scale STEP exactly
     lo, hi, zp = {"grid": (0, 255, s.integers(1, 254)), "positive": (1, 255, 0), "negative": (0, 254, 255),
                   "truncated": (0, 253, 0)}[kind]
     if kind == "grid":  # rows after the first in a narrower band around the zero point

@@ -123,6 +123,12 @@ def a_2d_b_3d():
 
 
 @CATALOGUE
+def b_3d_per_column():
+    """A batched B [2, K, N] with b_zero_point and b_scale [N] (the text's 1-D form, whatever B's rank)."""
+    return Config("b_3d_per_column", a_shape=(2, 3, 5), b_shape=(2, 5, 4), b_zp="column", b_scale="column")
+
+
+@CATALOGUE
 def k_0():
     """K = 0: every Y element is the empty sum 0 (+ bias)."""
     return Config("k_0", a_shape=(3, 0), b_shape=(0, 4), bias=True, kinds=("random",))
