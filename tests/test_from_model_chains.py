@@ -86,3 +86,58 @@ def test_the_reference_passes_and_one_unit_off_fails(suite):
         off.flat[np.argmax((lo == hi) & (y < 255))] += 1  # one element one unit up, where its range is one value
         assert not compare_outputs([y], [off], names, types, spec, "strict", inputs=ops).ok
         assert compare_outputs([y], [off], names, types, spec, "tolerant", inputs=ops).ok
+
+
+def qdq_qop_model():
+    """x -> DQ -> Sigmoid -> Q; -> DQ -> Add (B a constant) -> Q; -> DQ -> AveragePool -> Q; and a Concat of two
+    activations (not taken: the chain takes one)."""
+    inits = [tensor(np.float32(0.05), "xs", "float"), tensor(np.uint8(128), "xz", "uint8"),
+             tensor(np.float32(1 / 256), "ss", "float"), tensor(np.uint8(0), "sz", "uint8"),
+             tensor(np.arange(8, dtype=np.uint8).reshape(1, 1, 1, 8) * 30, "b", "uint8"),
+             tensor(np.float32(0.02), "bs", "float"), tensor(np.uint8(101), "bz", "uint8"),
+             tensor(np.float32(0.07), "as", "float"), tensor(np.uint8(125), "az", "uint8"),
+             tensor(np.float32(0.04), "ps", "float"), tensor(np.uint8(131), "pz", "uint8")]
+    nodes = [helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dqx"),
+             helper.make_node("Sigmoid", ["xf"], ["sg"], name="sigmoid"),
+             helper.make_node("QuantizeLinear", ["sg", "ss", "sz"], ["sq"], name="qs"),
+             helper.make_node("DequantizeLinear", ["b", "bs", "bz"], ["bf"], name="dqb"),
+             helper.make_node("Add", ["xf", "bf"], ["ad"], name="add"),
+             helper.make_node("QuantizeLinear", ["ad", "as", "az"], ["aq"], name="qa"),
+             helper.make_node("AveragePool", ["xf"], ["pl"], name="pool", kernel_shape=[1, 3], pads=[0, 1, 0, 1],
+                              count_include_pad=1),
+             helper.make_node("QuantizeLinear", ["pl", "ps", "pz"], ["pq"], name="qp"),
+             helper.make_node("DequantizeLinear", ["sq", "ss", "sz"], ["sf"], name="dqs"),
+             helper.make_node("Concat", ["xf", "sf"], ["cc"], name="concat", axis=1),
+             helper.make_node("QuantizeLinear", ["cc", "xs", "xz"], ["cq"], name="qc")]
+    return graph_model(nodes, [("xq", "uint8", [1, 1, 2, 8])],
+                       [("aq", "uint8", [1, 1, 2, 8]), ("pq", "uint8", [1, 1, 2, 8]), ("cq", "uint8", [1, 2, 2, 8])],
+                       inits, 13)
+
+
+@pytest.fixture(scope="module")
+def qop_suite(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("chains_qop")
+    return tmp, *from_model(qdq_qop_model(), tmp)
+
+
+def test_the_qoperator_chains_are_found_and_judged_by_the_qlinear_bounds(qop_suite):
+    tmp, out, manifest = qop_suite
+    chains = {tuple(c["nodes"]): c for c in manifest["model"]["chains"]}
+    for nodes, qop in ((("dqx", "sigmoid", "qs"), "QLinearSigmoid"), (("dqx", "dqb", "add", "qa"), "QLinearAdd"),
+                       (("dqx", "pool", "qp"), "QLinearAveragePool")):
+        assert chains[nodes].get("cases"), nodes
+        case = json.loads((out / "graph" / chains[nodes]["cases"][0] / "case.json").read_text())
+        assert case["compare"]["mode"] == "range" and case["compare"]["chain"]["op"] == qop
+        assert case["params"]["qop"] == qop and case["params"]["rewrite"].startswith("qdq_")
+    add = json.loads((out / "graph" / chains["dqx", "dqb", "add", "qa"]["cases"][0] / "case.json").read_text())
+    assert add["compare"]["tensors"] == {"A": "xq", "A_scale": "xs", "A_zero_point": "xz", "B": "b",
+                                         "B_scale": "bs", "B_zero_point": "bz", "C_scale": "as",
+                                         "C_zero_point": "az"}
+    concat = next(c for n, c in chains.items() if "concat" in n)
+    assert "second activation" in concat["why"]
+
+
+def test_the_qoperator_chains_pass_on_the_reference(qop_suite):
+    tmp, out, _ = qop_suite
+    assert set(verdicts(run_suite(out, "opconform", tmp))) == {"pass"}
+    assert check_constants(out, qdq_qop_model()) > 5

@@ -5,7 +5,10 @@ them, x's data from the QuantizeLinear adapter (generator/from_model/quantize_li
 two references in turn. Each node is still a node case of its own as well.
 
 Also DequantizeLinear (x, w, bias) -> Conv / MatMul -> QuantizeLinear, what onnxruntime fuses into QLinearConv /
-QLinearMatMul: judged by what any float32 order of the sums gives (compare mode "range", reference/dq_op_q.py).
+QLinearMatMul: judged by what any float32 order of the sums gives (compare mode "range", reference/dq_op_q.py); and
+DequantizeLinear -> Add / Mul / Sigmoid / LeakyRelu / Softmax / AveragePool / GlobalAveragePool / Concat ->
+QuantizeLinear, what it fuses into the com.microsoft QLinear* operators (qop_chain: the range of the QLinear
+operator's float function, reference/qlinear_ops.py), where the op's first input is the chain's one activation.
 
 A pair is taken when the QuantizeLinear's output feeds the DequantizeLinear's x and both take float32 scales (the
 float32 product (q - zp) * scale then has one rounding: the chains family's exact comparison holds)."""
@@ -86,18 +89,19 @@ RANGE_REASON = ("one result per element unless the float32 sums' order can move 
 
 
 def op_chains(source: Source) -> list[list[Site]]:
-    """[DQ x, DQ w, (DQ bias), Conv | MatMul, Q] in graph order: a Q whose x is a Conv's / MatMul's output, whose
-    inputs are DequantizeLinear outputs."""
+    """[DQ x, DQ w, (DQ bias), Conv | MatMul, Q] or [DQ of each input, Add | Mul | Sigmoid | ..., Q] in graph order:
+    a Q whose x is such an op's output, whose inputs are DequantizeLinear outputs."""
     producer = {op.name: site for site in source.sites for op in site.outputs if op.name}
     found = []
     for q in source.sites:
         if q.key != ("", "QuantizeLinear") or not q.inputs:
             continue
         op = producer.get(q.inputs[0].name)
-        if op is None or op.key not in (("", "Conv"), ("", "MatMul")):
+        if op is None or op.key not in (("", "Conv"), ("", "MatMul")) + tuple(("", k) for k in QOP_CHAIN_OPS):
             continue
         dqs = [producer.get(i.name) for i in op.inputs if i.name]
-        if len(dqs) < 2 or any(d is None or d.key != ("", "DequantizeLinear") for d in dqs):
+        if len(dqs) < (1 if op.op in QOP_CHAIN_OPS else 2) or any(
+                d is None or d.key != ("", "DequantizeLinear") for d in dqs):
             continue
         found.append(sorted([*dqs, op, q], key=lambda s: s.index))
     return found
@@ -111,6 +115,8 @@ def plan_op_chain(chain: list[Site], ctx: Context) -> Plan | str:
     """The chain's graph case: x's quantized data generated, everything else the model's."""
     from generator.reference import dq_op_q, qlinear_conv as qc
     *dqs, op, q = sorted(chain, key=lambda s: s.index)
+    if op.op in QOP_CHAIN_OPS:
+        return plan_qop_chain(chain, ctx)
     by_output = {d.outputs[0].name: d for d in dqs}
     dqx, dqw = by_output.get(op.inputs[0].name), by_output.get(op.inputs[1].name)
     dqb = by_output.get(op.inputs[2].name) if len(op.inputs) > 2 and op.inputs[2].name else None
@@ -167,22 +173,9 @@ def plan_op_chain(chain: list[Site], ctx: Context) -> Plan | str:
         return Outcome((expected,)), (((dq_op_q.READING,) if np.any(lo != hi) else ()) +
                                       ((dq_op_q.ONE_ELEMENT,) if one_element else ()))
 
-    xt = x.type
     zx = int(np.asarray(consts.get("x_zero_point", 0)).ravel()[0])
-    lo_t, hi_t = xt.int_min, xt.int_max
-    edges = [[np.full(x.shape, v, xt.np_dtype)] for v in (zx, lo_t, hi_t)]
-    edges.append([np.resize(np.array([lo_t, hi_t], xt.np_dtype), x.shape)])
-    given = ctx.range(x.name)
-    r_lo, r_hi = (int(max(lo_t, np.floor(given[0]))), int(min(hi_t, np.ceil(given[1])))) if given else (lo_t, hi_t)
-
-    def random(stream):
-        return [stream.integers(r_lo, r_hi, size=int(np.prod(x.shape))).reshape(x.shape).astype(xt.np_dtype)]
-
-    def draw(stream):
-        near = stream.integers(max(lo_t, zx - 8), min(hi_t, zx + 8), size=int(np.prod(x.shape)))
-        wide = stream.integers(lo_t, hi_t, size=near.size)
-        pick = stream.booleans(size=near.size)
-        return [np.where(pick, near, wide).reshape(x.shape).astype(xt.np_dtype)]
+    edges, draw, random, given = _x_data(x, zx, ctx)
+    xt = x.type
 
     y_zp = consts.get("y_zero_point")
     zp = int(np.asarray(y_zp).ravel()[0]) if y_zp is not None else 0
@@ -204,3 +197,104 @@ def chain_site_value(chain: list[Site], tensor: str):
             if i.name == tensor and i.constant:
                 return i.value()
     return None
+
+
+def _x_data(x, zx: int, ctx: Context):
+    """(edges, draw, random, calibrated) of a chain's quantized activation x: all at its zero point, at each end of
+    its type, the two ends alternating; draws near the zero point or anywhere; random in the calibration range."""
+    xt = x.type
+    lo_t, hi_t = xt.int_min, xt.int_max
+    edges = [[np.full(x.shape, v, xt.np_dtype)] for v in (zx, lo_t, hi_t)]
+    edges.append([np.resize(np.array([lo_t, hi_t], xt.np_dtype), x.shape)])
+    given = ctx.range(x.name)
+    r_lo, r_hi = (int(max(lo_t, np.floor(given[0]))), int(min(hi_t, np.ceil(given[1])))) if given else (lo_t, hi_t)
+
+    def random(stream):
+        return [stream.integers(r_lo, r_hi, size=int(np.prod(x.shape))).reshape(x.shape).astype(xt.np_dtype)]
+
+    def draw(stream):
+        near = stream.integers(max(lo_t, zx - 8), min(hi_t, zx + 8), size=int(np.prod(x.shape)))
+        wide = stream.integers(lo_t, hi_t, size=near.size)
+        pick = stream.booleans(size=near.size)
+        return [np.where(pick, near, wide).reshape(x.shape).astype(xt.np_dtype)]
+    return edges, draw, random, given
+
+
+# ---------------------------------------------------------------------------------------
+# DequantizeLinear -> Add / Mul / Sigmoid / ... -> QuantizeLinear: the com.microsoft QLinear* operators' chains
+# ---------------------------------------------------------------------------------------
+QOP_CHAIN_OPS = {"Add": "QLinearAdd", "Mul": "QLinearMul", "Sigmoid": "QLinearSigmoid",
+                 "LeakyRelu": "QLinearLeakyRelu", "Softmax": "QLinearSoftmax", "AveragePool": "QLinearAveragePool",
+                 "GlobalAveragePool": "QLinearGlobalAveragePool", "Concat": "QLinearConcat"}
+QOP_CLAUSE = ("DequantizeLinear: y = (x - x_zero_point) * x_scale; the float operator in float32; QuantizeLinear: y = "
+              "saturate(round(x / y_scale) + y_zero_point), ties to even. A fused QLinear* kernel must give what the "
+              "three steps give")
+
+
+def plan_qop_chain(chain: list[Site], ctx: Context) -> Plan | str:
+    """The DequantizeLinear -> op -> QuantizeLinear chain's graph case, its op's first input's quantized data
+    generated; every other DequantizeLinear's inputs, every scale and zero point, the model's constants (per
+    tensor, float32 scales, one 8-bit type throughout)."""
+    from generator.families._chains_qops import SPECS, _roles
+    from generator.reference import chains as chains_ref
+    from generator.reference import qlinear_ops
+    *dqs, op, q = sorted(chain, key=lambda s: s.index)
+    by_output = {d.outputs[0].name: d for d in dqs}
+    ordered = [by_output.get(i.name) for i in op.inputs]
+    if any(d is None for d in ordered) or len(set(map(id, ordered))) != len(ordered):
+        return "the op's inputs are not each a DequantizeLinear of its own"
+    x = ordered[0].inputs[0]
+    if x.constant or x.type is None or x.shape is None:
+        return "the chain's first x is a constant or of unknown type / shape"
+    for s in ordered[1:]:
+        if not all(i.constant for i in s.inputs if i.origin != "absent"):
+            return "a second activation: the chain takes one (the op's first input), the others the model's constants"
+    for s in ordered + [q]:
+        if not all(i.constant for i in s.inputs[1:] if i.origin != "absent"):
+            return "a scale or zero point of the chain is computed by another node"
+        if np.asarray(s.inputs[1].value()).size != 1 or s.inputs[1].type is None or s.inputs[1].type.name != "float":
+            return "the chain's quantization is per tensor, with float32 scales"
+    out = q.outputs[0].type or (q.inputs[2].type if len(q.inputs) > 2 and q.inputs[2].origin != "absent" else None)
+    types = {s.inputs[0].type.name if s.inputs[0].type else None for s in ordered} | {out.name if out else None}
+    if len(types) != 1 or types - {"uint8", "int8"}:
+        return "the QLinear* operators take one 8-bit type throughout (uint8 or int8)"
+    attrs = {a.name: decode_attribute(a) for a in op.node.attribute}
+    if op.op == "Softmax":
+        attrs["opset"] = op.opset
+    qop = QOP_CHAIN_OPS[op.op]
+    roles = _roles(op.op, len(ordered))
+    slots = qlinear_ops.slots_of(qop, 2 + 3 * len(ordered))
+    site_of = dict(zip(roles, ordered))
+    tensors = {}
+    for slot in slots:
+        site, j = (q, {"scale": 1, "zp": 2}[slot.kind]) if slot.role == qlinear_ops.OUT else (
+            site_of[slot.role], {"q": 0, "scale": 1, "zp": 2}[slot.kind])
+        if len(site.inputs) > j and site.inputs[j].origin != "absent":
+            tensors[slot.name] = site.inputs[j].name
+    consts = {k: chain_site_value(chain, t) for k, t in tensors.items() if t != x.name}
+    first = next(s.name for s in slots if s.kind == "q")
+
+    def inputs_of(xv):
+        return [xv if s.name == first else consts.get(s.name) for s in slots]
+
+    def outcome(args):
+        o, readings = chains_ref.qop_chain(qop, inputs_of(args[0]), attrs)
+        return o, tuple(readings)
+
+    def zero_point(slot_name):
+        return int(np.asarray(consts[slot_name]).ravel()[0]) if slot_name in consts else 0
+    zx = zero_point(next(s.name for s in slots if s.role == roles[0] and s.kind == "zp"))
+    edges, draw, random, given = _x_data(x, zx, ctx)
+    y_zp = consts.get(next(s.name for s in slots if s.role == qlinear_ops.OUT and s.kind == "zp"))
+    zp = int(np.asarray(y_zp).ravel()[0]) if y_zp is not None else 0
+    compare = {"mode": "range", "operands": "dq_op_q", "chain": {"op": qop, **attrs, "n_inputs": len(slots)},
+               "tensors": tensors, "reason": RANGE_REASON,
+               "tolerant": {"widen": 1, "reason": "fixed-point requantization is common practice: +-1"}}
+    params = {"rewrite": f"qdq_{op.op.lower()}_fusion", "pattern": f"dq_{op.op.lower()}_q", "inputs": "initializers",
+              "qop": qop, "zero_point_type": out.name, "zero_point": zp, "attrs": attrs,
+              "zero_points": [zero_point(s.name) for s in slots if s.kind == "zp" and s.role != qlinear_ops.OUT]}
+    rest = [s for s in sorted(chain, key=lambda s: s.index) if s is not ordered[0]]
+    return Plan("chains", params, QOP_CLAUSE, compare, [0], edges, draw, random, outcome,
+                spec_file=SPECS.get(op.op, f"onnx.defs:{op.op}-{op.opset}"), flags=("optimizer",),
+                range_note="calibration" if given else "x's whole type range", chain=rest,
+                label=f"chain_dq_{op.op.lower()}_q", op=op.op, kind="graph")
