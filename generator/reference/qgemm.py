@@ -186,9 +186,11 @@ def multiplier(alpha: float, a_scale: float, b_scale: float, y_scale: float) -> 
 
 
 def column_multipliers(op: Operands, alpha: float | None = None) -> list[tuple[int, int]]:
-    """The exact multiplier of each output column (one for a per-tensor b_scale)."""
+    """The exact multiplier of each of the N output columns (requantize reads one per channel)."""
     alpha = op.alpha if alpha is None else alpha
-    return [multiplier(alpha, op.a_scale, s, op.y_scale) for s in np.reshape(op.b_scale, -1).tolist()]
+    n = op.c.shape[1]
+    unique = {s: multiplier(alpha, op.a_scale, s, op.y_scale) for s in np.reshape(op.b_scale, -1).tolist()}
+    return [unique[s] for s in np.broadcast_to(np.asarray(op.b_scale), (n,)).tolist()]
 
 
 def requantized(total: np.ndarray, op: Operands, alpha: float | None = None) -> np.ndarray:

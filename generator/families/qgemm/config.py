@@ -150,7 +150,7 @@ def compare(g: Gemm) -> dict:
 
 
 def reading(g: Gemm) -> str:
-    per_column = "column" in (g.b_scale_form, g.b_zp_form)
+    per_column = g.n > 1 and "column" in (g.b_scale_form, g.b_zp_form)
     return "; ".join(ref.readings(g.quantized, per_column))
 
 

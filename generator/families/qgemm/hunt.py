@@ -18,6 +18,7 @@ from generator.requant_hunt import ints, pick, tie_scales
 HUNT_WHAT = "hunt"
 HUNT_SCALES = ("pow2",) * 4 + ("tie",) * 6 + ("random",) * 4 + ("saturate",) * 2 + ("bad",)
 _ALPHAS = (None, 1.0, 0.5, -1.0, 2.0, 0.25, -0.5, 3.0, 0.1, 0.0)
+_TIE_ALPHAS = (None, 1.0, 0.5, 2.0, 0.25)
 _C = (None, "mn", "n", "m1", "1n", "scalar")
 
 
@@ -78,12 +79,15 @@ def _hunt_gemm(draw) -> Gemm:
     m, n = draw(ints(1, 4)), draw(ints(1, 4))
     k = 0 if draw(ints(0, 7)) == 7 else draw(pick((2, 1, 3, 4, 8, 16, 17, 33)))
     y = draw(pick(("uint8", "int8", "float")))
-    c = draw(pick(_C))
-    form = draw(pick(("tensor", "column", "one")))
-    return Gemm(HUNT_WHAT, m, k, n, draw(pick((None, 0, 1))), draw(pick((None, 0, 1))), draw(pick(_ALPHAS)),
+    c = draw(pick(_C[1:])) if draw(pick((False, True))) else None
+    form = draw(pick(("tensor", "column"))) if draw(ints(0, 5)) else "one"
+    scales = draw(pick(HUNT_SCALES))
+    # a tie's scales (requant_hunt.tie_scales) put alpha * a_scale * b_scale / y_scale on it only for an alpha of a
+    # power of two (y_scale takes it, exactly)
+    alpha = draw(pick(_TIE_ALPHAS if scales == "tie" and y != "float" else _ALPHAS))
+    return Gemm(HUNT_WHAT, m, k, n, draw(pick((None, 0, 1))), draw(pick((None, 0, 1))), alpha,
                 (draw(pick(ref.INT_TYPES)), draw(pick(ref.INT_TYPES)), y), form, draw(pick(("tensor", form))),
-                {None: None, "mn": (m, n), "n": (n,), "m1": (m, 1), "1n": (1, n), "scalar": ()}[c],
-                draw(pick(HUNT_SCALES)))
+                {None: None, "mn": (m, n), "n": (n,), "m1": (m, 1), "1n": (1, n), "scalar": ()}[c], scales)
 
 
 def _values(draw, t: dtypes.DType, shape: tuple, zp) -> np.ndarray:
@@ -141,6 +145,7 @@ def _hunt_inputs(draw, g: Gemm) -> list[np.ndarray]:
             tie = tie_scales(draw, total.reshape(1, -1), yt, int(yz))
             if tie is not None:
                 _, x, w, ys = tie
+                ys *= abs(g.alpha or 1.0)  # a power of two (_TIE_ALPHAS): the tie stays exact
                 data["a_scale"], data["b_scale"] = np.float32(x), np.full(sh["b_scale"], w, np.float32)
         data["y_scale"], data["y_zero_point"] = np.float32(ys), yz
     if g.scales == "bad":
