@@ -54,13 +54,15 @@ def compute(inputs: list, *, drop_a: bool = False, drop_b: bool = False, b_scale
             bias_ignored: bool = False, bias_before: bool = False, scale16: bool = False, pairs16: bool = False,
             acc_f32: bool = False, deq16: bool = False, b_as_a: bool = False, sum16: bool = False,
             zp_k_refused: bool = False, a_scale_per_n: bool = False, bias_before_b: bool = False,
-            nd_zp_refused: bool = False) -> list:
+            nd_zp_refused: bool = False, s8u8_refused: bool = False) -> list:
     """Y of MatMulIntegerToFloat's inputs (reference order) with the named deviations (module docstring)."""
     a, b, a_s, b_s, a_zp, b_zp, bias = ref._inputs(inputs)
     a, b = np.asarray(a), np.asarray(b)
     t3 = np.asarray(a_s).dtype
     if k_refused and (ref.per_k(a_s) or ref.per_k(a_zp)):
         raise Refusal("a_scale / a_zero_point must be a scalar or a 1-D tensor of one element")
+    if s8u8_refused and a.dtype == np.int8 and b.dtype == np.uint8:
+        raise Refusal("no kernel for A int8 with B uint8")
     if nd_zp_refused and b.ndim > 2 and b_zp is not None and np.shape(b_zp) == (b.shape[-1],) and b.shape[-1] > 1:
         raise Refusal("MatmulInteger : b zero point is not valid")
     if zp_k_refused and ref.per_k(a_zp):
@@ -225,6 +227,11 @@ FAULTS: tuple[Fault, ...] = tuple(_prefixed("matmul_integer_to_float", f) for f 
           equivalent=lambda p: None if A_FORMS[p.get("a_scale", "tensor")] == "k" else "a_scale is per tensor",
           seen_in="onnxruntime 1.32.0 CPU (measured here: A [2, 3] one-hot rows, B of ones, a_scale [1, 2, 4] gives "
                   "every row [1, 2, 4]; K != N fails 'Attempting to broadcast an axis by a dimension other than 1')"),
+    Fault("matmul_integer_to_float.int8_uint8_refused", "refuses A int8 with B uint8 (no kernel for that pair), "
+          "though T1 and T2 allow it", _node(s8u8_refused=True), may_refuse=True,
+          equivalent=lambda p: None if parts(p)[1:3] == ("int8", "uint8") else "the pair is not int8 x uint8",
+          seen_in="onnxruntime 1.32.0 CPU (measured here: 'NOT_IMPLEMENTED : Could not find an implementation for "
+                  "MatMulIntegerToFloat(1)' for float T3; the float16 kernel takes the pair)"),
     Fault("matmul_integer_to_float.b_read_as_a_type", "reads B's bits (and b_zero_point's) as A's type",
           _node(b_as_a=True), equivalent=_unless_mixed,
           seen_in=_NOT_SEEN + "a kernel written for one signedness given a mixed pair"),
