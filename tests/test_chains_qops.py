@@ -18,7 +18,8 @@ from generator.reference import dq_op_q
 
 CASES = generate(chains)
 FAULTS = {f.name: f for f in F.FAULTS}
-PATTERNS = {"dq_add_q": "QLinearAdd", "dq_add_q_int8": "QLinearAdd", "dq_mul_q": "QLinearMul",
+PATTERNS = {"dq_add_q": "QLinearAdd", "dq_add_q_int8": "QLinearAdd", "dq_add_q_tail": "QLinearAdd",
+            "dq_mul_q_tail": "QLinearMul", "dq_mul_q": "QLinearMul",
             "dq_sigmoid_q": "QLinearSigmoid", "dq_sigmoid_q_int8": "QLinearSigmoid",
             "dq_averagepool_q_pad_exclude": "QLinearAveragePool", "dq_averagepool_q_pad_include": "QLinearAveragePool",
             "dq_concat_q": "QLinearConcat", "dq_gemm_q": "QGemm", "dq_gemm_q_alpha": "QGemm",
@@ -163,3 +164,15 @@ def test_equivalence_proofs_hold_where_they_say():
     assert FAULTS["chains.gemm_bias_times_alpha"].equivalent(alpha1)
     assert FAULTS["chains.gemm_bias_scale_assumed"].equivalent(alpha1)
     assert FAULTS["chains.gemm_bias_scale_assumed"].equivalent(dict(alpha1, c_factor=2.0)) is None
+
+
+def test_the_tail_cases_put_their_ties_in_the_last_vector():
+    for stem in ("dq_add_q_tail", "dq_mul_q_tail"):
+        case = CASES[f"test_chain_{stem}_fed"]
+        a = case.inputs[0][0]
+        assert a.shape == (33,) and a[-4:].tolist() == [130, 126, 134, 122]
+        assert ((a[:-4].astype(int) - 128) % 4 == 0).all() and case.meta["params"]["ties"]
+    # Add: (130 - 128) / 16 + (5 - 3) / 8 = 0.375 / 0.25 = 1.5 -> 2 (even) + 129 = 131
+    assert _y("dq_add_q_tail_fed")[-4] == 131
+    # Mul: (130 - 128) / 16 * (131 - 129) / 2 = 0.125 / 0.25 = 0.5 -> 0 (even) + 127 = 127
+    assert _y("dq_mul_q_tail_fed")[-4] == 127

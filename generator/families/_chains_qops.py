@@ -20,6 +20,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from generator.axes import with_tail
 from generator.case import Case
 from generator.families import _chains_common as base
 from generator.reference import chains as ref
@@ -145,6 +146,15 @@ ENTRIES = [
                what="Sigmoid over all 256 uint8 values, y_scale 1/256 (the quantizer's choice for Sigmoid)"),
     _qop_entry("dq_sigmoid_q_int8", "Sigmoid", [(ALL_I8, 0.05, _i8(0))], (2 ** -8, _i8(-128)), {},
                what="Sigmoid over all 256 int8 values, y zero point -128"),
+]
+# the vector-tail axis (generator/axes.py): 33 elements, the ties last (the partial last vector of every width 4 .. 32),
+# B one element (the fused kernels' scalar-B path)
+_TAIL_A = with_tail(_u8([128, 132, 124, 140]), _u8([130, 126, 134, 122]), 33)
+ENTRIES += [
+    _qop_entry("dq_add_q_tail", "Add", [(_TAIL_A, 2 ** -4, _u8(128)), (_u8([5]), 2 ** -3, _u8(3))],
+               (2 ** -2, _u8(129)), {}, what="33 elements, B of one: the ties (a - 128 = 2 mod 4) in the last four"),
+    _qop_entry("dq_mul_q_tail", "Mul", [(_TAIL_A, 2 ** -4, _u8(128)), (_u8([131]), 2 ** -1, _u8(129))],
+               (2 ** -2, _u8(127)), {}, what="33 elements, B of one: the ties (a - 128 = 2 mod 4) in the last four"),
 ]
 _POOL_X = _u8([[[[255, 0, 129, 7], [3, 255, 255, 1], [128, 131, 0, 255], [5, 250, 127, 2]],
                 [[128, 129, 130, 131], [127, 126, 125, 124], [255, 255, 255, 255], [0, 0, 0, 1]]]])
