@@ -318,7 +318,8 @@ def group_key(meta: dict) -> str:
 def _slot_inputs(model: onnx.ModelProto, inputs: list) -> tuple[str, list, dict]:
     """(op, the node's inputs in slot order with None for an omitted one, its attributes) of a one-node model."""
     node = model.graph.node[0]
-    by_name = dict(zip([v.name for v in model.graph.input], inputs))
+    held = dot_bound.operands(model, inputs)  # the fed inputs, then the initializers (a model's constants)
+    by_name = dict(zip(held.names, held))
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
     attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in attrs.items()}
     n = len(ref.slots_of(node.op_type, len(node.input)))
