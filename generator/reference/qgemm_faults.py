@@ -16,6 +16,7 @@
                   int16_pairs)
   vector tails    the last N % W output columns (W = 4, 8, 16; all when N < W) rounded half away from zero
   float output    Y rounded through float16
+  K = 0           Y left zero (onnxruntime leaves it unwritten)
 
 Groups (group_key): "<float | quantized> <b per_tensor | per_column> <c | no_c>" from case.json "params" (output
 type, b_scale / b_zero_point shapes, C's shape). The requantization faults do not apply to a float output, the float16
@@ -82,7 +83,8 @@ def _round_exact(v: np.ndarray, how: str) -> np.ndarray:
 def _qgemm(inputs: list, attrs: dict, *, requant: str = "exact", alpha_one: bool = False, alpha_after: bool = False,
            c_without_alpha: bool = False, c_y_scale: bool = False, c_after_round: bool = False,
            ignore: str | None = None, b_zp_first: bool = False, b_scale_first: bool = False, pairs16: bool = False,
-           tail: int | None = None, float16: bool = False, refuse_mixed: bool = False) -> list[np.ndarray]:
+           tail: int | None = None, float16: bool = False, refuse_mixed: bool = False,
+           k0_zero: bool = False) -> list[np.ndarray]:
     """The reference QGemm with the given deviation."""
     attrs = dict(attrs)
     if refuse_mixed and np.size(inputs[4]) != np.size(inputs[5] if len(inputs) > 5 and inputs[5] is not None else 1):
@@ -98,6 +100,8 @@ def _qgemm(inputs: list, attrs: dict, *, requant: str = "exact", alpha_one: bool
     if not outcome.defined:
         return list(outcome.outputs)
     op = ref.operands(inputs, attrs)
+    if k0_zero and op.a.shape[1] == 0:  # the empty product: Y left as allocated (zeroed), C and y_zero_point unused
+        return [np.zeros_like(outcome.outputs[0])]
     if b_zp_first:
         op.b_zero_point = _first(op.b_zero_point)
     if b_scale_first:
@@ -191,6 +195,11 @@ def _unless_c(p: dict) -> str | None:
     return None if parts(p)[2] else "C is omitted (a scalar 0): its scale and where it is added change nothing"
 
 
+def _unless_k0_differs(p: dict) -> str | None:
+    quantized, _, c = parts(p)
+    return None if quantized or c else "a float output without C is 0 for K = 0: the zeros the fault leaves"
+
+
 _REQUANT_SEEN = {
     "requant_float32": "onnxruntime (MLAS MLAS_QGEMM_REQUANT_OUTPUT_PROCESSOR: float32 scale alpha * a_scale * "
                        "b_scale / y_scale, float(acc) * scale); not yet measured on QGemm",
@@ -249,6 +258,11 @@ FAULTS: tuple[Fault, ...] = tuple(
             _node(tail=w), applies=_quantized,
             seen_in=_NOT_SEEN + f"a {w}-lane requantization loop whose scalar remainder calls std::round")
       for w in TAIL_WIDTHS),
+    Fault("qgemm.k_0_zero", "K = 0: Y is 0 everywhere (Y zero-initialized, the empty product's C and "
+          "requantization skipped)", _node(k0_zero=True), equivalent=_unless_k0_differs,
+          seen_in="onnxruntime 1.32.0 CPU, partly (measured here: for K = 0 it leaves Y unwritten, test_qgemm_k_0 and "
+                  "test_qgemm_k_0_float give an earlier allocation's bytes: this fault is the zero-initialized form "
+                  "of that)"),
     Fault("qgemm.float_output_via_float16", "rounds the float output through float16", _node(float16=True),
           applies=_float, seen_in=_NOT_SEEN + "a float16 output buffer converted to float32"),
 )

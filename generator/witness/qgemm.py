@@ -13,6 +13,7 @@ where the class is per column; C [M, N] where it has C), each built by construct
                   enumeration (_float_tie_bs)
   saturation      y_scale ten times too small
   int16 pairs     A = a_zero_point = 255, B = b_zero_point = -128: every exact term 0, every raw pair -65280
+  K = 0           the empty product (y from C and y_zero_point alone)
 and each fault takes the first candidate that tells it from the reference under the case's compare (qgemm_faults.
 killed: exact for a quantized output, the dot-product bound for a float one), `how: "construction"`.
 """
@@ -99,6 +100,8 @@ def candidates(parts: tuple[bool, bool, bool]) -> list[tuple[str, Gemm, list[np.
         g = replace(g0, scales="saturate")
         out += [("saturate", g, draw_dataset(g, s, i)) for i in range(2)]
     out.append(("pairs", g0, _pairs_data(g0, s)))
+    g = replace(g0, k=0)
+    out += [("k_0", g, draw_dataset(g, s, i)) for i in range(2)]
     return out
 
 
