@@ -94,8 +94,9 @@ def _qop_entry(stem: str, op: str, operands: list[tuple], y: tuple, attrs: dict,
         nodes.append(helper.make_node("QuantizeLinear", ["c", "y_scale", "y_zero_point"], ["y"]))
         compare = {"mode": "range", "operands": "dq_op_q", "reason": RANGE_REASON, "tolerant": dict(TOLERANT),
                    "chain": {"op": qop, **attrs, "n_inputs": len(slots)}, "tensors": slot_names}
-        params = {"qop": qop, "variant": stem, "zero_point": int(y[1]), "zero_point_type": base.dtypes.from_numpy(y[1].dtype).name,
-                  "ties": exact_ties(e, lo, hi, r / float(y[0]), int(y[1]), base.dtypes.from_numpy(y[1].dtype)), "what": what, "attrs": attrs,
+        out = base.dtypes.from_numpy(y[1].dtype)
+        params = {"qop": qop, "variant": stem, "zero_point": int(y[1]), "zero_point_type": out.name,
+                  "ties": exact_ties(e, lo, hi, r / float(y[0]), int(y[1]), out), "what": what, "attrs": attrs,
                   "zero_points": [int(z) for _, _, z in operands], "scales": [float(s) for _, s, _ in operands]}
         yield from _modes(f"{base.FAMILY.prefix}_{stem}", op, nodes, tensors, set(names), outcome, compare, params,
                           readings, rewrite=f"qdq_{op.lower()}_fusion", modes=modes)

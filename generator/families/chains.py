@@ -26,8 +26,8 @@ from generator.case import Case
 from generator.reference import chains as ref
 
 from generator.families._chains_common import (  # noqa: F401  (the family's names, shared with _chains_qops)
-    CAST_OPSET, CATALOGUE, DQL_OPSET, EXACT, F32, FAMILY, FLOAT8_OPSET, MATMUL_CLAUSE, MIN_OPSET, PROFILES, QUANT_COMPARE,
-    QUANT_OPSET, SCALED_CLAUSE)
+    CAST_OPSET, CATALOGUE, DQL_OPSET, EXACT, F32, FAMILY, FLOAT8_OPSET, MATMUL_CLAUSE, MIN_OPSET, PROFILES,
+    QUANT_COMPARE, QUANT_OPSET, SCALED_CLAUSE)
 from generator.families._chains_common import cases as _cases
 
 

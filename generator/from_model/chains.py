@@ -258,7 +258,12 @@ def plan_qop_chain(chain: list[Site], ctx: Context) -> Plan | str:
     types = {s.inputs[0].type.name if s.inputs[0].type else None for s in ordered} | {out.name if out else None}
     if len(types) != 1 or types - {"uint8", "int8"}:
         return "the QLinear* operators take one 8-bit type throughout (uint8 or int8)"
+    from generator.reference import lookup
+    if lookup("", op.op) is None:
+        return f"the project has no reference of {op.op} to run the chain node by node"
     attrs = {a.name: decode_attribute(a) for a in op.node.attribute}
+    if op.op == "AveragePool" and (attrs.get("ceil_mode") or any(d != 1 for d in attrs.get("dilations", []))):
+        return "AveragePool with ceil_mode / dilations: the project's AveragePool reference implements neither"
     if op.op == "Softmax":
         attrs["opset"] = op.opset
     qop = QOP_CHAIN_OPS[op.op]

@@ -232,8 +232,8 @@ def _pads_included(params: dict) -> str | None:
 
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("chains.qop_zero_point_ignored", "the fused QOperator kernel reads its first quantized input without its zero "
-          "point", first_zero_point_ignored, applies=_pattern(*QOP_PATTERNS),
+    Fault("chains.qop_zero_point_ignored", "the fused QOperator kernel reads its first quantized input without its "
+          "zero point", first_zero_point_ignored, applies=_pattern(*QOP_PATTERNS),
           equivalent=lambda p: "the first input's zero point is 0" if (p.get("zero_points") or [1])[0] == 0 else None,
           seen_in="not seen; modelled as a fused kernel written for symmetric (zero point 0) quantization"),
     Fault("chains.concat_first_input_params", "the fused QLinearConcat dequantizes every input with the first input's "
@@ -251,10 +251,11 @@ FAULTS: tuple[Fault, ...] = (
           averagepool_pads_quantized_zero, applies=_pattern("dq_averagepool_q"), equivalent=_pads_included,
           seen_in="OpenVINO 2026.4.1 CPU (measured here: test_chain_dq_averagepool_q_pad_include_initializers, its "
                   "low-precision pass moves the DequantizeLinear after the AveragePool)"),
-    Fault("chains.gemm_bias_times_alpha", "the Gemm chain fused into QGemm with C moved across unchanged: QGemm reads C "
-          "in alpha / beta * a_scale * b_scale, so the bias is multiplied by alpha", gemm_bias_times_alpha,
+    Fault("chains.gemm_bias_times_alpha", "the Gemm chain fused into QGemm with C moved across unchanged: QGemm "
+          "reads C in alpha / beta * a_scale * b_scale, so the bias is multiplied by alpha", gemm_bias_times_alpha,
           applies=_pattern("dq_gemm_q"),
-          equivalent=lambda p: "alpha = 1: C's scale is a_scale * b_scale either way" if p.get("alpha", 1) == 1 else None,
+          equivalent=lambda p: "alpha = 1: C's scale is a_scale * b_scale either way" if p.get("alpha", 1) == 1
+          else None,
           seen_in="not seen (onnxruntime 1.32 does not fuse a Gemm of alpha != 1, measured here); modelled on "
                   "QGemm's text and the selector's move of C (qdq_actions.cc GemmReplaceWithQuant)"),
     Fault("chains.gemm_bias_scale_assumed", "the Gemm chain fused into QGemm with C's int32 moved across whatever its "

@@ -1,5 +1,5 @@
-"""DequantizeLinear (x, w, bias) -> Conv / MatMul / Gemm -> QuantizeLinear with a model's own scales: per output element,
-every result a float32 evaluation of the graph can give (compare mode "range", runners/compare.py).
+"""DequantizeLinear (x, w, bias) -> Conv / MatMul / Gemm -> QuantizeLinear with a model's own scales: per output
+element, every result a float32 evaluation of the graph can give (compare mode "range", runners/compare.py).
 
 QDQ models run this chain; runtimes fuse it into one integer kernel (onnxruntime's QDQ selectors make QLinearConv /
 QLinearMatMul / com.microsoft QGemm of it). A Gemm chain (op "Gemm": alpha, beta, transA, transB; x, w, b are Gemm's
