@@ -149,14 +149,11 @@ def _unless(index: int, *forms, why: str):
 
 def _per_tensor_a(p: dict) -> str | None:
     """Where the bound's roundings cover a K-order float32 sum of float32-dequantized products (at most K + 2 to the
-    first order: two dequantizations and a product a term, K - 1 additions): per k (2 (K + 2 (+1))), or K + 2 <=
-    2 (3 (+1)) with a per-tensor A side."""
+    first order: two dequantizations and a product a term, K - 1 additions): a per-k A side (2 (K + 2 (+1))). K is
+    no group parameter, so a short K proves nothing for the group."""
     if parts(p)[3] == "k":
         return ("A's side is per column k: the bound allows 2 (K + 2) float32 roundings there, more than a K-order "
                 "float32 sum of float32-dequantized products makes")
-    k = (p.get("a_shape") or [0])[-1]
-    if k + 2 <= 2 * (3 + int(parts(p)[6])):
-        return f"K = {k}: a K-order float32 sum makes at most K + 2 roundings, within the bound's 2 * (3 (+1 bias))"
     return None
 
 
