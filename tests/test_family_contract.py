@@ -141,6 +141,9 @@ def test_every_family_declares_itself_on_the_contract(name):
     assert isinstance(getattr(module, "MIN_OPSET", getattr(module, "OPSET", None)), int)
     assert not hasattr(module, "_meta") and "case_meta" not in vars(module)
     assert isinstance(module.CATALOGUE, Catalogue) and module.CATALOGUE, "its named case functions: CATALOGUE"
+    grid = getattr(module, "GRID", None)  # the report's grid: (row parameter, column parameter, table parameters)
+    assert grid is None or (len(grid) == 3 and all(isinstance(k, str) for k in grid[:2])
+                            and isinstance(grid[2], tuple)), grid
 
 
 def test_no_module_reads_cast_through_its_tuple_api():

@@ -71,6 +71,19 @@ def _quantize_fault(how: str):
     return fn
 
 
+def _softmax_reciprocal_floored(wrap_int8: bool):
+    """QLinearSoftmax requantized as y = rint(p * floor(1 / y_scale)) + y_zero_point: the reciprocal of y_scale
+    floored to an integer; with wrap_int8, an int8 result clamped only above 255, then narrowed (wraps past 127)."""
+    def fn(op, inputs, attrs):
+        r, ys, zp, to = _exact_value(op, inputs, attrs)
+        with np.errstate(divide="ignore"):
+            q = np.rint(r * np.floor(np.float32(1) / np.float32(ys))) + zp
+        if wrap_int8:
+            return np.minimum(q, 255).astype(np.int64).astype(to.np_dtype)
+        return np.clip(q, to.int_min, to.int_max).astype(to.np_dtype)
+    return fn
+
+
 def _dequantize_fault(zp_in: bool = True, uint8_for_int8: bool = False, zp_out: bool = True):
     def fn(op, inputs, attrs):
         r, ys, zp, to = _exact_value(op, inputs, attrs, zp_in, uint8_for_int8)
@@ -290,6 +303,17 @@ FAULTS = (
           and float(np.float32(_attrs(p)["alpha"])) != 1.0),
     Fault("qlinear_ops.softmax_opset_swapped", "QLinearSoftmax: opset < 13 taken as one axis (13's Softmax), or 13 "
           "as the input coerced to 2-D", _with_attrs(_softmax_opset_swapped), applies=_softmax_coerced_differs),
+    Fault("qlinear_ops.softmax_reciprocal_floored", "QLinearSoftmax: the probabilities scaled by floor(1 / y_scale) "
+          "(an integer) instead of divided by y_scale", _softmax_reciprocal_floored(False),
+          applies=_op("QLinearSoftmax"), equivalent=_empty,
+          seen_in="onnxruntime 1.32.0 CPU, uint8 (its kernel: Y_scale = floor(1.0F / y_scale), then "
+                  "nearbyint(exp_table * Y_scale / sum); measured here)"),
+    Fault("qlinear_ops.softmax_reciprocal_floored_int8_wraps", "QLinearSoftmax int8: floor(1 / y_scale) as above, "
+          "and the result clamped only above 255 before its narrowing to int8 (beyond 127 it wraps)",
+          _softmax_reciprocal_floored(True), applies=lambda p: p.get("op") == "QLinearSoftmax" and p.get("t") == "int8",
+          equivalent=_empty,
+          seen_in="onnxruntime 1.32.0 CPU, int8 (its kernel: vq > 255 ? 255 : vq, cast to int8; a probability of 1 at "
+                  "y_scale 1/256, y_zero_point -128 gives -128; measured here)"),
     Fault("qlinear_ops.pool_count_include_pad_flipped", "QLinearAveragePool: count_include_pad read the other way",
           _with_attrs(_flip("count_include_pad")), applies=_has_pads),
     Fault("qlinear_ops.pool_ceil_mode_ignored", "QLinearAveragePool: ceil_mode ignored (floor)",

@@ -29,7 +29,7 @@ from generator.families.qlinear_ops.negatives import negative_cases
 
 MIN_OPSET = OPSET
 PROFILES = {"quick": {"random": 0}, "default": {"random": 9}, "exhaustive": {"random": 45}}
-GRID = ("op", "t")  # the report's grid: operator x T
+GRID = ("op", "t", ())  # the report's grid: operator x T, one table
 
 __all__ = ["CATALOGUE", "Config", "FAMILY", "GRID", "MIN_OPSET", "OPSET", "PROFILES", "cases", "configs", "datasets",
            "hunt", "model", "negative_cases", "rebuild", "work"]

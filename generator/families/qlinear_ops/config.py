@@ -13,6 +13,8 @@ initializers for a backend that only takes them so). The data sets are drawn for
   saturate   the output scale a quarter of random's: most elements beyond T's ends, both ways
   ends       every element and zero point at one end of T or the other (a - zero_point spans -255 .. 255)
   every      the first quantized operand holds every value of T, in order (unary operators: the whole function)
+  frac_reciprocal  y_scale = 1 / (n + 3/4), the largest result just inside T: a kernel that multiplies by an integer
+             reciprocal of y_scale (QLinearSoftmax's floor(1 / y_scale)) is 3/4 of a step off at a probability of 1
   zero_y_scale  y_scale 0: quantize divides by it and the texts say nothing (undefined: the probe)
 The expectation is generator.reference.qlinear_ops's, compared under mode "range": an element may be either
 neighbour where the order of the float32 operations can move r / y_scale across a rounding boundary (READING_FLOAT32).
@@ -143,6 +145,10 @@ def _output_scale(cfg: Config, data: dict, s: sampling.Stream, kind: str) -> tup
     zp_given = any(sl.role == ref.OUT and sl.kind == "zp" for sl in cfg.given)
     if not zp_given:  # zero point 0: the scale must cover both signs from 0
         span = max(rmax / hi, -rmin / -lo if lo else 0.0, 2.0 ** -30) * (hi - lo)
+    if kind == "frac_reciprocal":  # 1 / y_scale = n + 3/4, the largest result within T
+        z = lo if zp_given else 0
+        n = max(int(np.floor((hi - z) / max(rmax, 2.0 ** -30))) - 1, 1)
+        return float(np.float32(1 / (n + 0.75))), z
     if kind == "pow2":  # twice the exact elements' finest step (half of them tie), coarser where T's range needs it
         ys = max(2 * finest_step(exact), 2.0 ** int(np.ceil(np.log2(span / (hi - lo)))))
     elif kind == "saturate":

@@ -80,7 +80,9 @@ def random_configs(n: int, seed: int) -> list[Config]:
         op = ops[i % len(ops)]
         cfg = configuration(op, TYPES[s.integers(0, 1)], s.integers, lambda: bool(s.integers(0, 1)),
                             f"config_{i}_random")
-        out.append(Config(cfg.what, cfg.op, cfg.t, cfg.shapes, cfg.attrs, kinds=("random", "pow2", "pow2", "saturate")))
+        extra = ("frac_reciprocal", "frac_reciprocal") if op == "QLinearSoftmax" else ()  # as the catalogue's (entries.py)
+        out.append(Config(cfg.what, cfg.op, cfg.t, cfg.shapes, cfg.attrs,
+                          kinds=("random", "pow2", "pow2", "saturate") + extra))
     return out
 
 
