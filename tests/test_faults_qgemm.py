@@ -61,9 +61,14 @@ def test_per_column_faults():
     inputs, attrs = _base(per_column=True)
     for name in ("qgemm.per_column_zero_point_first", "qgemm.per_column_scale_first"):
         assert _differs(name, inputs, attrs)
+    assert not _differs("qgemm.b_shapes_differ_refused", inputs, attrs)
     inputs[5] = I8(0)
     with pytest.raises(Refusal):
-        _run("qgemm.per_column_mixed_refused", inputs, attrs)
+        _run("qgemm.b_shapes_differ_refused", inputs, attrs)
+    inputs, attrs = _base()
+    inputs[4] = inputs[4].reshape(1)  # [1] beside [] (onnxruntime refuses it too)
+    with pytest.raises(Refusal):
+        _run("qgemm.b_shapes_differ_refused", inputs, attrs)
 
 
 def test_rounding_faults_on_a_tie():

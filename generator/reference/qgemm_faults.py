@@ -10,7 +10,7 @@
   C               its scale taken as y_scale (added to the rounded result; a float output: added unscaled);
                   requantized on its own and added after rounding
   transposition   transA / transB ignored (refused where the shapes then disagree)
-  per column      b_zero_point[0] / b_scale[0] for every column; a b_scale and b_zero_point of different sizes
+  per column      b_zero_point[0] / b_scale[0] for every column; a b_scale and b_zero_point of different shapes
                   refused (onnxruntime)
   accumulation    raw u8 x s8 products added in pairs with int16 saturation (x86 VPMADDUBSW: qlinear_matmul_faults'
                   int16_pairs)
@@ -87,8 +87,9 @@ def _qgemm(inputs: list, attrs: dict, *, requant: str = "exact", alpha_one: bool
            k0_zero: bool = False) -> list[np.ndarray]:
     """The reference QGemm with the given deviation."""
     attrs = dict(attrs)
-    if refuse_mixed and np.size(inputs[4]) != np.size(inputs[5] if len(inputs) > 5 and inputs[5] is not None else 1):
-        raise Refusal("b_scale and b_zero_point of different sizes")
+    if refuse_mixed and np.shape(inputs[4]) != np.shape(inputs[5] if len(inputs) > 5 and inputs[5] is not None
+                                                        else inputs[4]):
+        raise Refusal("b_scale and b_zero_point of different shapes")
     if alpha_one:
         attrs["alpha"] = 1.0
     if ignore:
@@ -243,11 +244,11 @@ FAULTS: tuple[Fault, ...] = tuple(
           equivalent=_unless_per_column, seen_in=_NOT_SEEN + "a kernel that reads a per-tensor b_zero_point slot"),
     Fault("qgemm.per_column_scale_first", "uses b_scale[0] for every column", _node(b_scale_first=True),
           equivalent=_unless_per_column, seen_in=_NOT_SEEN + "a kernel that reads a per-tensor b_scale slot"),
-    Fault("qgemm.per_column_mixed_refused", "refuses a b_scale and a b_zero_point of different sizes (one per "
-          "tensor, the other per column)", _node(refuse_mixed=True), equivalent=_unless_per_column, may_refuse=True,
+    Fault("qgemm.b_shapes_differ_refused", "refuses a b_scale and a b_zero_point of different shapes (one per "
+          "tensor, the other per column; or one [] and the other [1])", _node(refuse_mixed=True), may_refuse=True,
           seen_in="onnxruntime 1.32.0 (quant_gemm.cc:158 CheckInputs: 'QGemm : zero point and scale of input b should "
-                  "have same shape size'; measured here: test_qgemm_per_column_scale_trans0_uint8 and the other "
-                  "per_column_scale / per_column_zero_point cases)"),
+                  "have same shape size'; measured here: test_qgemm_per_column_scale_trans0_uint8, the other "
+                  "per_column_scale / per_column_zero_point cases, test_qgemm_b_scale_one_zero_point_scalar_uint8)"),
     Fault("qgemm.int16_pair_saturation", "adds the raw A' * B' products of K indices 2j, 2j + 1 with int16 "
           "saturation (x86 VPMADDUBSW: uint8 A, int8 B; other type pairs exact), zero points applied after",
           _node(pairs16=True), cpu="x86-64 without VNNI",

@@ -1,10 +1,11 @@
 """Witnesses of the QGemm fault models (generator/reference/qgemm_faults.py), per class (qgemm_faults.all_groups).
 
 For each class, a list of candidate data sets on small configurations of that class (M = K = N = 3 so that a
-transposition ignored gives values, not a refusal; uint8 A, int8 B, the class's output; b_scale / b_zero_point [N]
-where the class is per column; C [M, N] where it has C), each built by construction, in this order:
+transposition ignored gives values, not a refusal; uint8 A (int8 for an int8 y), int8 B, the class's output;
+b_scale / b_zero_point [N] where the class is per column; C [M, N] where it has C), each built by construction, in
+this order:
   random          seeded draws over the whole types, alpha omitted, then alpha -1.5 and 3, transA 1, transB 1;
-                  per column: b_zero_point per tensor beside a per-column b_scale (mixed)
+                  b_zero_point [] beside a b_scale [N] (per column) or [1] (per tensor): mixed
   pow2 ties       power-of-two scales, A and B within 6 of their zero points, alpha 1/2 and -1/2 (x / y_scale on
                   half-integers of both signs; y_zero_point at each end of its type in turn)
   float ties      a_scale = b_scale = 2**-7 / 2**-8, y_scale = 2 b 2**-15 with b odd: the multiplier 1 / (2 b),
@@ -37,7 +38,8 @@ from generator.witness import group_faults
 
 def base(quantized: bool, per_column: bool, c: bool, y: str = "uint8") -> Gemm:
     form = "column" if per_column else "tensor"
-    return Gemm("witness", 3, 3, 3, types=("uint8", "int8", y if quantized else "float"), b_scale_form=form,
+    a = "int8" if quantized and y == "int8" else "uint8"  # onnxruntime's type triples: y of A's type
+    return Gemm("witness", 3, 3, 3, types=(a, "int8", y if quantized else "float"), b_scale_form=form,
                 b_zp_form=form, c_shape=(3, 3) if c else None)
 
 
@@ -86,7 +88,7 @@ def candidates(parts: tuple[bool, bool, bool]) -> list[tuple[str, Gemm, list[np.
     g0 = base(*parts)
     out = []
     s = sampling.Stream(sampling.case_seed(0, f"qgemm_witness_{F.key_of(*parts)}"))
-    mixed = [("mixed", replace(g0, b_zp_form="tensor"))] if parts[1] else []
+    mixed = [("mixed", replace(g0, b_zp_form="tensor") if parts[1] else replace(g0, b_scale_form="one"))]
     for label, g in [("random", g0), ("alpha_negative", replace(g0, alpha=-1.5)), ("alpha_3", replace(g0, alpha=3.0)),
                      ("trans_a", replace(g0, trans_a=1)), ("trans_b", replace(g0, trans_b=1))] + mixed:
         out += [(label, g, draw_dataset(g, s, i)) for i in range(2)]

@@ -56,7 +56,7 @@ def _c_shapes() -> None:
 
 def _per_column() -> None:
     """b_scale / b_zero_point per column [N] [b_scale, b_zero_point; reference READING_PER_COLUMN], each alone and
-    both, transB 0 and 1, and one-element [1] forms (per tensor)."""
+    both, transB 0 and 1, and one-element [1] forms (per tensor; a b_scale [1] beside a b_zero_point [])."""
     forms = (("both", "column", "column"), ("scale", "column", "tensor"), ("zero_point", "tensor", "column"),
              ("one", "one", "one"))
     for name, bs, bz in forms:
@@ -64,6 +64,9 @@ def _per_column() -> None:
             for y in ("uint8", "float"):
                 CATALOGUE.add(f"per_column_{name}_trans{tb}_{y}", lambda bs=bs, bz=bz, tb=tb, y=y: Gemm(
                     trans_b=tb, types=("uint8", "int8", y), b_scale_form=bs, b_zp_form=bz))
+    for y in ("uint8", "float"):  # one value each, [1] and []: per tensor both
+        CATALOGUE.add(f"b_scale_one_zero_point_scalar_{y}", lambda y=y: Gemm(types=("uint8", "int8", y),
+                                                                             b_scale_form="one"))
     CATALOGUE.add("per_column_c_pow2", lambda: Gemm(b_scale_form="column", b_zp_form="column", c_shape=(3, 5),
                                                     scales="pow2", types=("uint8", "int8", "uint8")))
 
