@@ -27,6 +27,7 @@ fault where C is omitted. A float output is judged within the dot-product bound 
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from types import SimpleNamespace
 
 import numpy as np
@@ -133,12 +134,14 @@ def _qgemm(inputs: list, attrs: dict, *, requant: str = "exact", alpha_one: bool
 
     if c_without_alpha or alpha_after or c_after_round or c_y_scale:
         wide = dtypes.get("int32")  # an unsaturated integer result, then the fault's own last steps
-        if c_without_alpha:  # x = a_scale * b_scale * (alpha * acc + C)
-            v = (op.alpha * acc + c) * (op.a_scale * np.asarray(op.b_scale, np.float64)) / op.y_scale
-            return [np.clip(np.rint(v) + yz, to.int_min, to.int_max).astype(to.np_dtype)]
-        if alpha_after:  # requantized without alpha, then times alpha and rounded again
-            q = exact_y(acc + c, float(op.a_scale), zp=0, t=wide).astype(np.float64)
-            return [np.clip(np.rint(op.alpha * q) + yz, to.int_min, to.int_max).astype(to.np_dtype)]
+        if c_without_alpha:  # x = a_scale * b_scale * (alpha * acc + C), exactly
+            mult = [Fraction(*ref.multiplier(1.0, op.a_scale, w, op.y_scale)) for w in ws]
+            q = _round_each(lambda i, j: (Fraction(op.alpha) * int(acc[i, j]) + int(c[i, j])) * mult[j], acc.shape)
+            return [np.clip(q + yz, to.int_min, to.int_max).astype(to.np_dtype)]
+        if alpha_after:  # requantized without alpha, then times alpha and rounded again (half to even, exactly)
+            q0 = exact_y(acc + c, float(op.a_scale), zp=0, t=wide)
+            q = _round_each(lambda i, j: Fraction(op.alpha) * int(q0[i, j]), acc.shape)
+            return [np.clip(q + yz, to.int_min, to.int_max).astype(to.np_dtype)]
         q = exact_y(acc, zp=0, t=wide).astype(np.int64)
         q = q + (c if c_y_scale else exact_y(c, zp=0, t=wide).astype(np.int64))
         return [np.clip(q + yz, to.int_min, to.int_max).astype(to.np_dtype)]
@@ -153,6 +156,15 @@ def _qgemm(inputs: list, attrs: dict, *, requant: str = "exact", alpha_one: bool
         if k:
             y[..., n - k:] = exact_y(total, how="half_away")[..., n - k:]
     return [y]
+
+
+def _round_each(value, shape: tuple) -> np.ndarray:
+    """round_half_even(value(i, j)) (a Fraction) of each element, exactly, as int64 (clipped far outside any 8-bit
+    type)."""
+    out = np.empty(shape, np.int64)
+    for i, j in np.ndindex(shape):
+        out[i, j] = max(-2**40, min(2**40, round(value(i, j))))  # round() of a Fraction: ties to even
+    return out
 
 
 def _node(**deviation):
