@@ -214,8 +214,10 @@ def _unless_k0_differs(p: dict) -> str | None:
 
 
 _REQUANT_SEEN = {
-    "requant_float32": "onnxruntime (MLAS MLAS_QGEMM_REQUANT_OUTPUT_PROCESSOR: float32 scale alpha * a_scale * "
-                       "b_scale / y_scale, float(acc) * scale); not yet measured on QGemm",
+    "requant_float32": "onnxruntime (quant_gemm.cc ComputeOutputScale: (alpha * a_scale * b_scale[n]) / y_scale in "
+                       "float, MLAS_QGEMM_REQUANT_OUTPUT_PROCESSOR: float(acc + C) * scale); consistent with "
+                       "onnxruntime 1.32.0 on the float tie witnesses (measured here: test_qgemm_witness_quantized_"
+                       "per_tensor_no_c_float_tie and its three siblings, 254 expected, 255 returned)",
     "requant_float64": _NOT_SEEN + "a double requantization",
     "requant_fixed_point": _NOT_SEEN + "gemmlowp / TFLite kernels (QuantizeMultiplier) applied to QGemm",
     "zero_point_before_rounding": _NOT_SEEN + "onnx.reference's QLinearMatMul (np.rint(D + y_zero_point)) applied to "
