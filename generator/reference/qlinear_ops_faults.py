@@ -71,6 +71,23 @@ def _quantize_fault(how: str):
     return fn
 
 
+def _convert_wraps_zero_point_saturates(op, inputs, attrs):
+    """r / y_scale converted to T by truncation with wrap-around, then y_zero_point added in T with saturation (a
+    lowering to a graph's Convert(Y / y_scale, T) and an integer Add)."""
+    r, ys, zp, to = _exact_value(op, inputs, attrs)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        v = np.trunc(np.clip(r / ys, -2.0 ** 40, 2.0 ** 40)).astype(np.int64).astype(to.np_dtype).astype(np.int64)
+    return np.clip(v + zp, to.int_min, to.int_max).astype(to.np_dtype)
+
+
+def _leaky_as_maximum(op, inputs, attrs):
+    """LeakyRelu as max(x, alpha * x): for x >= 0 that is x only while alpha <= 1; for x < 0 it is alpha * x
+    whenever alpha <= 1 (and x for alpha > 1)."""
+    r_pos, ys, zp, to = _exact_value(op, inputs, dict(attrs, alpha=1.0))
+    alpha = float(np.float32(_full(attrs, op)["alpha"]))
+    return _requantized(np.rint(np.maximum(r_pos, alpha * r_pos) / ys), zp, to)
+
+
 def _softmax_reciprocal_floored(wrap_int8: bool):
     """QLinearSoftmax requantized as y = rint(p * floor(1 / y_scale)) + y_zero_point: the reciprocal of y_scale
     floored to an integer; with wrap_int8, an int8 result clamped only above 255, then narrowed (wraps past 127)."""
@@ -286,6 +303,11 @@ FAULTS = (
           equivalent=_empty,
           seen_in="OpenVINO 2026.4.1 ONNX frontend, com.microsoft QLinearAdd / QLinearMul / QLinearSigmoid / "
                   "QLinearConcat / QLinearWhere (measured here: 17.4 -> 16 would be truncation; 127.6 -> -128)"),
+    Fault("qlinear_ops.convert_wraps_zero_point_saturates", "r / y_scale converted to T truncating and wrapping, "
+          "then y_zero_point added in T, saturating", _convert_wraps_zero_point_saturates, equivalent=_empty,
+          seen_in="OpenVINO 2026.4.1 ONNX frontend, QLinearSigmoid / QLinearLeakyRelu / QLinearAveragePool / "
+                  "QLinearWhere (its translation: Convert(Y / y_scale, T), then Add(y_zero_point) in T; the CPU "
+                  "plugin's Convert to uint8 / int8 truncates and wraps, its Add saturates: measured here)"),
     Fault("qlinear_ops.input_zero_point_ignored", "dequantizes the inputs as q * scale, without their zero points",
           _dequantize_fault(zp_in=False), equivalent=_in_zp_omitted),
     Fault("qlinear_ops.output_zero_point_ignored", "quantizes without adding y_zero_point",
@@ -297,6 +319,10 @@ FAULTS = (
           _swap_add_scales, applies=_op("QLinearAdd"), equivalent=_empty),
     Fault("qlinear_ops.leaky_relu_alpha_default", "QLinearLeakyRelu: the alpha attribute ignored (0.01 used)",
           _with_attrs(_alpha_default), applies=_leaky_alpha_set),
+    Fault("qlinear_ops.leaky_relu_as_maximum", "QLinearLeakyRelu as max(x, alpha * x): alpha * x for x > 0 where "
+          "alpha > 1 (right for alpha <= 1)", _leaky_as_maximum,
+          applies=lambda p: p.get("op") == "QLinearLeakyRelu" and float(np.float32(_attrs(p)["alpha"])) > 1,
+          seen_in="OpenVINO 2026.4.1 ONNX frontend (its translation: Maximum(x, Multiply(x, alpha)))"),
     Fault("qlinear_ops.leaky_relu_sign_of_q", "QLinearLeakyRelu: alpha applied where the stored integer is below 0, "
           "not where the dequantized value is", _leaky_sign_of_q,
           applies=lambda p: p.get("op") == "QLinearLeakyRelu" and "X_zero_point" not in p.get("omitted", [])
