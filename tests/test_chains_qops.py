@@ -23,7 +23,8 @@ PATTERNS = {"dq_add_q": "QLinearAdd", "dq_add_q_int8": "QLinearAdd", "dq_add_q_t
             "dq_sigmoid_q": "QLinearSigmoid", "dq_sigmoid_q_int8": "QLinearSigmoid",
             "dq_averagepool_q_pad_exclude": "QLinearAveragePool", "dq_averagepool_q_pad_include": "QLinearAveragePool",
             "dq_concat_q": "QLinearConcat", "dq_gemm_q": "QGemm", "dq_gemm_q_alpha": "QGemm",
-            "dq_gemm_q_bias_scale": "QGemm", "dql_matmulinteger_scaled_bias": "DynamicQuantizeMatMul"}
+            "dq_gemm_q_bias_scale": "QGemm", "dql_matmulinteger_scaled_bias": "DynamicQuantizeMatMul",
+            "matmulinteger_scaled_bias": "MatMulIntegerToFloat"}
 
 
 def _y(name: str) -> np.ndarray:
@@ -42,7 +43,7 @@ def test_each_pattern_comes_in_three_modes_naming_its_rewrite_and_node(stem):
         p = case.meta["params"]
         assert p["inputs"] == mode and p["qop"] == PATTERNS[stem] and p["rewrite"].endswith("_fusion")
         compare = case.meta["compare"]
-        if PATTERNS[stem] == "DynamicQuantizeMatMul":
+        if PATTERNS[stem] in ("DynamicQuantizeMatMul", "MatMulIntegerToFloat"):
             assert compare["mode"] == "exact" and p["rewrite"] == "matmul_integer_to_float_fusion"
         elif PATTERNS[stem] == "QGemm":
             assert compare["chain"]["op"] == "Gemm" and p["rewrite"] == "qdq_gemm_fusion"
@@ -52,7 +53,7 @@ def test_each_pattern_comes_in_three_modes_naming_its_rewrite_and_node(stem):
     inits = {i.name for i in model.graph.initializer}
     fed = {v.name for v in model.graph.input} - inits
     # the activations are fed; weights (Gemm's B and C, MatMulInteger's b), scales and zero points are initializers
-    assert fed == ({"a"} if stem.startswith(("dq_gemm", "dql")) else {"a", "b"} if stem.startswith(("dq_add", "dq_mul"))
+    assert fed == ({"a"} if stem.startswith(("dq_gemm", "dql", "matmul")) else {"a", "b"} if stem.startswith(("dq_add", "dq_mul"))
                    else {"x0", "x1", "x2"} if stem == "dq_concat_q" else {"x"})
 
 
@@ -176,3 +177,12 @@ def test_the_tail_cases_put_their_ties_in_the_last_vector():
     assert _y("dq_add_q_tail_fed")[-4] == 131
     # Mul: (130 - 128) / 16 * (131 - 129) / 2 = 0.125 / 0.25 = 0.5 -> 0 (even) + 127 = 127
     assert _y("dq_mul_q_tail_fed")[-4] == 127
+
+
+def test_the_static_matmul_integer_pattern_is_exact():
+    """a_scale 2**-7, b_scale 2**-6: y = (a - 129) . (b + 1) * 2**-13 + bias, every step exact in float32."""
+    case = CASES["test_chain_matmulinteger_scaled_bias_fed"]
+    a, a_zp, a_scale, b, b_zp, b_scale, bias = case.inputs[0]
+    acc = (a.astype(np.int64) - 129) @ (b.astype(np.int64) + 1)
+    assert np.array_equal(case.outputs[0][0], (acc * 2.0 ** -13 + bias).astype(np.float32))
+    assert case.outputs[0][0][0, 0] == np.float32(126 * -127 * 16 * 2.0 ** -13 + 0.5)  # a row of 255, b column -128

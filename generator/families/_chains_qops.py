@@ -286,3 +286,42 @@ def dql_matmul_integer_scaled_bias() -> Iterator[Case]:
 
 
 dql_matmul_integer_scaled_bias.opset = base.DQL_OPSET
+
+
+MITF_CLAUSE = ("MatMulInteger-10 of a statically quantized a: Y = matmul(A - a_zero_point, B - b_zero_point) in int32; Cast "
+               "int32 -> float; Mul by a_scale * b_scale; Add of a constant bias: power-of-two scales and small "
+               "integers make every float step exact, so any order of a fused MatMulIntegerToFloat's gives the same "
+               "float32")
+
+
+@base.CATALOGUE
+def matmul_integer_scaled_bias() -> Iterator[Case]:
+    """MatMulInteger (a fed, quantized with constant a_scale / a_zero_point) -> Cast -> Mul(a_scale * b_scale) ->
+    Add(bias): onnxruntime's MatMulIntegerToFloat fusion, no DynamicQuantizeLinear to fold in."""
+    rng = np.random.Generator(np.random.PCG64(38))
+    a = rng.integers(0, 256, size=(4, 16)).astype(np.uint8)
+    a[0] = 255
+    b = rng.integers(-128, 128, size=(16, 5)).astype(np.int8)
+    b[:, 0] = -128
+    a_zp, b_zp = _u8(129), _i8(-1)
+    a_scale, b_scale = np.asarray(2 ** -7, F32), np.asarray(2 ** -6, F32)
+    bias = np.asarray([0.5, -1.25, 2 ** -13, 3.0, -0.0078125], F32)
+    outcome = ref.matmul_integer_scaled(a, a_zp, b, b_zp, a_scale, b_scale, bias)
+    nodes = [helper.make_node("MatMulInteger", ["a", "b", "a_zero_point", "b_zero_point"], ["y_int"]),
+             helper.make_node("Cast", ["y_int"], ["y_f"], to=onnx.TensorProto.FLOAT),
+             helper.make_node("Mul", ["a_scale", "b_scale"], ["s"]),
+             helper.make_node("Mul", ["y_f", "s"], ["y_s"]),
+             helper.make_node("Add", ["y_s", "bias"], ["y"])]
+    tensors = {"a": a, "a_zero_point": a_zp, "a_scale": a_scale, "b": b, "b_zero_point": b_zp, "b_scale": b_scale,
+               "bias": bias}
+    acc = outcome.outputs[0].astype(np.float64) - bias.astype(np.float64)
+    if not np.all(np.abs(acc) / 2 ** -13 < 2 ** 24):
+        raise AssertionError("matmul_integer_scaled_bias: the chain's float steps must be exact")
+    params = {"qop": "MatMulIntegerToFloat", "bias": True}
+    yield from _modes(f"{base.FAMILY.prefix}_matmulinteger_scaled_bias", "MatMulInteger", nodes, tensors, {"a"},
+                      outcome, base.EXACT, params, [], rewrite="matmul_integer_to_float_fusion",
+                      opset=base.QUANT_OPSET, pattern="matmul_integer_bias", clause=MITF_CLAUSE,
+                      spec_file="onnx.defs:MatMulInteger-10")
+
+
+matmul_integer_scaled_bias.opset = base.QUANT_OPSET

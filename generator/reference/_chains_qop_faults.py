@@ -266,6 +266,6 @@ FAULTS: tuple[Fault, ...] = (
                   "alone, qdq_actions.cc GemmReplaceWithQuant, and GemmNodeGroupSelector checks C's type, not its "
                   "scale)"),
     Fault("chains.dynamic_matmul_bias_dropped", "the fused MatMulIntegerToFloat / DynamicQuantizeMatMul leaves its "
-          "optional bias out", dynamic_matmul_bias_dropped, applies=_pattern("dql_matmul_bias"),
+          "optional bias out", dynamic_matmul_bias_dropped, applies=_pattern("dql_matmul_bias", "matmul_integer_bias"),
           seen_in="not seen; modelled as a fused node built without the Add's bias input"),
 )

@@ -147,6 +147,21 @@ def dql_readings(a: np.ndarray) -> list[str]:
     return dql_ref.readings(a)
 
 
+def matmul_integer_scaled(a: np.ndarray, a_zero_point, b: np.ndarray, b_zero_point, a_scale, b_scale,
+                          bias: np.ndarray | None = None) -> Outcome:
+    """MatMulInteger(a, b, a_zero_point, b_zero_point) -> Cast(float) -> Mul(Mul(a_scale, b_scale)) (-> Add(bias)),
+    a statically quantized a (what onnxruntime fuses into MatMulIntegerToFloat alone) [MatMulInteger-10, Cast.txt,
+    Mul-14, Add-14: one correctly rounded float32 result each]. Outcome (y float32,)."""
+    acc = matmul_integer(a, b, a_zero_point, b_zero_point)
+    yf = cast_ref.cast_outcome(acc, "int32", "float")
+    s = np.float32(np.float32(a_scale) * np.float32(b_scale))
+    with np.errstate(all="ignore"):
+        y = (yf.outputs[0].astype(np.float64) * np.float64(s)).astype(np.float32)
+        if bias is not None:
+            y = (y.astype(np.float64) + np.asarray(bias, np.float64)).astype(np.float32)
+    return Outcome((y,), dict(yf.undefined))
+
+
 def dql_matmul_integer_scaled(a: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray | None,
                               b_scale: np.ndarray, bias: np.ndarray | None = None) -> Outcome:
     """dql_matmul_integer, then Cast(y, float) and Mul(Mul(a_scale, b_scale), y) (then Add(y, bias)): the float

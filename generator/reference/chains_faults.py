@@ -312,6 +312,7 @@ def _sat(params: dict) -> bool:
 
 _REQUANT = ("qdq", "dq_conv_q", "dq_matmul_q") + qop_faults.QOP_PATTERNS  # chains whose last step quantizes
 _DQL = ("dql_matmul", "dql_matmul_scaled", "dql_matmul_tail", "dql_matmul_bias")
+_MMI = _DQL + ("matmul_integer_bias",)  # chains with a MatMulInteger
 
 
 def _even_zero_point(params: dict) -> str | None:
@@ -392,7 +393,7 @@ FAULTS: tuple[Fault, ...] = (
                   "int16_pair_saturation; measured here on a model's chains, docs/from_model.md)"),
     Fault("chains.matmul_integer_a_zero_point_ignored", "MatMulInteger / DynamicQuantizeMatMul leaves "
           "a_zero_point out", matmul_integer_a_zero_point_ignored,
-          applies=_pattern(*_DQL),
+          applies=_pattern(*_MMI),
           seen_in="not seen; modelled as a fused DynamicQuantizeMatMul that takes a symmetric a (onnxruntime's "
                   "fusion requires a_zero_point to be DynamicQuantizeLinear's output)"),
     Fault("chains.dql_min_max_skip_tail8", "the DynamicQuantizeLinear step (or a fused DynamicQuantizeMatMul) "
