@@ -231,7 +231,9 @@ FAULTS: tuple[Fault, ...] = tuple(_prefixed("matmul_integer_to_float", f) for f 
           "column of Y, not of A); a broadcast error where K != N", _node(a_scale_per_n=True), may_refuse=True,
           equivalent=lambda p: None if A_FORMS[p.get("a_scale", "tensor")] == "k" else "a_scale is per tensor",
           seen_in="onnxruntime 1.32.0 CPU (measured here: A [2, 3] one-hot rows, B of ones, a_scale [1, 2, 4] gives "
-                  "every row [1, 2, 4]; K != N fails 'Attempting to broadcast an axis by a dimension other than 1')"),
+                  "every row [1, 2, 4]; K != N fails 'Attempting to broadcast an axis by a dimension other than 1', "
+                  "and N = 1 < K crashes (SIGSEGV: A [1, 2], B [2, 1], a_scale [2], found by opconform hunt) or "
+                  "gives garbage: modelled as a refusal)"),
     Fault("matmul_integer_to_float.int8_uint8_refused", "refuses A int8 with B uint8 (no kernel for that pair), "
           "though T1 and T2 allow it", _node(s8u8_refused=True), may_refuse=True,
           equivalent=lambda p: None if parts(p)[1:3] == ("int8", "uint8") else "the pair is not int8 x uint8",
