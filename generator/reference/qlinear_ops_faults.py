@@ -319,6 +319,10 @@ FAULTS = (
           _swap_add_scales, applies=_op("QLinearAdd"), equivalent=_empty),
     Fault("qlinear_ops.leaky_relu_alpha_default", "QLinearLeakyRelu: the alpha attribute ignored (0.01 used)",
           _with_attrs(_alpha_default), applies=_leaky_alpha_set),
+    Fault("qlinear_ops.leaky_relu_absent_alpha_zero", "QLinearLeakyRelu without an alpha attribute as alpha 0 (a "
+          "Relu), not the schema's default 0.01", _with_attrs(lambda a, i: dict(a, alpha=0.0)),
+          applies=lambda p: p.get("op") == "QLinearLeakyRelu" and "alpha" not in (p.get("attrs") or {}),
+          seen_in="IREE 3.13.0 (its ONNX importer, measured here: every negative input gives y_zero_point)"),
     Fault("qlinear_ops.leaky_relu_as_maximum", "QLinearLeakyRelu as max(x, alpha * x): alpha * x for x > 0 where "
           "alpha > 1 (right for alpha <= 1)", _leaky_as_maximum,
           applies=lambda p: p.get("op") == "QLinearLeakyRelu" and float(np.float32(_attrs(p)["alpha"])) > 1,
