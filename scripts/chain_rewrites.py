@@ -126,7 +126,8 @@ def _introduced(row: dict, ops_after) -> set[str]:
 
 def summary(table: list[dict], levels: list[str]) -> str:
     """Per targeted rewrite (params "rewrite"), per onnxruntime level: "fired k/n" (the optimized model differs from
-    the case's in k of its n cases), the op types the rewrite brought in, and the verdicts; OpenVINO's verdicts."""
+    the case's in k of its n cases: fused, folded or pruned), "fused m into ..." (m of them hold op types the case
+    does not: the nodes fused into), and the verdicts; OpenVINO's verdicts."""
     by_rewrite: dict[str, list[dict]] = {}
     for r in table:
         by_rewrite.setdefault(str(r["rewrite"]), []).append(r)
@@ -143,8 +144,10 @@ def summary(table: list[dict], levels: list[str]) -> str:
         for lvl in levels:
             entries = [r["onnxruntime"][lvl] for r in rows_]
             fired = sum(e["ops"] != r["ops"] for e, r in zip(entries, rows_))
-            new = sorted(set().union(*(_introduced(r, e["ops"]) for e, r in zip(entries, rows_))))
-            into = f" into {' '.join(n.removeprefix('com.microsoft::') for n in new)}" if new else ""
+            introduced = [_introduced(r, e["ops"]) for e, r in zip(entries, rows_)]
+            new = sorted(set().union(*introduced))
+            names = " ".join(n.removeprefix("com.microsoft::") for n in new)
+            into = f", fused {sum(map(bool, introduced))} into {names}" if new else ""
             cells.append(f"fired {fired}/{len(rows_)}{into}; {verdicts(entries)}")
         ovs = [r["openvino"] for r in rows_ if r["openvino"] is not None]
         cells.append(verdicts(ovs) if ovs else "-")

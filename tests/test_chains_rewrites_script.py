@@ -65,5 +65,5 @@ def test_the_summary_says_which_fusion_fires_at_which_level(tmp_path, capsys):
     add = next(line for line in text.splitlines() if line.startswith("| qdq_add_fusion |"))
     # onnxruntime's QDQ selectors run at extended, not basic; its fused QLinearAdd adds the zero point before
     # rounding, so the cases' ties fail there
-    assert "| 2 | fired 0/2; pass 2 | fired 2/2 into QLinearAdd; fail 2 |" in add
-    assert "fired 1/1 into QLinearSigmoid; pass 1" in text
+    assert "| 2 | fired 0/2; pass 2 | fired 2/2, fused 2 into QLinearAdd; fail 2 |" in add
+    assert "fired 1/1, fused 1 into QLinearSigmoid; pass 1" in text
