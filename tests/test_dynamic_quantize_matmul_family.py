@@ -113,3 +113,13 @@ def test_hunt_examples_rebuild_pass_and_kill(tmp_path):
     assert opconform_failures(named[:6], tmp_path) == []
     a_side = {f.name for f in faults.catalogue(FAMILY) if f.name.split(".")[1].startswith("a_")}
     assert a_side <= hunt_kills(FAMILY, drawn)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_configurations_kill_their_groups_faults(seed):
+    """A random configuration may found a group alone: its own data sets must kill every fault model there."""
+    matrix = KillMatrix([FAMILY])
+    for cfg in fam.random_configs(24, seed):
+        for c in fam.cases(cfg, seed, ("random",)):
+            matrix.add(c)
+    assert matrix.matrix()[FAMILY]["counts"]["survived"] == 0

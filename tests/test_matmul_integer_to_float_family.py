@@ -129,3 +129,13 @@ def test_hunt_draws_kill_the_fault_models():
         collect()
     want = {f.name for f in faults.catalogue(FAMILY)} - {f"{FAMILY}.accumulate_float32"}
     assert want <= hunt_kills(FAMILY, drawn)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_configurations_kill_their_groups_faults(seed):
+    """A random configuration may found a group alone: its own data sets must kill every fault model there."""
+    matrix = KillMatrix([FAMILY])
+    for cfg in fam.random_configs(24, seed):
+        for c in fam.cases(cfg, seed, ("random",)):
+            matrix.add(c)
+    assert matrix.matrix()[FAMILY]["counts"]["survived"] == 0
