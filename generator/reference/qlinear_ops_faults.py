@@ -288,7 +288,8 @@ def _concat_many(p: dict) -> bool:
 
 FAULTS = (
     Fault("qlinear_ops.round_half_away", "requantizes r / y_scale rounding ties away from zero",
-          _quantize_fault("half_away"), equivalent=_transcendental),
+          _quantize_fault("half_away"), equivalent=_transcendental,
+          seen_in="not seen; modelled as C's round() / std::round (half away from zero) used for the requantization"),
     Fault("qlinear_ops.truncate", "requantizes r / y_scale truncating toward zero", _quantize_fault("truncate"),
           equivalent=_empty,
           seen_in="onnxruntime 1.32.0 CPU QLinearSoftmax (measured here: 182.66 -> 182, 95.61 -> 95; its uint32 "
@@ -297,7 +298,8 @@ FAULTS = (
           "odd zero point rounds the other way)", _quantize_fault("zero_point_first"), equivalent=_zp_first_equivalent,
           seen_in="onnxruntime 1.32.0 CPU QLinearAdd / QLinearMul (measured here: -33.5 + 71 -> 38, not -34 + 71)"),
     Fault("qlinear_ops.no_saturation", "does not saturate: a value beyond T wraps modulo 2**8",
-          _quantize_fault("wrap"), equivalent=_empty),
+          _quantize_fault("wrap"), equivalent=_empty,
+          seen_in="not seen; modelled as a static_cast to the 8-bit type without clamping first"),
     Fault("qlinear_ops.truncate_and_wrap", "converts r / y_scale + y_zero_point to T as a graph's float -> int "
           "Convert does: truncation toward zero, then the low 8 bits", _quantize_fault("truncate_wrap"),
           equivalent=_empty,
@@ -309,16 +311,21 @@ FAULTS = (
                   "QLinearWhere (its translation: Convert(Y / y_scale, T), then Add(y_zero_point) in T; the CPU "
                   "plugin's Convert to uint8 / int8 truncates and wraps, its Add saturates: measured here)"),
     Fault("qlinear_ops.input_zero_point_ignored", "dequantizes the inputs as q * scale, without their zero points",
-          _dequantize_fault(zp_in=False), equivalent=_in_zp_omitted),
+          _dequantize_fault(zp_in=False), equivalent=_in_zp_omitted,
+          seen_in="not seen; modelled as a kernel written for symmetric (zero point 0) inputs"),
     Fault("qlinear_ops.output_zero_point_ignored", "quantizes without adding y_zero_point",
-          _dequantize_fault(zp_out=False), equivalent=_out_zp_omitted),
+          _dequantize_fault(zp_out=False), equivalent=_out_zp_omitted,
+          seen_in="not seen; modelled as a kernel written for a symmetric (zero point 0) output"),
     Fault("qlinear_ops.int8_read_as_uint8", "reads int8 tensors and zero points as uint8 shifted by 128 (a uint8 "
           "kernel given int8 data)", _dequantize_fault(uint8_for_int8=True),
-          applies=lambda p: p.get("t") == "int8", equivalent=_empty),
+          applies=lambda p: p.get("t") == "int8", equivalent=_empty,
+          seen_in="not seen; modelled as a uint8-only kernel registered for int8 too"),
     Fault("qlinear_ops.add_scales_swapped", "QLinearAdd: A dequantized with B_scale and B with A_scale",
-          _swap_add_scales, applies=_op("QLinearAdd"), equivalent=_empty),
+          _swap_add_scales, applies=_op("QLinearAdd"), equivalent=_empty,
+          seen_in="not seen; modelled as A's and B's scale arguments passed in the wrong order"),
     Fault("qlinear_ops.leaky_relu_alpha_default", "QLinearLeakyRelu: the alpha attribute ignored (0.01 used)",
-          _with_attrs(_alpha_default), applies=_leaky_alpha_set),
+          _with_attrs(_alpha_default), applies=_leaky_alpha_set,
+          seen_in="not seen; modelled as the alpha attribute not read (the default kept)"),
     Fault("qlinear_ops.leaky_relu_absent_alpha_zero", "QLinearLeakyRelu without an alpha attribute as alpha 0 (a "
           "Relu), not the schema's default 0.01", _with_attrs(lambda a, i: dict(a, alpha=0.0)),
           applies=lambda p: p.get("op") == "QLinearLeakyRelu" and "alpha" not in (p.get("attrs") or {}),
@@ -330,9 +337,11 @@ FAULTS = (
     Fault("qlinear_ops.leaky_relu_sign_of_q", "QLinearLeakyRelu: alpha applied where the stored integer is below 0, "
           "not where the dequantized value is", _leaky_sign_of_q,
           applies=lambda p: p.get("op") == "QLinearLeakyRelu" and "X_zero_point" not in p.get("omitted", [])
-          and float(np.float32(_attrs(p)["alpha"])) != 1.0),
+          and float(np.float32(_attrs(p)["alpha"])) != 1.0,
+          seen_in="not seen; modelled as the branch taken on the stored integer's sign"),
     Fault("qlinear_ops.softmax_opset_swapped", "QLinearSoftmax: opset < 13 taken as one axis (13's Softmax), or 13 "
-          "as the input coerced to 2-D", _with_attrs(_softmax_opset_swapped), applies=_softmax_coerced_differs),
+          "as the input coerced to 2-D", _with_attrs(_softmax_opset_swapped), applies=_softmax_coerced_differs,
+          seen_in="not seen; modelled as the opset attribute ignored or inverted"),
     Fault("qlinear_ops.softmax_reciprocal_floored", "QLinearSoftmax: the probabilities scaled by floor(1 / y_scale) "
           "(an integer) instead of divided by y_scale", _softmax_reciprocal_floored(False),
           applies=_op("QLinearSoftmax"), equivalent=_empty,
@@ -345,21 +354,28 @@ FAULTS = (
           seen_in="onnxruntime 1.32.0 CPU, int8 (its kernel: vq > 255 ? 255 : vq, cast to int8; a probability of 1 at "
                   "y_scale 1/256, y_zero_point -128 gives -128; measured here)"),
     Fault("qlinear_ops.pool_count_include_pad_flipped", "QLinearAveragePool: count_include_pad read the other way",
-          _with_attrs(_flip("count_include_pad")), applies=_has_pads),
+          _with_attrs(_flip("count_include_pad")), applies=_has_pads,
+          seen_in="not seen; modelled as the count_include_pad flag inverted"),
     Fault("qlinear_ops.pool_ceil_mode_ignored", "QLinearAveragePool: ceil_mode ignored (floor)",
-          _with_attrs(lambda a, i: dict(a, ceil_mode=0)), applies=_ceil_differs),
+          _with_attrs(lambda a, i: dict(a, ceil_mode=0)), applies=_ceil_differs,
+          seen_in="not seen; modelled as the output shape computed with floor always"),
     Fault("qlinear_ops.pool_same_swapped", "QLinearAveragePool: SAME_UPPER and SAME_LOWER swapped (the odd pad at "
-          "the other end)", _with_attrs(_same_swapped), applies=_same_odd),
+          "the other end)", _with_attrs(_same_swapped), applies=_same_odd,
+          seen_in="not seen; modelled as SAME_UPPER and SAME_LOWER mapped the wrong way round"),
     Fault("qlinear_ops.channels_last_ignored", "QLinearAveragePool / QLinearGlobalAveragePool: channels_last "
           "ignored (the input read as N x C x D1 ..)", _with_attrs(lambda a, i: dict(a, channels_last=0)),
           applies=lambda p: p.get("op") in ("QLinearAveragePool", "QLinearGlobalAveragePool")
-          and bool(_attrs(p).get("channels_last"))),
+          and bool(_attrs(p).get("channels_last")),
+          seen_in="not seen; modelled as the channels_last attribute not read"),
     Fault("qlinear_ops.concat_raw_copy", "QLinearConcat: the quantized tensors copied without requantization",
-          _concat_raw, applies=_op("QLinearConcat"), equivalent=_empty),
+          _concat_raw, applies=_op("QLinearConcat"), equivalent=_empty,
+          seen_in="not seen; modelled as the equal-parameters fast path taken without checking them"),
     Fault("qlinear_ops.concat_first_scale", "QLinearConcat: every tensor dequantized with the first one's scale and "
-          "zero point", _concat_first_scale, applies=_concat_many),
+          "zero point", _concat_first_scale, applies=_concat_many,
+          seen_in="not seen; modelled as a kernel that reads one (scale, zero point) for all its inputs"),
     Fault("qlinear_ops.where_raw_copy", "QLinearWhere: X's or Y's quantized values copied without requantization",
-          _where_raw, applies=_op("QLinearWhere"), equivalent=_empty),
+          _where_raw, applies=_op("QLinearWhere"), equivalent=_empty,
+          seen_in="not seen; modelled as a select on the integers without requantization"),
 )
 
 
