@@ -31,7 +31,10 @@ def test_the_family_follows_the_contract(cases):
         if c.kind == "node":
             cmp = c.meta["compare"]
             assert cmp["mode"] == "range" and cmp["chain"]["op"] == op and cmp["tolerant"]["widen"] == 1
-            assert ref.READING_ROUNDING in c.meta["reading"] and ref.READING_FLOAT32 in c.meta["reading"]
+            first = ref.QOPS[op].zero_point_first  # QLinearAdd / QLinearMul: the formula's rounding
+            assert (cmp["chain"].get("zero_point_first") == 1) == first, c.name
+            rounding = ref.READING_FORMULA_ROUNDING if first else ref.READING_ROUNDING
+            assert rounding in c.meta["reading"] and ref.READING_FLOAT32 in c.meta["reading"]
         if c.kind == "negative":
             assert c.meta["error"] and c.meta["phase"] in ("prepare", "run"), c.name
 

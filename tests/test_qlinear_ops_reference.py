@@ -28,6 +28,12 @@ def _quant(x: Fraction, zp: int, t) -> int:
     return min(max(_rhe(x) + zp, info.min), info.max)
 
 
+def _quant_first(x: Fraction, zp: int, t) -> int:
+    """QLinearAdd / QLinearMul: the formula's right-hand side, the zero point in it, rounded once."""
+    info = np.iinfo(t)
+    return min(max(_rhe(x + zp), info.min), info.max)
+
+
 def _f(v) -> Fraction:
     return Fraction(float(np.float32(v)))
 
@@ -41,19 +47,25 @@ def test_qlinearadd_every_uint8_pair_with_power_of_two_scales_is_exact_and_ties_
     inputs = [a, np.float32(sa), U8(za), b, np.float32(sb), U8(zb), np.float32(sc), U8(zc)]
     e, lo, hi, why = ref.bounds("QLinearAdd", inputs, {})
     assert (lo == hi).all() and (e == lo).all() and (why == "").all()
-    want = np.array([_quant((_f(sa) * (int(x) - za) + _f(sb) * (int(y) - zb)) / _f(sc), zc, U8)
+    want = np.array([_quant_first((_f(sa) * (int(x) - za) + _f(sb) * (int(y) - zb)) / _f(sc), zc, U8)
                      for x, y in zip(a.tolist(), b.tolist())], U8)
     assert (e == want).all()
     ties = [(_f(sa) * (int(x) - za) + _f(sb) * (int(y) - zb)) / _f(sc) for x, y in zip(a[:4096].tolist(),
                                                                                      b[:4096].tolist())]
-    assert any(t.denominator == 2 for t in ties)  # ties occur, and rounded to even before C_zp (odd) is added
+    assert any(t.denominator == 2 for t in ties)  # ties occur, and round to even with C_zp (odd) in the sum
 
 
-def test_the_zero_point_is_added_after_rounding():
-    """-33.5 rounds to -34 (even), then + 71: 37; adding 71 first would give round(37.5) = 38 (READING_ROUNDING)."""
+def test_where_the_zero_point_goes_in_the_rounding():
+    """QLinearAdd's formula '... / C_scale + C_zero_point' rounds the whole: -33.5 + 71 = 37.5 -> 38
+    (READING_FORMULA_ROUNDING); QuantizeLinear's order (a DQ -> Add -> Q chain) rounds -33.5 to -34 first: 37. The
+    other operators' quantize() is QuantizeLinear's: a mean of -2.5 steps at an odd zero point 3 gives -2 + 3 = 1."""
     inputs = [np.array([63], U8), np.float32(2.0 ** -5), U8(99), np.array([65], U8), np.float32(2.0 ** -6), U8(127),
               np.float32(2.0 ** -4), U8(71)]
-    assert ref.qlinear("QLinearAdd", inputs, {}).outputs[0].tolist() == [37]
+    assert ref.qlinear("QLinearAdd", inputs, {}).outputs[0].tolist() == [38]
+    assert ref.bounds("QLinearAdd", inputs, {}, zero_point_first=False)[0].tolist() == [37]
+    x = np.array([[[[0, 5]]]], U8)  # mean (0 + 5) / 2 - 5 = -2.5 steps of 1
+    pool = ref.qlinear("QLinearAveragePool", [x, np.float32(1), U8(5), np.float32(1), U8(3)], {"kernel_shape": [1, 2]})
+    assert pool.outputs[0].ravel().tolist() == [1]
 
 
 def test_general_scales_give_a_range_that_holds_the_exact_value():
@@ -62,7 +74,7 @@ def test_general_scales_give_a_range_that_holds_the_exact_value():
     inputs = [a, np.float32(0.0173), I8(-3), b, np.float32(0.0411), I8(12), np.float32(0.0529), I8(-7)]
     e, lo, hi, _ = ref.bounds("QLinearAdd", inputs, {})
     exact = [(_f(0.0173) * (int(x) + 3) + _f(0.0411) * (int(y) - 12)) / _f(0.0529) for x, y in zip(a, b)]
-    assert (e == np.array([_quant(x, -7, I8) for x in exact])).all()
+    assert (e == np.array([_quant_first(x, -7, I8) for x in exact])).all()
     assert ((lo <= e) & (e <= hi)).all() and (hi.astype(int) - lo.astype(int) <= 1).all()
     assert (lo == hi).mean() > 0.99  # a neighbour is allowed only near a rounding boundary
 
@@ -72,7 +84,7 @@ def test_qlinearmul_and_where_and_concat_against_their_formulas():
     a, b = rng.integers(0, 256, (2, 3, 4)).astype(U8)
     s = [np.float32(v) for v in (0.02, 0.03, 0.05)]
     y = ref.qlinear("QLinearMul", [a, s[0], U8(120), b, s[1], U8(3), s[2], U8(128)], {}).outputs[0]
-    want = [_quant((_f(s[0]) * (int(x) - 120)) * (_f(s[1]) * (int(z) - 3)) / _f(s[2]), 128, U8)
+    want = [_quant_first((_f(s[0]) * (int(x) - 120)) * (_f(s[1]) * (int(z) - 3)) / _f(s[2]), 128, U8)
             for x, z in zip(a.ravel().tolist(), b.ravel().tolist())]
     e, lo, hi, _ = ref.bounds("QLinearMul", [a, s[0], U8(120), b, s[1], U8(3), s[2], U8(128)], {})
     assert ((np.array(want) >= lo.ravel()) & (np.array(want) <= hi.ravel())).all() and y.shape == (3, 4)

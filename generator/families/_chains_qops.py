@@ -87,7 +87,7 @@ def _qop_entry(stem: str, op: str, operands: list[tuple], y: tuple, attrs: dict,
             slot_names[s.name] = name if s.kind == "q" else f"{name}_{'scale' if s.kind == 'scale' else 'zero_point'}"
         inputs = [tensors[slot_names[s.name]] for s in slots]
         outcome, readings = ref.qop_chain(qop, inputs, attrs)
-        e, lo, hi, _ = qlinear_ops.bounds(qop, inputs, attrs)
+        e, lo, hi, _ = qlinear_ops.bounds(qop, inputs, attrs, zero_point_first=False)
         r = _float_value(qop, inputs, attrs)
         nodes = [helper.make_node("DequantizeLinear", [n, f"{n}_scale", f"{n}_zero_point"], [f"{n}_f"]) for n in names]
         nodes.append(helper.make_node(op, [f"{n}_f" for n in names], ["c"], **attrs))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from generator import dtypes
-from generator.families.qlinear_ops.config import RANGE_REASON, TOLERANT
+from generator.families.qlinear_ops.config import RANGE_REASON, TOLERANT, chain, rounding_reading
 from generator.from_model.model_source import Site
 from generator.from_model.node_cases import slot_names
 from generator.from_model.plan import Context, Plan, tile
@@ -91,7 +91,7 @@ def plan(site: Site, ctx: Context) -> Plan | str:
 
     names, _ = slot_names(site)  # the one-node case's tensor names (generator/from_model/node_cases.py)
     tensors = {s.name: n for s, n, o in zip(slots, names, site.inputs) if o.origin != "absent"}
-    compare = {"mode": "range", "operands": "dq_op_q", "chain": {"op": op, **attrs, "n_inputs": len(site.inputs)},
+    compare = {"mode": "range", "operands": "dq_op_q", "chain": chain(op, attrs, len(site.inputs)),
                "tensors": tensors, "reason": RANGE_REASON, "tolerant": dict(TOLERANT)}
     shapes_in_order = [list(o.shape) for s, o in zip(slots, site.inputs) if s.kind in ("q", "cond") and o.shape]
     params = {"what": f"model_{site.name}", "op": op, "t": t.name, "shapes": shapes_in_order,
@@ -104,7 +104,7 @@ def plan(site: Site, ctx: Context) -> Plan | str:
 
 
 def _readings(op: str, attrs: dict, site: Site) -> list[str]:
-    out = [ref.READING_ROUNDING, ref.READING_FLOAT32]
+    out = [rounding_reading(op), ref.READING_FLOAT32]
     slots = ref.slots_of(op, len(site.inputs))
     if any(s.kind == "zp" and (i >= len(site.inputs) or site.inputs[i].origin == "absent")
            for i, s in enumerate(slots)):

@@ -215,7 +215,7 @@ def qop_chain(qop: str, inputs: list, attrs: dict) -> tuple[Outcome, list[str]]:
     slot order (qlinear_ops.slots_of). (Outcome (y,), the readings: READING_FLOAT_ORDER where some element may be
     either neighbour)."""
     from generator.reference import qlinear_ops
-    e, lo, hi, why = qlinear_ops.bounds(qop, inputs, attrs)
+    e, lo, hi, why = qlinear_ops.bounds(qop, inputs, attrs, zero_point_first=False)  # QuantizeLinear's order
     outcome = Outcome.by_element([e], why.astype(str) if why.size else np.zeros(e.shape, dtype=str))
     return outcome, [READING_FLOAT_ORDER] if np.any(lo != hi) else []
 

@@ -135,10 +135,11 @@ def spec_bounds(spec: dict, operands) -> tuple[np.ndarray, np.ndarray, np.ndarra
     from generator.reference import qlinear_ops
     node = spec["chain"]
     if node.get("op") in qlinear_ops.QOPS:
-        attrs = {k: v for k, v in node.items() if k not in ("op", "n_inputs")}
+        attrs = {k: v for k, v in node.items() if k not in ("op", "n_inputs", "zero_point_first")}
         slots = qlinear_ops.slots_of(node["op"], int(node.get("n_inputs", 0)))
         inputs = pick_named(spec, operands, [s.name for s in slots], [s.optional for s in slots])
-        e, lo, hi, _ = qlinear_ops.bounds(node["op"], inputs, attrs)
+        # a QOperator node says where its output zero point goes; a QDQ chain rounds as QuantizeLinear does
+        e, lo, hi, _ = qlinear_ops.bounds(node["op"], inputs, attrs, bool(node.get("zero_point_first", 0)))
         return e, lo, hi
     return bounds(pick(spec, operands), node)
 

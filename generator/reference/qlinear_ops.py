@@ -31,6 +31,9 @@ SPEC_COMMIT = "8b8f7749703544a8d974f87d7a301dde28e36bc9"
 
 READING_ROUNDING = ("quantize(): the texts name no rounding; read as QuantizeLinear's, round to nearest, ties to even, "
                     "the zero point added to the rounded integer, then saturated to the output type")
+READING_FORMULA_ROUNDING = ("QLinearAdd / QLinearMul: the formula '... / C_scale + C_zero_point' names no rounding; read "
+                            "as the whole right-hand side, C_zero_point included, rounded once to nearest, ties to "
+                            "even, then saturated (a tie at an odd C_zero_point rounds as the sum with it does)")
 READING_FLOAT32 = ("the float operator between dequantize and quantize is read as IEEE float32 in any order of its "
                    "operations (exp and the logistic within 32 ulps): where that order can move r / y_scale across a "
                    "rounding boundary, the element may be either neighbour (compare mode range); where every term is "
@@ -39,7 +42,7 @@ READING_DEFAULT_ZERO_POINT = "an omitted zero point is 0 (the texts: 'Default va
 READING_CEIL = ("QLinearAveragePool with ceil_mode: a window that runs past the end padding counts the padded positions "
                 "it covers (count_include_pad=1), never the positions beyond them, as AveragePool's own rule does")
 READING_SCALAR = ("scales and zero points 'It's a scalar': read as a tensor of one element, of shape [] or [1]")
-READINGS = (READING_ROUNDING, READING_FLOAT32, READING_DEFAULT_ZERO_POINT, READING_CEIL, READING_SCALAR)
+READINGS = (READING_ROUNDING, READING_FORMULA_ROUNDING, READING_FLOAT32, READING_DEFAULT_ZERO_POINT, READING_CEIL, READING_SCALAR)
 __doc__ += "\n".join(f"  - {r}" for r in READINGS) + "\n"
 
 UNDEF_Y_SCALE = "y_scale is 0, negative or not finite: quantize() divides by it and the texts say nothing of it"
@@ -75,6 +78,7 @@ class QOp:
     required: tuple = ()  # attributes the schema requires
     clause: str = ""
     output: str = "Y"  # the output's name in the schema
+    zero_point_first: bool = False  # the text's formula adds the output zero point before its rounding
 
 
 def _unary(x: str, zp_optional: bool = True, names=("X", "X_scale", "X_zero_point", "Y_scale", "Y_zero_point"),
@@ -101,9 +105,9 @@ def _where(n: int) -> list[Slot]:
 
 QOPS = {row.op: row for row in (
     QOp("QLinearAdd", "Add", _binary, clause="QLinearAdd: C = (A_scale * (A - A_zero_point) + B_scale * (B - "
-        "B_zero_point))/C_scale + C_zero_point, numpy-style broadcasting", output="C"),
+        "B_zero_point))/C_scale + C_zero_point, numpy-style broadcasting", output="C", zero_point_first=True),
     QOp("QLinearMul", "Mul", _binary, clause="QLinearMul: C = ((A - A_zero_point) * (B - B_zero_point)) * (A_scale * "
-        "B_scale)/C_scale + C_zero_point, numpy-style broadcasting", output="C"),
+        "B_scale)/C_scale + C_zero_point, numpy-style broadcasting", output="C", zero_point_first=True),
     QOp("QLinearSigmoid", "Sigmoid", _unary("X"), clause="QLinearSigmoid: f(x) = quantize(Sigmoid(dequantize(x))), "
         "Sigmoid(x) = 1 / (1 + exp(-x))"),
     QOp("QLinearLeakyRelu", "LeakyRelu", _unary("X"), {"alpha": float_ops.LEAKY_ALPHA_DEFAULT},
@@ -176,9 +180,12 @@ def operands(op: str, inputs: list, attrs: dict) -> tuple[dict, dict, dict, DTyp
 DTypeLike = dtypes.DType
 
 
-def bounds(op: str, inputs: list, attrs: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def bounds(op: str, inputs: list, attrs: dict, zero_point_first: bool | None = None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(expected, lo, hi, why) per output element: the reference's value, what any float32 evaluation gives
-    (READING_FLOAT32), and the reason an element is undefined ("" where defined)."""
+    (READING_FLOAT32), and the reason an element is undefined ("" where defined). zero_point_first: where the output
+    zero point goes in the rounding; None: the row's (READING_FORMULA_ROUNDING for QLinearAdd / QLinearMul, else
+    READING_ROUNDING); False for a DequantizeLinear -> op -> QuantizeLinear chain (QuantizeLinear's order)."""
     vals, scales, zps, out, full = operands(op, inputs, attrs)
     row = QOPS[op]
     r, err, exact = float_ops.evaluate(row.float_op, vals, scales, full)
@@ -190,7 +197,8 @@ def bounds(op: str, inputs: list, attrs: dict) -> tuple[np.ndarray, np.ndarray, 
         ys = 1.0
     why[np.isnan(r) & (why == "")] = UNDEF_EMPTY_WINDOW
     r = np.where(np.isnan(r), 0.0, r)
-    e, lo, hi = float_range(r, err, ys, zp, out, exact & is_power_of_two(ys))
+    first = row.zero_point_first if zero_point_first is None else zero_point_first
+    e, lo, hi = float_range(r, err, ys, zp, out, exact & is_power_of_two(ys), first)
     return e, lo, hi, why
 
 

@@ -51,22 +51,35 @@ def _requantized(q: np.ndarray, zp: int, to: dtypes.DType, saturate: bool = True
     return np.asarray(v, np.int64).astype(to.np_dtype)  # wraps modulo 2**8
 
 
+def _rounded(op: str, x: np.ndarray, zp: int, to: dtypes.DType) -> np.ndarray:
+    """The reference's requantization of x = r / y_scale: the zero point before the rounding or after it, as the
+    operator's row reads its text (qlinear_ops.READING_FORMULA_ROUNDING / READING_ROUNDING)."""
+    if ref.QOPS[op].zero_point_first:
+        return np.clip(np.rint(x + zp), to.int_min, to.int_max).astype(to.np_dtype)
+    return _requantized(np.rint(x), zp, to)
+
+
 def _quantize_fault(how: str):
-    """A requantization fault: how the exact r / y_scale becomes an integer."""
+    """A requantization fault: how the exact r / y_scale becomes an integer (the zero point where the row puts it,
+    but for the fault that moves it)."""
     def fn(op, inputs, attrs):
         r, ys, zp, to = _exact_value(op, inputs, attrs)
+        first = ref.QOPS[op].zero_point_first
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            x = r / ys
+            x = r / ys + (zp if first else 0)
+        after = 0 if first else zp
         if how == "half_away":
-            return _requantized(np.sign(x) * np.floor(np.abs(x) + 0.5), zp, to)
+            return _requantized(np.sign(x) * np.floor(np.abs(x) + 0.5), after, to)
         if how == "truncate":
-            return _requantized(np.trunc(x), zp, to)
-        if how == "zero_point_first":
+            return _requantized(np.trunc(x), after, to)
+        if how == "zero_point_swapped":  # the other order than the row's
+            if first:
+                return _requantized(np.rint(x - zp), zp, to)
             return np.clip(np.rint(x + zp), to.int_min, to.int_max).astype(to.np_dtype)
         if how == "wrap":
-            return _requantized(np.rint(np.clip(x, -2.0**40, 2.0**40)), zp, to, saturate=False)
+            return _requantized(np.rint(np.clip(x, -2.0**40, 2.0**40)), after, to, saturate=False)
         if how == "truncate_wrap":  # float -> int32 truncates, then the narrowing conversion keeps the low 8 bits
-            return _requantized(np.trunc(np.clip(x + zp, -2.0**40, 2.0**40)), 0, to, saturate=False)
+            return _requantized(np.trunc(np.clip(x + after, -2.0**40, 2.0**40)), 0, to, saturate=False)
         raise ValueError(how)
     return fn
 
@@ -85,7 +98,7 @@ def _leaky_as_maximum(op, inputs, attrs):
     whenever alpha <= 1 (and x for alpha > 1)."""
     r_pos, ys, zp, to = _exact_value(op, inputs, dict(attrs, alpha=1.0))
     alpha = float(np.float32(_full(attrs, op)["alpha"]))
-    return _requantized(np.rint(np.maximum(r_pos, alpha * r_pos) / ys), zp, to)
+    return _rounded(op, np.maximum(r_pos, alpha * r_pos) / ys, zp, to)
 
 
 def _softmax_reciprocal_floored(wrap_int8: bool):
@@ -104,7 +117,7 @@ def _softmax_reciprocal_floored(wrap_int8: bool):
 def _dequantize_fault(zp_in: bool = True, uint8_for_int8: bool = False, zp_out: bool = True):
     def fn(op, inputs, attrs):
         r, ys, zp, to = _exact_value(op, inputs, attrs, zp_in, uint8_for_int8)
-        return _requantized(np.rint(r / ys), zp if zp_out else 0, to)
+        return _rounded(op, r / ys, zp if zp_out else 0, to)
     return fn
 
 
@@ -112,7 +125,7 @@ def _with_attrs(change):
     """The reference on the node with its attributes changed (a kernel that misreads one)."""
     def fn(op, inputs, attrs):
         r, ys, zp, to = _exact_value(op, inputs, change(_full(attrs, op), inputs))
-        return _requantized(np.rint(r / ys), zp, to)
+        return _rounded(op, r / ys, zp, to)
     return fn
 
 
@@ -127,7 +140,7 @@ def _leaky_sign_of_q(op, inputs, attrs):
     r_pos, ys, zp, to = _exact_value(op, inputs, dict(attrs, alpha=1.0))
     alpha = float(np.float32(_full(attrs, op)["alpha"]))
     r = np.where(np.asarray(inputs[0]) < 0, alpha * r_pos, r_pos)
-    return _requantized(np.rint(r / ys), zp, to)
+    return _rounded(op, r / ys, zp, to)
 
 
 def _concat_raw(op, inputs, attrs):
@@ -294,9 +307,13 @@ FAULTS = (
           equivalent=_empty,
           seen_in="onnxruntime 1.32.0 CPU QLinearSoftmax (measured here: 182.66 -> 182, 95.61 -> 95; its uint32 "
                   "fixed-point exp table)"),
-    Fault("qlinear_ops.zero_point_before_rounding", "adds y_zero_point to r / y_scale before rounding (a tie at an "
-          "odd zero point rounds the other way)", _quantize_fault("zero_point_first"), equivalent=_zp_first_equivalent,
-          seen_in="onnxruntime 1.32.0 CPU QLinearAdd / QLinearMul (measured here: -33.5 + 71 -> 38, not -34 + 71)"),
+    Fault("qlinear_ops.zero_point_order_swapped", "adds y_zero_point on the other side of the rounding than the "
+          "reading: before it (QuantizeLinear's order read as the formula's), or after it for QLinearAdd / QLinearMul "
+          "(a tie at an odd zero point rounds the other way)", _quantize_fault("zero_point_swapped"),
+          equivalent=_zp_first_equivalent,
+          seen_in="onnxruntime 1.32.0 CPU QLinearAveragePool (the zero point added before the rounding, as its "
+                  "QLinearAdd / QLinearMul do by their formula); IREE 3.13.0 QLinearAdd / QLinearMul (after it, "
+                  "QuantizeLinear's order; both measured here)"),
     Fault("qlinear_ops.no_saturation", "does not saturate: a value beyond T wraps modulo 2**8",
           _quantize_fault("wrap"), equivalent=_empty,
           seen_in="not seen; modelled as a static_cast to the 8-bit type without clamping first"),

@@ -98,18 +98,23 @@ U32 = 2.0 ** -24  # the unit roundoff of float32
 
 
 def float_range(r: np.ndarray, err: np.ndarray, y_scale: float, y_zero_point: int, to: DType,
-                exact: np.ndarray | bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                exact: np.ndarray | bool = False,
+                zero_point_first: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(expected, lo, hi) per element of y = saturate(round_half_even(x / y_scale) + y_zero_point) [QuantizeLinear:
     "rounding to nearest ties to even"; the zero point added to the rounded integer], where x is a float result
     known only to lie within err of r (r, err: float64): expected is that of r; lo and hi of the two ends of
     [r - err, r + err] / y_scale, widened by the float32 division's own rounding (|q| * 2**-24), except where
-    `exact` says every float32 evaluation gives r and r / y_scale exactly (then lo = hi = expected)."""
+    `exact` says every float32 evaluation gives r and r / y_scale exactly (then lo = hi = expected).
+    zero_point_first: y = saturate(round_half_even(x / y_scale + y_zero_point)) instead (QLinearAdd's and QLinearMul's
+    formulas, the zero point inside the expression rounded: a tie at an odd zero point rounds the other way)."""
     r, err = np.asarray(r, np.float64), np.asarray(err, np.float64)
     ys = float(y_scale)
     lo_int, hi_int = to.int_min, to.int_max
 
     def final(q):
         with np.errstate(invalid="ignore"):
+            if zero_point_first:
+                return np.clip(np.rint(q + y_zero_point), lo_int, hi_int).astype(to.np_dtype)
             return np.clip(np.rint(q) + y_zero_point, lo_int, hi_int).astype(to.np_dtype)
 
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):

@@ -219,17 +219,29 @@ def datasets(cfg: Config, seed: int) -> list[list]:
     return [draw(cfg, s, kind) for kind in cfg.kinds]
 
 
+def chain(op: str, attrs: dict, n_inputs: int) -> dict:
+    """A range spec's "chain" for a QLinear node: the operator, its attributes as written, its input count, and
+    where its output zero point goes in the rounding (READING_FORMULA_ROUNDING for QLinearAdd / QLinearMul)."""
+    out = {"op": op, **attrs, "n_inputs": n_inputs}
+    if ref.QOPS[op].zero_point_first:
+        out["zero_point_first"] = 1
+    return out
+
+
 def compare(cfg: Config) -> dict:
     """Mode "range" over the node's own tensors (generator/reference/dq_op_q.py dispatches to qlinear_ops.bounds)."""
-    chain = {"op": cfg.op, **cfg.attrs, "n_inputs": cfg.n_inputs}
-    return {"mode": "range", "operands": "dq_op_q", "chain": chain,
+    return {"mode": "range", "operands": "dq_op_q", "chain": chain(cfg.op, cfg.attrs, cfg.n_inputs),
             "tensors": {s.name: s.name for s in cfg.given}, "reason": RANGE_REASON, "tolerant": dict(TOLERANT)}
+
+
+def rounding_reading(op: str) -> str:
+    return ref.READING_FORMULA_ROUNDING if ref.QOPS[op].zero_point_first else ref.READING_ROUNDING
 
 
 def readings(cfg: Config) -> str:
     """The readings the expectation rests on (qlinear_ops.READING_*)."""
     full = dict(ref.QOPS[cfg.op].attrs, **cfg.attrs)
-    out = [ref.READING_ROUNDING, ref.READING_FLOAT32]
+    out = [rounding_reading(cfg.op), ref.READING_FLOAT32]
     if any(s.kind == "zp" for s in cfg.slots if s.name in cfg.omit):
         out.append(ref.READING_DEFAULT_ZERO_POINT)
     if full.get("ceil_mode") and full.get("count_include_pad"):
@@ -261,7 +273,7 @@ def case_from(cfg: Config, sets: list[list], seed: int, flags: tuple, attrs: dic
     shape = out_shape if out_shape is not None else np.shape(outcomes[0].outputs[0])
     m = meta(cfg, seed, list(flags))
     if attrs is not None:
-        m["compare"]["chain"] = {"op": cfg.op, **attrs, "n_inputs": cfg.n_inputs}
+        m["compare"]["chain"] = chain(cfg.op, attrs, cfg.n_inputs)
     yield from split(name(cfg), [[x for x in d if x is not None] for d in sets], outcomes,
                      lambda d: model(cfg, shape, attrs), m)
 
