@@ -40,11 +40,17 @@ class Family:
     spec_file: str  # the default text, as case.json "spec" names it (docs/specs.md); a case may name another
     domain: str = ""  # "" is ai.onnx
     name_prefix: str = ""  # case names start with it; "" for test_<op in lower case>
+    ops: tuple = ()  # a family of several operators (qlinear_ops): each case named test_<its op in lower case>_...
 
     @property
     def prefix(self) -> str:
         """What every case name of the family starts with."""
         return self.name_prefix or f"test_{self.op.lower()}"
+
+    @property
+    def case_prefixes(self) -> tuple[str, ...]:
+        """What a case name starts with, before its "_<what>": the family's prefix, or one per operator it holds."""
+        return tuple(f"test_{op.lower()}" for op in self.ops) or (self.prefix,)
 
     def meta(self, *, opset: int, clause: str, compare: dict, flags: list[str], seed: int, params: dict,
              spec_file: str | None = None, reading: str | None = None, op: str | None = None, **extra) -> dict:

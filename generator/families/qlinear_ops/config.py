@@ -35,7 +35,8 @@ from generator.family import Family, split
 from generator.reference import float_ops
 from generator.reference import qlinear_ops as ref
 
-FAMILY = Family("qlinear_ops", "QLinearAdd", ref.SPEC_FILE, domain=ref.DOMAIN, name_prefix="test_qlinear")
+FAMILY = Family("qlinear_ops", "QLinearAdd", ref.SPEC_FILE, domain=ref.DOMAIN, name_prefix="test_qlinear",
+                ops=tuple(ref.QOPS))  # each case test_<its operator>_<what> (case.json "op")
 OPSET = 13  # the ai.onnx import beside com.microsoft 1 (the model has no ai.onnx node)
 DOMAIN_OPSET = 1
 POOLS = ("QLinearAveragePool", "QLinearGlobalAveragePool")  # windows of a cycle would average it away
