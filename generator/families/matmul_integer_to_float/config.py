@@ -6,7 +6,8 @@ Data sets by kind (kinds_for picks those a configuration needs to kill every fau
   ends     the zero points at their types' ends (data set i: the corners in turn)
   far      zero points at the ends, every element at the far end from its zero point: products of 255 * 255
   pairs    uint8 x int8: a = 255, B's raw extremes in blocks of 4 along K (core.pair_blocks): int16 pairs saturate
-and, for a float32 T3 with a per-tensor A side, a companion case <what>_swamp (swamp_case, A and B of cfg's ranks:
+and, for a float32 T3 with a per-tensor A side, a companion case <what>_swamp (<what>_swamp_random for a random
+configuration; swamp_case, A and B of cfg's ranks:
 one group): dyadic scales, K - 64
 products of the largest magnitude (a partial sum past 2**24 units), then 64 products of 1: a float32 sum in K
 order drops them all, 64 units beyond the bound's 2 * (3 + bias) roundings.
@@ -192,7 +193,9 @@ def swamp_case(cfg: Config, seed: int, flags: list[str]) -> Iterator[Case]:
     n_big = -(-(2**24) // p) + 4
     n_big += -n_big % 4  # the partial sum n_big * p a multiple of 4 in [2**24, 2**25): +1 is a tie, kept even
     k, n = n_big + 64, max(2, min(cfg.n, 3))
-    big = replace(cfg, what=f"{cfg.what}_swamp", a_shape=cfg.a_shape[:-2] + (1, k), b_shape=cfg.b_shape[:-2] + (k, n),
+    # a random configuration's companion is random too: its name ends so (the seed changes only *_random cases)
+    what = f"{cfg.what.removesuffix('_random')}_swamp" + ("_random" if cfg.what.endswith("_random") else "")
+    big = replace(cfg, what=what, a_shape=cfg.a_shape[:-2] + (1, k), b_shape=cfg.b_shape[:-2] + (k, n),
                   kinds=(), dims=None)  # B's rank kept: its group is cfg's
     a = np.full(big.a_shape, za + 1, np.int64)
     a[..., :n_big] = big_a
