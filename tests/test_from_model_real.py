@@ -14,7 +14,10 @@ import quantized_models as qm
 from from_model_helpers import check_constants, from_model, run_suite, verdicts
 
 COVERED = {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv",
-           "QLinearMatMul", "MatMulInteger", "com.microsoft.MatMulNBits"}
+           "QLinearMatMul", "MatMulInteger", "ConvInteger", "com.microsoft.MatMulNBits", "com.microsoft.QGemm",
+           "com.microsoft.MatMulIntegerToFloat", "com.microsoft.DynamicQuantizeMatMul",
+           *(f"com.microsoft.QLinear{op}" for op in ("Add", "Mul", "Sigmoid", "LeakyRelu", "Softmax", "AveragePool",
+                                                      "GlobalAveragePool", "Concat", "Where"))}
 # the model -> a fault model that can differ on its nodes (a backend made of the references with that one fault)
 FAULT = {"cnn_qdq_u8": "fault:quantize_linear.round_half_away",
          "cnn_qdq_s8_per_channel": "fault:quantize_linear.round_half_away",
