@@ -1,0 +1,1 @@
+Bx0_zero_pointJ€

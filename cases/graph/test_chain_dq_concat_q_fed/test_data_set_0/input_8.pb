@@ -1,0 +1,1 @@
+Bx2_zero_pointJÅ

@@ -1,0 +1,2 @@
+Bx_zero_pointJY
+y

@@ -1,0 +1,2 @@
+Bb_zero_pointJ½
+©„¦

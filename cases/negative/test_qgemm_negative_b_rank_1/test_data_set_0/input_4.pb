@@ -1,0 +1,1 @@
+Bb_scaleJNÃR<

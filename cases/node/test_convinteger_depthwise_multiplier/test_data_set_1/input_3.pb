@@ -1,0 +1,2 @@
+Bw_zero_pointJ
+zíŠ2

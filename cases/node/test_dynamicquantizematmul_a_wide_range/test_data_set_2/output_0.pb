@@ -1,0 +1,1 @@
+BYJ0Š•NB5´NBB5-NÂbBµA©QB?BáíRÂ•>B-ídBú7'B€ECÂ

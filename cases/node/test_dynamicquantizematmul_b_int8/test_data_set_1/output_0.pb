@@ -1,0 +1,1 @@
+BYJ0•šC®„Cô)hC°e“CÐ´ÿB°á†CÿEgC!^CMÐBSbCÇÒ@CƒWC

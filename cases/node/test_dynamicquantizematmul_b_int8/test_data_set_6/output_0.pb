@@ -1,0 +1,1 @@
+BYJ05f$B“AÑšA5f$B5f$B“AÑšA5f$B5f$B“AÑšA5f$B

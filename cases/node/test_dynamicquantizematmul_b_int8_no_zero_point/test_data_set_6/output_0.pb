@@ -1,0 +1,1 @@
+BYJ0³@mB$IBÁ,Ð:A³@mB³@mB$IBÁ,Ð:A³@mB³@mB$IBÁ,Ð:A³@mB

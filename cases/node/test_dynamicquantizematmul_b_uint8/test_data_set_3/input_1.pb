@@ -1,0 +1,1 @@
+BBJ8,60QCUC`BTS]/)GDEJC

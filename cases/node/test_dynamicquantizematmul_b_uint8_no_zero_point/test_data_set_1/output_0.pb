@@ -1,0 +1,1 @@
+BYJ0–)B?Ã"B·¥ËAŽ¼vAÁ¼¡B*I£BŸ>EBÉrBàKƒBÔ]ŽBBdBÉøAB

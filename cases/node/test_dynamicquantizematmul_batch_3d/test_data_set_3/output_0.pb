@@ -1,0 +1,1 @@
+BYJ`BpA£AZ@õ`AgxFA+µÂAK¼AÙ›A¨ŠAûïAowA€èAÃ3´A5TAÞìmAå[¦A¼Ê+ADSô@ŠµØ@×}mA|ÑA´AK¼tAz¤ŸA€A

@@ -1,0 +1,1 @@
+BYJ`vZÈB±#¶A5HBBvZÈBvZÈB±#¶A5HBBvZÈBvZÈB±#¶A5HBBvZÈBvZÈB±#¶A5HBBvZÈBvZÈB±#¶A5HBBvZÈBvZÈB±#¶A5HBBvZÈB

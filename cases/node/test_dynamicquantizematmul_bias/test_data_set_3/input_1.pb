@@ -1,0 +1,1 @@
+BBJ?L^`OBgmgKnG8YB@44jO

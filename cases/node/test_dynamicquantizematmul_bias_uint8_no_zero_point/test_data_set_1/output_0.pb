@@ -1,0 +1,1 @@
+BYJ0×'eA¬•‘@*GPA4v#AÍbAM›@ÁÊIAþI&AuRgAó™@W&`A¨KA

@@ -1,0 +1,1 @@
+BYJ`⌠wzA\ZAыры@3╒6A·e	A>k÷AуMAИЁAVXр@F╥,At`q@▒XoA}ъPAь÷@Yv╕@)╦AЪPм@FkrAЩ.√A≈@AЦ╞┴@Л?AAЩ└▓@f²A

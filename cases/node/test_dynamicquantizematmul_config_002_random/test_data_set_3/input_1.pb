@@ -1,0 +1,2 @@
+BBJ
+[bgO7NdZRI

@@ -1,0 +1,1 @@
+BYJâ3CAK*UBðGv@UAœnOB––?

@@ -1,0 +1,1 @@
+BYJ0`EPAÿª]AmnCA×á.AéJ¢Ai­AÞ‰AAÕˆA×f‘@pæAÊ7iAêFµ@

@@ -1,0 +1,1 @@
+BYJ0'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡'Fn¡

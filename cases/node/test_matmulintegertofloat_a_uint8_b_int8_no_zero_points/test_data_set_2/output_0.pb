@@ -1,0 +1,1 @@
+BYJ0HFQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ헔FQ�

@@ -1,0 +1,1 @@
+BYJ0uPDuPDuPDuPDuPDuPDuPDuPDuPDuPDuPDuPD

@@ -1,0 +1,1 @@
+BbiasJhh˜ÂÄ*‰B£Ö#ClhC

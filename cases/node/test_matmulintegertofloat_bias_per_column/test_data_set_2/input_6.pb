@@ -1,0 +1,1 @@
+BbiasJwฐBwฐยวิEBwฐB

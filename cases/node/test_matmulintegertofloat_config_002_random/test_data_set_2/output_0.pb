@@ -1,0 +1,1 @@
+BYJ bG×A0j@e=ëBþ¤BbG×A0j@e=ëBþ¤B

@@ -1,0 +1,1 @@
+BYJ K/´AK/´AK/´AK/´AK/´AK/´AK/´AK/´A

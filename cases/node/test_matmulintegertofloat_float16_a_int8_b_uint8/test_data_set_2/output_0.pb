@@ -1,0 +1,2 @@
+
+BYJÈSÈSÈSÈSÈSÈSÈSÈSÈSÈSÈSÈS

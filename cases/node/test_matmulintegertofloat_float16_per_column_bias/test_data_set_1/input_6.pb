@@ -1,0 +1,2 @@
+
+BbiasJDYDU…S…Û

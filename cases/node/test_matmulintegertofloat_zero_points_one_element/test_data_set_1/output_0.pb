@@ -1,0 +1,1 @@
+BYJ0[*/ChõWC*+CHÐsC²ÁJC¼BCJ6&CÌæsC¢1C$‡.CœõCžJC

@@ -1,0 +1,1 @@
+BYJC.B<f,FvPY-Cp=

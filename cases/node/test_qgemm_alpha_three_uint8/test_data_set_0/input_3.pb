@@ -1,0 +1,1 @@
+BBJoﬂaaYv,L-ªàx7®Hk”CÔT

@@ -1,0 +1,1 @@
+BYJ<k BiÒBšŸ¹BÑýBS˜“B‰ëA¯MBŸKûAº	Azp®AëL=BØ=(BƒÛvBM/BÏ8tB

@@ -1,0 +1,1 @@
+BYJ<Eg9BW¹UBÏ°ÐA÷Aê[Bgs}B|.ŠB±âB¥OOB•ÖBþB}ë%BQ:JBÃëí@Ïs<B

@@ -1,0 +1,1 @@
+BAJTTW^]`TYTTZ]XU`U__\YV^_`

@@ -1,0 +1,1 @@
+BBJRZVY]T[W[X\Z\ZSUVUS]QVXW

@@ -1,0 +1,1 @@
+BBJE>?BA>@D??E>EE=GA?FHEC<@

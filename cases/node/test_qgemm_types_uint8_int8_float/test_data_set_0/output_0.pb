@@ -1,0 +1,1 @@
+BYJ<UgB¢}]BtñÇAÆ:>B–„BwŠBß(íAì®#A×•¶As¿¼AwYêAëB›hOA;4ŸA¯©sA

@@ -1,0 +1,1 @@
+BYJ<|,B≈ß4BKIB2∆A√Õ7B˛tÇAYLB<âA ≠ªA&¸˚AüWBcﬁ>BèB[–A≠HB

@@ -1,0 +1,1 @@
+BCJRRRRRRRRRR€R×RR€R

@@ -1,0 +1,1 @@
+BAJ Qiu\7qใ~Kzz๋Y๕cf\๎RลYจนuค\vbeค

@@ -1,0 +1,1 @@
+BBJTMAZDF@OWVAX?\W@ASGTMNFA

@@ -1,0 +1,2 @@
+BBJ
+KDF6QK=DOI

@@ -1,0 +1,1 @@
+BAJqrRSTUVWXYZ[\]^_`abcdefg

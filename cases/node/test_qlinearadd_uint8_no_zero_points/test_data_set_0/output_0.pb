@@ -1,0 +1,1 @@
+BCJ rX™Ð(ÅxÏRpVN]'·gMGSãÌ°ÊV†>”Âab

@@ -1,0 +1,1 @@
+BBJD›¢¥ /aKJÃ¤XKITt¥guYs”

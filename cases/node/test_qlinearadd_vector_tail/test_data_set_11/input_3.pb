@@ -1,0 +1,1 @@
+BBJ…lr~n‹‹ˆmp~npqsnpl~yvƒoƒ…‡m~o

@@ -1,0 +1,1 @@
+?BBJ?…lr~n‹‹ˆmp~npqsnpl~yvƒoƒ…‡m~o}no‚|‰n†w‰tzr€„{€‚{syˆ~zq}o‚o

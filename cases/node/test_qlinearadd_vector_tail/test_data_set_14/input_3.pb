@@ -1,0 +1,1 @@
+ABBJA…lr~n‹‹ˆmp~npqsnpl~yvƒoƒ…‡m~o}no‚|‰n†w‰tzr€„{€‚{syˆ~zq}o‚oln

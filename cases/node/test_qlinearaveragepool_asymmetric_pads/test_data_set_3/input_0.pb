@@ -1,0 +1,1 @@
+BXJ2v_qYvlYnfhieh\aWVg\vrikqr]Vocib^e\eWcuenurnWblbqkv

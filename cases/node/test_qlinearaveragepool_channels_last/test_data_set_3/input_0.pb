@@ -1,0 +1,1 @@
+BXJKobo[noT\]smsTfsi__oi_spjrZpqrpdon]qpm[gYblap\Vl[nTom^hZfcqs_sUZnlXjWUaUYV\h

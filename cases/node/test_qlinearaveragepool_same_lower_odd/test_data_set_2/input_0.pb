@@ -1,0 +1,1 @@
+BXJTa_^][gwt]uwytsj{x_ucemetiqq^dca`][wmzkg_oq^kgu[k`cmuq]ra]tlvp__^{rtv{suqos`hg_ljvvb[

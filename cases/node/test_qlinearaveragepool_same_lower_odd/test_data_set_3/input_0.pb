@@ -1,0 +1,1 @@
+BXJT}‰}Š|nqxr‡„wvs~ƒ†zv~„ƒyŒˆ…wˆ}v€sŒ‡w~}‰…xŒ„†ˆ‹‡tmƒƒqx‹~~os‹ymwn„}v‚†ww„x~‡ˆo|tt

@@ -1,0 +1,1 @@
+BXJ2MZ^Qd_l`fPQVQ`QdNY\TjTgV]OaY`gjeM]mcZ]_eYdmgX]gRTe

@@ -1,0 +1,1 @@
+BXJ2|pqytd‚qcx{{bqv}dbj|sxj}yhdujoqwehnqcbx{jffrqe‚m

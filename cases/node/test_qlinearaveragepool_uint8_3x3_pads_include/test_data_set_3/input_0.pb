@@ -1,0 +1,1 @@
+BXJ2tlvq\qgkcsl]nVlfj^qm_i_gp`_qciY[efivXld`pWu\]dupkZ

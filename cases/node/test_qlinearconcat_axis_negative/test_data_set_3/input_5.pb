@@ -1,0 +1,2 @@
+BX1J
+9YJWCA?GYR

@@ -1,0 +1,1 @@
+BX3_scaleJ4pH<

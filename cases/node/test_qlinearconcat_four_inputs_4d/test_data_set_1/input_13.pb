@@ -1,0 +1,1 @@
+BX3_zero_pointJþ

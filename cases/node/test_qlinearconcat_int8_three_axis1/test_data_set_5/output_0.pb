@@ -1,0 +1,1 @@
+BYJ QQKKKKKKQQQQKKKK

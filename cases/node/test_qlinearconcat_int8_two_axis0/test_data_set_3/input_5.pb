@@ -1,0 +1,1 @@
+BX1JHJWVNS@8GKWW

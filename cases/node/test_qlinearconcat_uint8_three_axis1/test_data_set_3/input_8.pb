@@ -1,0 +1,1 @@
+BX2Jgmmqrwmhw^]stm_[

@@ -1,0 +1,1 @@
+BX0_scaleJij<

@@ -1,0 +1,1 @@
+BXJ`gZmPSe[fUjodZdT[fdh]YcoRfV[R^nXlg[c\eR_^c^]PeY^ROViS[_n[[_fl_UYZ[YbnS^^SejdeS^TY_U]So\hbVjoiof_\

@@ -1,0 +1,1 @@
+€BYJ€éÆäUAå8ŽkÖž:9eêM>NÒY`kCïÀ÷ÒP;24Ag6^•J]þE?ù4¶UšIROQ…ÎÑ"MrÏQ7dÒo3'DÛ‹ËCŽhJ<aËai+èÂ¸c"¿^÷@cW’h77¨ˆi’ÔóL×ZXú&kC`7gZBH TDT8=¬lYí†<T2:=Ž½ZEž ÷/˜©O¿Ì©oa,fHú6JýUT9ý4å";Žºó?…Z4]£Ujò]ÜfÖ44`1dE-žrà7œ>á Z™óKVQiRùÿ…KF•Ö˜k€±`¸bAHeÆ<ƒ?U7Š,,1^.é>

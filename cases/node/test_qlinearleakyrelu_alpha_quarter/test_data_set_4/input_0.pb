@@ -1,0 +1,1 @@
+€BXJ€]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRST

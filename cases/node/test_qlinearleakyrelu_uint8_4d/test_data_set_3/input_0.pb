@@ -1,0 +1,1 @@
+BXJ<€‚ƒ„…†‡ˆ‰Š‹Œlmnopqrstuvwxyz{|}~€‚ƒ„…†‡ˆ‰Š‹Œlmnopqrstuvwxy

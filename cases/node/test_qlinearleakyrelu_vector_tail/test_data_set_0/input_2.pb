@@ -1,0 +1,1 @@
+BX_zero_pointJ¤

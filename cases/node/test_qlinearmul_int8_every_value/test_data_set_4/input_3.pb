@@ -1,0 +1,1 @@
+€BBJ€WpRhhYiUhhfei\jZQmfXPmcjl]f`YW[^njR_lXoa^c[cYV]jUellPgiTUbRnTiWc^Wifg_lUU\^ZQpnmheV[QSaede_ZShceh^\QegcZW^Wmh`oV^kh`VeXonockSkZUc[^k\eR]W^fieVcmnbj[lTp`]lmTYZ`iiTYd^Xn^mgXW_he_[QS[gbU_[bneRaeYSVedePin^oRgT^RnjjjeVShaQP]Qg\QQeo^YQSZe`iVjm[VPioii_WpXUoXhaYUa

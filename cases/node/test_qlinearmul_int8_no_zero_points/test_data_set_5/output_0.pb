@@ -1,0 +1,1 @@
+BCJ jjjj–kjk–j–k––jkjk––jj–jj––j–jj–

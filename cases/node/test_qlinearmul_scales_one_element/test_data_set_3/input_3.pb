@@ -1,0 +1,2 @@
+BBJ
+…h†psshwlq

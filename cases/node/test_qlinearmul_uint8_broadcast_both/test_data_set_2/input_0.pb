@@ -1,0 +1,1 @@
+BAJghijklmn

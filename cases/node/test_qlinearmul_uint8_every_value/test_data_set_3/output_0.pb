@@ -1,0 +1,1 @@
+€BCJ€sVayrvy|o‘ƒo^]H8šÍŒ:6‘Á¦ÚÓte¸­R^]x}yr€|uQ—œe¯ƒ<£Œª9Ts°~yQœavyuvy€‚{X‹„ay¶=Ejy	´—2tªŠIšY‘iry~…zb…R‘:¿~O€:€™€…,~P9ršlƒ…rzy€tŒqr‹ ™p’<g´œµ©IˆáÁ<—gM®ˆ†]tisy€pp“Qš‡µg=¶OŒL!.kÚŠƒIRp¡wˆi|y}yhq^…vM‚Q^€6Ù¹£¦=„.˜©Vdt[nsxy~kˆe”©„©:3g±Aáˆ

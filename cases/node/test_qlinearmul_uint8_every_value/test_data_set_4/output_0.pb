@@ -1,0 +1,1 @@
+€BCJ€€y|xy‡jvr}pÄÀ=f€¦Y±=‡À»ªQ‚Mh‹`ijˆxyx|‹—ždª9¯ytÇ	Ä)‰rÇ «¯Q£ejivyx…f[’^‡QƒHrdÄÉ©Ú‡>» =†] y—‘~xy|rl{ž…OY~µM+fÍL©¡Ä¸2OMj˜L”Š™„€|y~sh™vdªleªg ŽµÉé.ª“¯Ñ`ªeyy¡“swtyt~„gT£‡…>º<yRÍ&Ùñ.r+ÀÉpid‘™ltry~nh—VL‰:µ¶©yrrqiÚÛR°~†±kOTu‹lxy|y‘a€ˆ|EC3ŠÍlHµù1byµ7«

@@ -1,0 +1,1 @@
+!BBJ!jXTbPff]fS`eXOjO]\`SdUdmOUfWgi`VN

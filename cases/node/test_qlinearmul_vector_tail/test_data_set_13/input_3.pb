@@ -1,0 +1,1 @@
+?BBJ?jXTbPff]fS`eXOjO]\`SdUdmOUfWgi`VNXjVOUhcOZVmVP`QU_jkfQmmYcln^en

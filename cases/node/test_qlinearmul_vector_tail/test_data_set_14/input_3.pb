@@ -1,0 +1,1 @@
+ABBJAjXTbPff]fS`eXOjO]\`SdUdmOUfWgi`VNXjVOUhcOZVmVP`QU_jkfQmmYcln^enmO

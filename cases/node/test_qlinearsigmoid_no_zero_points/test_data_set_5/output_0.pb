@@ -1,0 +1,1 @@
+@BYJ@uuuuuuuuuuuuuuuuuuuuuuuuuuuuu

@@ -1,0 +1,1 @@
+BXJ<qQRSTUVWXYZ[\]^_`abcdefghijklmnopqQRSTUVWXYZ[\]^_`abcdefghij

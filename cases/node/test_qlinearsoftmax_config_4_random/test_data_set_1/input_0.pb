@@ -1,0 +1,1 @@
+BXJ2VWXYZ[\]^_`abcdefghijklmnopqrstuvVWXYZ[\]^_`abcdef

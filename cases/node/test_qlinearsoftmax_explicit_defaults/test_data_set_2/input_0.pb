@@ -1,0 +1,1 @@
+BXJwxyzZ[\]^_`abcdefghijklm

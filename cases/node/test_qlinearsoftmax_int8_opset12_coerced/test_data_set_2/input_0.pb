@@ -1,0 +1,1 @@
+BXJZ[\]^_`abcdefghijklmnopq

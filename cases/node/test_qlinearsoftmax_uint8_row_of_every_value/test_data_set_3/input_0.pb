@@ -1,0 +1,1 @@
+€BXJ€abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWXYZ[\]^_`abcdefghijkKLMNOPQRSTUVWX

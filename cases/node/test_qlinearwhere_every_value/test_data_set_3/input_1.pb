@@ -1,0 +1,1 @@
+€BXJ€oOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdefghijklmnoOPQRSTUVWXYZ[\]^_`abcdef

@@ -1,0 +1,1 @@
+BYJ_aRmkObfRj]V

@@ -1,0 +1,1 @@
+Bz_zero_pointJ€
