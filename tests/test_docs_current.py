@@ -94,7 +94,8 @@ def test_the_readme_quotes_the_suites_counts(facts):
     verdicts = re.search(r"opconform verdicts on \S+ [\d.]+: ((?:\d+ [a-z-]+(?:, )?)+)", text)
     assert verdicts, "the README quotes the first run's verdict line"
     assert sum(int(n) for n in re.findall(r"(\d+) [a-z-]+", verdicts.group(1))) == facts.total(facts.items)
-    words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+    words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
     families = re.search(r"(\w+) families, each an operator", text)
     assert families and families.group(1).lower() == words[len(facts.cases)], "the README's count of families"
     summary = re.search(r"(\d+) failed, (\d+) passed, (\d+) skipped in", text)
