@@ -4,7 +4,7 @@ and what it got wrong told node by node, in the model's own node names.
 The suite is written to a temporary directory (removed at the end) or to --keep DIR; it is run as `opconform run`
 runs a suite (the same options: --baseline, --claims, --inputs, ...; -j), and the exit status is the run's (0 every
 item passed, or no regression with --baseline; 1 a failure or regression; 4 a usage error; 5 nothing judged). Then
-one table: per covered node and per chain (Q -> DQ, DQ -> Conv / MatMul -> Q), its operator, items and verdicts
+one table: per covered node and per chain (Q -> DQ, DQ -> op -> Q), its operator, items and verdicts
 and the fault models its failures are consistent with; per failing node, the first failure's message; and the nodes no family covers, by operator. --node-report FILE
 writes that table as Markdown too.
 """

@@ -36,7 +36,7 @@ class Tally:
     data_sets: int = 0
     bytes: int = 0
     untold: Counter = field(default_factory=Counter)  # fault -> covered nodes where no input told it apart
-    chains: int = 0  # chains written as graph cases (Q -> DQ, DQ -> Conv / MatMul -> Q)
+    chains: int = 0  # chains written as graph cases (Q -> DQ, DQ -> Conv / MatMul / Add / ... -> Q)
 
     def summary(self, model: str) -> str:
         def ops(c: Counter) -> str:
@@ -44,7 +44,7 @@ class Tally:
         line = (f"gen-cases: {model}: {self.nodes} nodes; covered {sum(self.covered.values())} "
                 f"({ops(self.covered)}); not covered {sum(self.uncovered.values())} ({ops(self.uncovered)})")
         if self.chains:
-            line += f"; {self.chains} chains (Q -> DQ, DQ -> Conv / MatMul -> Q)"
+            line += f"; {self.chains} chains (Q -> DQ, DQ -> op -> Q)"
         if self.skipped:
             line += f"; skipped {len(self.skipped)} (reasons in manifest.json \"model\")"
         return line
