@@ -9,24 +9,16 @@ Written by the witness search (generator/witness/matmul_integer.py) and the hunt
 
 from __future__ import annotations
 
-import numpy as np
-
-from generator.catalogue.qlinear_conv import decode_ints, encode_ints
+from generator.catalogue.qlinear_conv import decode_named, encode_named
 
 NAMES = ("A", "B", "a_zero_point", "b_zero_point")
 
 
 def encode(inputs: list, what: str = "") -> dict:
     """(A, B, a_zero_point or None, b_zero_point or None) as JSON."""
-    out: dict = {"what": what} if what else {}
-    for name, v in zip(NAMES, inputs):
-        if v is not None:
-            out[name] = {"shape": list(np.shape(v)), "values": encode_ints(v)}
-    return out
+    return encode_named(NAMES, inputs, what)
 
 
 def decode(entry: dict, types: tuple) -> list:
-    """encode's JSON back to (A, B, a_zero_point or None, b_zero_point or None); types: (A's numpy dtype, B's)."""
-    dts = (types[0], types[1], types[0], types[1])
-    return [decode_ints(entry[n]["values"], dt, tuple(entry[n]["shape"])) if n in entry else None
-            for n, dt in zip(NAMES, dts)]
+    """encode's JSON back to the four inputs; types: (A's numpy dtype, B's)."""
+    return decode_named(NAMES, entry, (types[0], types[1], types[0], types[1]))

@@ -48,3 +48,20 @@ def decode_ints(text: str, dtype: np.dtype, shape: tuple) -> np.ndarray:
 def decode_floats(text: str, shape: tuple) -> np.ndarray:
     """encode_floats' text as float32 (decimals that read back as the float32 values)."""
     return np.array([float(v) for v in text.split()], dtype=np.float64).astype(np.float32).reshape(shape)
+
+
+def encode_named(names: tuple[str, ...], inputs: list, what: str = "") -> dict:
+    """Integer inputs by name (None: left out) as {"what": ..., name: {"shape": [...], "values": text}}: the form of
+    MatMulInteger's and ConvInteger's witness catalogues (generator/catalogue/matmul_integer.py, conv_integer.py)."""
+    out: dict = {"what": what} if what else {}
+    for name, v in zip(names, inputs):
+        if v is not None:
+            out[name] = {"shape": list(np.shape(v)), "values": encode_ints(v)}
+    return out
+
+
+def decode_named(names: tuple[str, ...], entry: dict, dtypes: tuple) -> list:
+    """encode_named's JSON back to the inputs in names' order (None where absent), each of its dtype."""
+    return [decode_ints(entry[n]["values"], dt, tuple(entry[n]["shape"])) if n in entry else None
+            for n, dt in zip(names, dtypes)]
+

@@ -21,6 +21,7 @@ import numpy as np
 from generator import dtypes, sampling
 from generator.case import Case
 from generator.families.conv_integer.spec import CI, FAMILY, I8, U8, dataset_cases, feed
+from generator.families.qlinear_conv.data import draw_geometry
 
 
 def _zero_points(ci: CI, s: sampling.Stream, i: int) -> tuple:
@@ -75,32 +76,8 @@ def ci_cases(ci: CI, n_datasets: int, seed: int, flags: list[str]) -> Iterator[C
 
 
 def configuration(s: sampling.Stream) -> CI:
-    """A valid configuration: 1 to 3 spatial axes, groups, kernel, strides, dilations, padding, types, zero points.
-    Each choice is uniform over what is listed (a value listed twice is twice as likely)."""
-    nd = s.integers(1, 3)
-    group = s.choice([1, 1, 2, 3])
-    cg, mg = s.integers(1, 3), s.integers(1, 3)
-    kmax = 4 if nd < 3 else 3
-    kernel = tuple(s.integers(1, kmax) for _ in range(nd))
-    strides = [s.integers(1, 3) for _ in range(nd)]
-    dilations = [s.integers(1, 2) for _ in range(nd)]
-    auto_pad = s.choice(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])
-    attrs: dict = {"strides": strides, "dilations": dilations}
-    if group > 1:
-        attrs["group"] = group
-    pads = [0] * (2 * nd)
-    if auto_pad == "NOTSET":
-        if s.booleans():
-            pads = [s.integers(0, 2) for _ in range(2 * nd)]
-            attrs["pads"] = pads
-    else:
-        attrs["auto_pad"] = auto_pad
-    if s.booleans():
-        attrs["kernel_shape"] = list(kernel)
-    extent = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
-    top = 9 if nd < 3 else 5
-    spatial = tuple(s.integers(max(1, e - pads[a] - pads[a + nd]), max(1, e - pads[a] - pads[a + nd]) + top)
-                    for a, e in enumerate(extent))
+    """A valid configuration: QLinearConv's geometry (qlinear_conv.data.draw_geometry), then types and zero points."""
+    group, cg, mg, kernel, attrs, spatial = draw_geometry(s)
     types = (s.choice([U8, I8]), s.choice([U8, I8]))
     return CI("random", (s.integers(1, 2), cg * group) + spatial, kernel, mg * group, attrs, types,
               x_zp=s.choice(["absent", "tensor", "tensor", "one"]),

@@ -109,9 +109,11 @@ def conv_cases(conv: Conv, n_datasets: int, seed: int, flags: list[str]) -> Iter
     yield from dataset_cases(conv, [draw_dataset(conv, stream, i) for i in range(n_datasets)], s, flags)
 
 
-def configuration(s: sampling.Stream) -> Conv:
-    """A valid configuration: 1 to 3 spatial axes, groups, kernel, strides, dilations, padding, types.
-    Each choice is uniform over what is listed (a value listed twice is twice as likely)."""
+def draw_geometry(s: sampling.Stream) -> tuple[int, int, int, tuple, dict, tuple]:
+    """A valid convolution's geometry (QLinearConv's, and ConvInteger's: generator/families/conv_integer/data.py):
+    1 to 3 spatial axes, groups, kernel, strides, dilations, padding, the spatial sizes. (group, input channels per
+    group, output channels per group, kernel, attrs, spatial). Each choice is uniform over what is listed (a value
+    listed twice is twice as likely); the caller draws the types and the rest after it, from the same stream."""
     nd = s.integers(1, 3)
     group = s.choice([1, 1, 2, 3])
     cg, mg = s.integers(1, 3), s.integers(1, 3)
@@ -136,6 +138,12 @@ def configuration(s: sampling.Stream) -> Conv:
     top = 9 if nd < 3 else 5
     spatial = tuple(s.integers(max(1, e - pads[a] - pads[a + nd]), max(1, e - pads[a] - pads[a + nd]) + top)
                     for a, e in enumerate(extent))
+    return group, cg, mg, kernel, attrs, spatial
+
+
+def configuration(s: sampling.Stream) -> Conv:
+    """A valid configuration: draw_geometry's, then the types, batch, per-channel form and bias."""
+    group, cg, mg, kernel, attrs, spatial = draw_geometry(s)
     types = tuple(s.choice(["uint8", "int8"]) for _ in range(3))
     batch = s.integers(1, 2)
     return Conv("random", (batch, cg * group) + spatial, kernel, mg * group, attrs, types,
