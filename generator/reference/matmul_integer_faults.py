@@ -198,10 +198,33 @@ def saturating_int32(inputs: list) -> list[np.ndarray]:
     k = a2.shape[-1]
     if k * int(np.abs(da).max(initial=0)) * int(np.abs(db).max(initial=0)) <= ref.INT32_MAX:
         return _wrap32(np.matmul(da, db).reshape(y_shape))  # no partial sum can leave int32
-    acc = np.zeros(np.broadcast_shapes(da.shape[:-1] + (1,), db.shape[:-2] + (1, db.shape[-1])), np.int64)
-    for i in range(k):
-        acc = np.clip(acc + da[..., :, i:i + 1] * db[..., i:i + 1, :], ref.INT32_MIN, ref.INT32_MAX)
+    shape = np.broadcast_shapes(da.shape[:-1] + (1,), db.shape[:-2] + (1, db.shape[-1]))
+    da, db = np.broadcast_to(da, shape[:-1] + (k,)), np.broadcast_to(db, shape[:-2] + (k, shape[-1]))
+    acc = np.zeros(shape, np.int64)
+    for idx in np.ndindex(*shape):
+        acc[idx] = _saturating_sum(da[idx[:-1]] * db[idx[:-2] + (slice(None), idx[-1])])
     return _wrap32(acc.reshape(y_shape))
+
+
+def _saturating_sum(p: np.ndarray) -> int:
+    """sum of the products p (int64, in K order) in an int32 accumulator that saturates at each step: exact prefix
+    sums up to the first that leaves int32, clamped there; a clamped accumulator stays at its end until a product of
+    the other sign comes, and the prefix sums start again from there (the same as adding one product at a time)."""
+    lo, hi = ref.INT32_MIN, ref.INT32_MAX
+    acc, i, n = 0, 0, len(p)
+    while i < n:
+        s = acc + np.cumsum(p[i:])
+        out = np.flatnonzero((s > hi) | (s < lo))
+        if not out.size:
+            return int(s[-1])
+        j = i + int(out[0])
+        acc = hi if s[out[0]] > hi else lo
+        rest = p[j + 1:]
+        back = np.flatnonzero(rest < 0) if acc == hi else np.flatnonzero(rest > 0)
+        if not back.size:
+            return acc
+        i = j + 1 + int(back[0])
+    return acc
 
 
 def _node(**deviation):
