@@ -170,6 +170,26 @@ def test_global_average_pool_and_an_empty_window():
     assert out.reasons == [ref.UNDEF_EMPTY_WINDOW] and out.mask()[0, 0, 0, 0] and not out.mask()[0, 0, 1, 1]
 
 
+def test_a_ceil_mode_window_past_the_end_covers_nothing():
+    """kernel 1, stride 3, ceil_mode over 2 rows: the text's ceil((2 - 1) / 3 + 1) = 2 windows, the second starting
+    at row 3, past the input and its padding: its count is 0 (count_include_pad or not), its mean 0 / 0."""
+    x = np.array([80, 242], U8).reshape(1, 1, 2, 1)
+    for include in (0, 1):
+        out = ref.qlinear("QLinearAveragePool", [x, np.float32(1), U8(0), np.float32(1), U8(0)],
+                          {"kernel_shape": [1, 1], "strides": [3, 1], "ceil_mode": 1, "count_include_pad": include})
+        assert out.outputs[0].shape == (1, 1, 2, 1) and out.mask().ravel().tolist() == [False, True]
+        assert out.outputs[0].ravel()[0] == 80
+
+
+def test_same_padding_below_zero_is_zero():
+    """SAME_UPPER, kernel 1, stride 3 over 9 rows: (3 - 1) * 3 + 1 - 9 = -2 pads, read as 0 (the text's max(0, ...)):
+    rows 0, 3, 6."""
+    x = np.arange(9, dtype=U8).reshape(1, 1, 9, 1)
+    y = ref.qlinear("QLinearAveragePool", [x, np.float32(1), U8(0), np.float32(1), U8(0)],
+                    {"kernel_shape": [1, 1], "strides": [3, 1], "auto_pad": "SAME_UPPER"}).outputs[0]
+    assert y.ravel().tolist() == [0, 3, 6]
+
+
 def test_a_zero_y_scale_is_undefined():
     out = ref.qlinear("QLinearSigmoid", [np.zeros(3, U8), np.float32(1), U8(0), np.float32(0), U8(0)], {})
     assert out.reasons == [ref.UNDEF_Y_SCALE] and out.mask().all()

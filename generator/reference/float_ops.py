@@ -169,8 +169,8 @@ def average_pool(x: np.ndarray, attrs: dict) -> tuple[np.ndarray, np.ndarray]:
         real = tuple(slice(max(lo[i], 0), min(hi[i], spatial[i])) for i in range(n))
         window = x[(slice(None), slice(None)) + real]
         total[(slice(None), slice(None)) + pos] = window.sum(axis=tuple(range(2, 2 + n)))
-        if include:
-            c = np.prod([hi[i] - lo[i] for i in range(n)])
+        if include:  # a window ceil_mode starts past the end padding covers nothing: 0 (its mean 0 / 0)
+            c = np.prod([max(hi[i] - lo[i], 0) for i in range(n)])
         else:
             c = np.prod([max(min(hi[i], spatial[i]) - max(lo[i], 0), 0) for i in range(n)])
         count[(0, 0) + pos] = c

@@ -170,6 +170,31 @@ def _same_swapped(a, inputs):
     return dict(a, auto_pad=swap.get(a.get("auto_pad"), a.get("auto_pad")))
 
 
+def _same_unclamped_pads(a: dict, shape: tuple) -> tuple[list[int], list[int]]:
+    """SAME's pads from total = (ceil(size / stride) - 1) * stride + kernel - size without clamping at 0, split by C's
+    truncating division (head total / 2 for SAME_UPPER, (total + 1) / 2 for SAME_LOWER): a negative head where the
+    stride exceeds what the kernel covers (onnxruntime 1.32.0 measured: SAME_UPPER total -2 reads from row 1)."""
+    k, n = list(a["kernel_shape"]), len(a["kernel_shape"])
+    st = list(a.get("strides", [1] * n))
+    begin, end = [], []
+    for i in range(n):
+        total = (-(-shape[i] // st[i]) - 1) * st[i] + k[i] - shape[i]
+        head = int((total if a.get("auto_pad") == "SAME_UPPER" else total + 1) / 2)  # toward zero, as C divides
+        begin.append(head)
+        end.append(total - head)
+    return begin, end
+
+
+def _spatial(a: dict, inputs) -> tuple:
+    x = np.shape(inputs[0])
+    return tuple(x[1:-1] if a.get("channels_last") else x[2:])
+
+
+def _same_pads_unclamped(a, inputs):
+    begin, end = _same_unclamped_pads(a, _spatial(a, inputs))
+    return {**{k: v for k, v in a.items() if k != "auto_pad"}, "auto_pad": "NOTSET", "pads": begin + end}
+
+
 def _softmax_opset_swapped(a, inputs):
     return dict(a, opset=13 if int(a["opset"]) < 13 else 12)
 
@@ -260,6 +285,16 @@ def _has_pads(p: dict) -> bool:
     spatial = shape[1:-1] if a.get("channels_last") else shape[2:]
     begin, end, _ = float_ops.pool_pads(a, tuple(spatial))
     return any(begin) or any(end)
+
+
+def _same_negative(p: dict) -> bool:
+    a = _attrs(p)
+    if p.get("op") != "QLinearAveragePool" or a.get("auto_pad") not in ("SAME_UPPER", "SAME_LOWER"):
+        return False
+    shape = p["shapes"][0]
+    spatial = shape[1:-1] if a.get("channels_last") else shape[2:]
+    begin, _ = _same_unclamped_pads(a, tuple(spatial))
+    return min(begin) < 0  # a negative head shifts the windows (a negative tail can only shorten the last)
 
 
 def _ceil_differs(p: dict) -> bool:
@@ -379,6 +414,12 @@ FAULTS = (
     Fault("qlinear_ops.pool_same_swapped", "QLinearAveragePool: SAME_UPPER and SAME_LOWER swapped (the odd pad at "
           "the other end)", _with_attrs(_same_swapped), applies=_same_odd,
           seen_in="not seen; modelled as SAME_UPPER and SAME_LOWER mapped the wrong way round"),
+    Fault("qlinear_ops.pool_same_pads_unclamped", "QLinearAveragePool: SAME's total padding not clamped at 0 where the "
+          "stride exceeds the kernel: a negative pad shifts every window", _with_attrs(_same_pads_unclamped),
+          applies=_same_negative,
+          seen_in="onnxruntime 1.32.0 CPU (measured here, found by opconform hunt: SAME_UPPER, kernel 1, stride 3 over "
+                  "3 rows reads row 1; its float AveragePool refuses the same attributes: 'padding values must be "
+                  "non-negative')"),
     Fault("qlinear_ops.channels_last_ignored", "QLinearAveragePool / QLinearGlobalAveragePool: channels_last "
           "ignored (the input read as N x C x D1 ..)", _with_attrs(lambda a, i: dict(a, channels_last=0)),
           applies=lambda p: p.get("op") in ("QLinearAveragePool", "QLinearGlobalAveragePool")
