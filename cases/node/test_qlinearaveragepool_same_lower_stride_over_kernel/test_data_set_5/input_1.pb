@@ -1,0 +1,1 @@
+Bx_scaleJP)I<

@@ -1,0 +1,1 @@
+By_scaleJg3a<
