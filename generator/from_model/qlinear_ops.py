@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from generator import dtypes
 from generator.families.qlinear_ops.config import RANGE_REASON, TOLERANT, chain, rounding_reading
 from generator.from_model.model_source import Site
 from generator.from_model.node_cases import slot_names
@@ -115,4 +114,4 @@ def _readings(op: str, attrs: dict, site: Site) -> list[str]:
     return out
 
 
-__all__ = ["OPS", "dtypes", "plan"]
+__all__ = ["OPS", "plan"]

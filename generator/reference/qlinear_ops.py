@@ -146,7 +146,7 @@ def _scalar(v, what: str) -> np.ndarray:
     return a.reshape(())
 
 
-def operands(op: str, inputs: list, attrs: dict) -> tuple[dict, dict, dict, DTypeLike, dict]:
+def operands(op: str, inputs: list, attrs: dict) -> tuple[dict, dict, dict, dtypes.DType, dict]:
     """(dequantized operands by role, scales by role, zero points by role, the output type, attrs with defaults)
     of a node's inputs (None for an omitted one)."""
     row = QOPS[op]
@@ -175,9 +175,6 @@ def operands(op: str, inputs: list, attrs: dict) -> tuple[dict, dict, dict, DTyp
         z = int(zps[role]) if role in zps else 0
         vals[role] = (a.astype(np.float64) - z) * scales[role]
     return vals, scales, zps, out_type, full
-
-
-DTypeLike = dtypes.DType
 
 
 def bounds(op: str, inputs: list, attrs: dict, zero_point_first: bool | None = None
